@@ -1,0 +1,110 @@
+// The one exception hierarchy of reducetune and the checking macros, one per API.
+//
+// Every CUDA runtime, driver, NVRTC, nvJitLink and SQLite call goes through its own macro so
+// that a failure names the file, the line and the call's text (nvbench's cuda_call.cuh is the
+// model). Destructors use the _NOEXCEPT forms, which report to stderr and never throw.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace reducetune {
+
+// Root of every error reducetune raises on purpose; the Python layer maps each subclass to a
+// Python exception of the same name.
+class error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// A parameter value, family declaration, workload or point that is not valid (never compiled).
+class invalid_configuration : public error {
+public:
+  using error::error;
+};
+
+// NVRTC or nvJitLink rejected a program; the log, options and name expressions are kept.
+class compile_error : public error {
+public:
+  compile_error(const std::string &what, std::string log)
+      : error(what + (log.empty() ? std::string{} : "\n--- compile log ---\n" + log)),
+        m_log(std::move(log)) {}
+  [[nodiscard]] const std::string &log() const noexcept { return m_log; }
+
+private:
+  std::string m_log;
+};
+
+// A kernel launch or a CUDA runtime / driver call failed while running a variant.
+class launch_error : public error {
+public:
+  using error::error;
+};
+
+// A kernel ran but its result is wrong (outside the tolerance, or not exact for integers).
+class verification_error : public error {
+public:
+  using error::error;
+};
+
+// The SQLite store: corrupt, foreign or newer database, constraint violation, I/O.
+class store_error : public error {
+public:
+  using error::error;
+};
+
+// No GPU, driver too old, or a device attribute that cannot be read.
+class device_error : public error {
+public:
+  using error::error;
+};
+
+namespace detail {
+[[noreturn]] void throw_cuda_runtime(int code, const char *call, const char *file, int line);
+[[noreturn]] void throw_cuda_driver(int code, const char *call, const char *file, int line);
+[[noreturn]] void throw_nvrtc(int code, const char *call, const char *file, int line);
+void report_noexcept(const char *api, int code, const char *call, const char *file,
+                     int line) noexcept;
+} // namespace detail
+
+} // namespace reducetune
+
+// CUDA runtime API (cudaError_t). Clears the sticky-free last error so later calls start clean.
+#define RT_CUDA_CALL(call)                                                                     \
+  do {                                                                                         \
+    const int rt_status_ = static_cast<int>(call);                                             \
+    if (rt_status_ != 0)                                                                       \
+      ::reducetune::detail::throw_cuda_runtime(rt_status_, #call, __FILE__, __LINE__);         \
+  } while (false)
+
+// CUDA driver API (CUresult).
+#define RT_DRIVER_CALL(call)                                                                   \
+  do {                                                                                         \
+    const int rt_status_ = static_cast<int>(call);                                             \
+    if (rt_status_ != 0)                                                                       \
+      ::reducetune::detail::throw_cuda_driver(rt_status_, #call, __FILE__, __LINE__);          \
+  } while (false)
+
+// NVRTC (nvrtcResult). Compile failures are not raised here: the compiler reads the log first.
+#define RT_NVRTC_CALL(call)                                                                    \
+  do {                                                                                         \
+    const int rt_status_ = static_cast<int>(call);                                             \
+    if (rt_status_ != 0)                                                                       \
+      ::reducetune::detail::throw_nvrtc(rt_status_, #call, __FILE__, __LINE__);                \
+  } while (false)
+
+// Forms for destructors and other noexcept paths: report, never throw.
+#define RT_CUDA_CALL_NOEXCEPT(call)                                                            \
+  do {                                                                                         \
+    const int rt_status_ = static_cast<int>(call);                                             \
+    if (rt_status_ != 0)                                                                       \
+      ::reducetune::detail::report_noexcept("CUDA", rt_status_, #call, __FILE__, __LINE__);    \
+  } while (false)
+
+#define RT_DRIVER_CALL_NOEXCEPT(call)                                                          \
+  do {                                                                                         \
+    const int rt_status_ = static_cast<int>(call);                                             \
+    if (rt_status_ != 0)                                                                       \
+      ::reducetune::detail::report_noexcept("CUDA driver", rt_status_, #call, __FILE__,        \
+                                            __LINE__);                                         \
+  } while (false)

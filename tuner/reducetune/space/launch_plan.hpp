@@ -1,0 +1,31 @@
+// What the runner needs to launch one variant under one launch config: the contract between
+// the search space (which evaluates the family's declaration) and the runner (which launches).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace reducetune {
+
+enum class protocol { multipass, two_pass, atomic, ticket };
+
+[[nodiscard]] const char *to_string(protocol p) noexcept;
+// Throws invalid_configuration for an unknown name.
+[[nodiscard]] protocol protocol_from_string(const std::string &name);
+
+struct launch_plan {
+  protocol proto = protocol::two_pass;
+  unsigned block_size = 0;
+  unsigned dynamic_shared_bytes = 0;
+  bool in_place = false; // the pass kernel overwrites its input: give it a scratch copy
+  // Grid of a pass over n elements (the family's "grid" expression, bound to this point and
+  // launch config). multipass calls it again for each pass over the partials.
+  std::function<std::uint64_t(std::uint64_t n)> grid_for;
+  // Name expression per role ("pass", "final", "init") as given to NVRTC; the compiled
+  // program maps each to its lowered (mangled) name.
+  std::map<std::string, std::string> kernels;
+};
+
+} // namespace reducetune
