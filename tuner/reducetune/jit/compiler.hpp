@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,56 @@ struct compiled_program {
   std::string key;                                // cache key (hex), see compile_cache
 
   [[nodiscard]] const std::string &mangled(const std::string &name_expression) const;
+};
+
+} // namespace reducetune
+
+namespace reducetune {
+
+class compile_cache;
+
+struct batch_options {
+  // Name expressions per NVRTC program: one program amortises parsing the template over many
+  // instantiations; too many make one failure expensive (the batch is retried one by one).
+  unsigned max_requests_per_program = 24;
+  unsigned threads = 0; // 0: one per hardware thread
+};
+
+// One request's result in a batch: failures are data, not exceptions.
+struct compile_outcome {
+  std::shared_ptr<const compiled_program> program; // null when the compile failed
+  std::string error;                               // the reason, with the log, when failed
+  bool cached = false;                             // served by the cache
+};
+
+class compiler {
+public:
+  explicit compiler(template_library library, std::shared_ptr<compile_cache> cache = nullptr);
+
+  // Compiles one request (or serves it from the cache); throws compile_error with the log.
+  [[nodiscard]] std::shared_ptr<const compiled_program> compile(const compile_request &request);
+
+  // Compiles many requests, batched into shared NVRTC programs compiled on a thread pool.
+  [[nodiscard]] std::vector<compile_outcome>
+  compile_batch(const std::vector<compile_request> &requests, const batch_options &options = {});
+
+  // The cache key: every source byte, the options, the name expressions and NVRTC's version.
+  [[nodiscard]] std::string key_of(const compile_request &request);
+  [[nodiscard]] std::vector<std::string> options_for(const compile_request &request) const;
+
+  [[nodiscard]] const template_library &library() const noexcept { return m_library; }
+  [[nodiscard]] compile_cache &cache() noexcept { return *m_cache; }
+
+private:
+  struct bundle; // a main source with the headers it may include, and their hash
+  const bundle &bundle_for(const std::string &source_path);
+  compiled_program compile_now(const bundle &b, const std::vector<const compile_request *> &group);
+
+  template_library m_library;
+  std::shared_ptr<compile_cache> m_cache;
+  std::string m_nvrtc_version;
+  std::mutex m_bundles_mutex;
+  std::map<std::string, std::shared_ptr<const bundle>> m_bundles;
 };
 
 } // namespace reducetune

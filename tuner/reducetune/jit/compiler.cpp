@@ -1,0 +1,235 @@
+#include "reducetune/jit/compiler.hpp"
+
+#include "reducetune/errors.hpp"
+#include "reducetune/jit/compile_cache.hpp"
+#include "reducetune/jit/content_hash.hpp"
+#include "reducetune/jit/nvrtc_link.hpp"
+#include "reducetune/jit/nvrtc_program.hpp"
+#include "reducetune/jit/thread_pool.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+namespace reducetune {
+
+struct compiler::bundle {
+  std::string path;
+  std::string source;
+  std::vector<header_file> headers;
+  std::string hash; // of the source and every header, names included
+};
+
+namespace {
+
+bool is_header(const std::string &path) {
+  const auto ends_with = [&](const char *s) {
+    const std::string suffix{s};
+    return path.size() >= suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(".cuh") || ends_with(".h") || ends_with(".hpp");
+}
+
+std::string folder_of(const std::string &path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string{} : path.substr(0, slash + 1);
+}
+
+std::string join_lines(const std::vector<std::string> &items) {
+  std::string out;
+  for (const auto &i : items)
+    out += "  " + i + "\n";
+  return out;
+}
+
+} // namespace
+
+const std::string &compiled_program::mangled(const std::string &name_expression) const {
+  const auto it = lowered.find(name_expression);
+  if (it == lowered.end())
+    throw invalid_configuration("the compiled program has no kernel for the name expression '" +
+                                name_expression + "'");
+  return it->second;
+}
+
+compiler::compiler(template_library library, std::shared_ptr<compile_cache> cache)
+    : m_library(std::move(library)),
+      m_cache(cache ? std::move(cache) : std::make_shared<compile_cache>()),
+      m_nvrtc_version(nvrtc_program::nvrtc_version()) {}
+
+const compiler::bundle &compiler::bundle_for(const std::string &source_path) {
+  std::lock_guard lock(m_bundles_mutex);
+  if (const auto it = m_bundles.find(source_path); it != m_bundles.end())
+    return *it->second;
+  auto source = m_library.read(source_path);
+  if (!source)
+    throw invalid_configuration("no template source '" + source_path + "' in the template library (" +
+                                m_library.origin() + ")");
+  auto b = std::make_shared<bundle>();
+  b->path = source_path;
+  b->source = std::move(*source);
+  // Every header of the shared "common/" folder and of the source's own folder is offered to
+  // NVRTC under its library path; templates include them by that path.
+  std::set<std::string> names;
+  for (const auto &p : m_library.paths_under("common/"))
+    names.insert(p);
+  for (const auto &p : m_library.paths_under(folder_of(source_path)))
+    names.insert(p);
+  content_hash h;
+  h.field(source_path).field(b->source);
+  for (const auto &name : names) {
+    if (!is_header(name) || name == source_path)
+      continue;
+    header_file file{name, *m_library.read(name)};
+    h.field(file.name).field(file.content);
+    b->headers.push_back(std::move(file));
+  }
+  b->hash = h.hex();
+  return *m_bundles.emplace(source_path, std::move(b)).first->second;
+}
+
+std::vector<std::string> compiler::options_for(const compile_request &request) const {
+  std::vector<std::string> options{"--gpu-architecture=" + request.arch, "-std=c++17",
+                                   "-DRT_NVRTC=1"};
+  if (request.rdc)
+    options.emplace_back("-rdc=true");
+  options.insert(options.end(), request.extra_options.begin(), request.extra_options.end());
+  return options;
+}
+
+std::string compiler::key_of(const compile_request &request) {
+  const bundle &b = bundle_for(request.source_path);
+  content_hash h;
+  h.field(b.hash).field(m_nvrtc_version);
+  for (const auto &o : options_for(request))
+    h.field(o);
+  std::vector<std::string> names = request.name_expressions;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  for (const auto &n : names)
+    h.field(n);
+  return h.hex();
+}
+
+compiled_program compiler::compile_now(const bundle &b,
+                                       const std::vector<const compile_request *> &group) {
+  const auto start = std::chrono::steady_clock::now();
+  const compile_request &first = *group.front();
+  std::set<std::string> names;
+  for (const auto *r : group)
+    names.insert(r->name_expressions.begin(), r->name_expressions.end());
+
+  nvrtc_program program(b.source, b.path, b.headers);
+  for (const auto &n : names)
+    program.add_name_expression(n);
+  compiled_program out;
+  out.options = options_for(first);
+  const bool ok = program.compile(out.options);
+  out.log = program.log();
+  if (!ok) {
+    throw compile_error("NVRTC could not compile '" + b.path + "' for " + first.arch +
+                            "\noptions:\n" + join_lines(out.options) + "name expressions:\n" +
+                            join_lines({names.begin(), names.end()}),
+                        out.log);
+  }
+  for (const auto &n : names)
+    out.lowered.emplace(n, program.lowered_name(n));
+  out.cubin = program.cubin();
+  if (first.rdc)
+    out.cubin = link_with_device_runtime(out.cubin, first.arch);
+  out.compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+std::shared_ptr<const compiled_program> compiler::compile(const compile_request &request) {
+  const std::string key = key_of(request);
+  if (auto hit = m_cache->find(key))
+    return hit;
+  compiled_program program = compile_now(bundle_for(request.source_path), {&request});
+  program.key = key;
+  auto shared = std::make_shared<const compiled_program>(std::move(program));
+  m_cache->insert(key, shared);
+  return shared;
+}
+
+std::vector<compile_outcome> compiler::compile_batch(const std::vector<compile_request> &requests,
+                                                     const batch_options &options) {
+  std::vector<compile_outcome> outcomes(requests.size());
+  std::vector<std::string> keys(requests.size());
+
+  // Requests that can share one NVRTC program: same source, architecture and options.
+  std::map<std::string, std::vector<std::size_t>> groups;
+  std::map<std::string, std::size_t> first_with_key; // identical requests compile once
+  std::vector<std::pair<std::size_t, std::size_t>> duplicates;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    keys[i] = key_of(requests[i]);
+    if (auto hit = m_cache->find(keys[i])) {
+      outcomes[i].program = std::move(hit);
+      outcomes[i].cached = true;
+      continue;
+    }
+    if (const auto it = first_with_key.find(keys[i]); it != first_with_key.end()) {
+      duplicates.emplace_back(i, it->second);
+      continue;
+    }
+    first_with_key.emplace(keys[i], i);
+    std::string group_key = requests[i].source_path + "\n";
+    for (const auto &o : options_for(requests[i]))
+      group_key += o + "\n";
+    groups[group_key].push_back(i);
+  }
+
+  thread_pool pool(options.threads);
+  std::vector<std::future<void>> pending;
+  const std::size_t chunk = std::max(1u, options.max_requests_per_program);
+  for (const auto &[group_key, members] : groups) {
+    for (std::size_t begin = 0; begin < members.size(); begin += chunk) {
+      std::vector<std::size_t> part(members.begin() + static_cast<std::ptrdiff_t>(begin),
+                                    members.begin() + static_cast<std::ptrdiff_t>(
+                                                          std::min(members.size(), begin + chunk)));
+      pending.push_back(pool.submit([this, part, &requests, &outcomes, &keys] {
+        const bundle &b = bundle_for(requests[part.front()].source_path);
+        const auto store = [&](std::size_t i, std::shared_ptr<const compiled_program> p) {
+          m_cache->insert(keys[i], p);
+          outcomes[i].program = std::move(p);
+        };
+        std::vector<const compile_request *> group;
+        for (const auto i : part)
+          group.push_back(&requests[i]);
+        try {
+          compiled_program program = compile_now(b, group);
+          program.key = keys[part.front()];
+          auto shared = std::make_shared<const compiled_program>(std::move(program));
+          for (const auto i : part)
+            store(i, shared);
+          return;
+        } catch (const error &e) {
+          if (part.size() == 1) {
+            outcomes[part.front()].error = e.what();
+            return;
+          }
+        }
+        // One bad instantiation fails the whole program: retry one by one so that each
+        // failure is attributed to its own request and the others still compile.
+        for (const auto i : part) {
+          try {
+            compiled_program program = compile_now(b, {&requests[i]});
+            program.key = keys[i];
+            store(i, std::make_shared<const compiled_program>(std::move(program)));
+          } catch (const error &e) {
+            outcomes[i].error = e.what();
+          }
+        }
+      }));
+    }
+  }
+  for (auto &p : pending)
+    p.get();
+  for (const auto &[dup, original] : duplicates)
+    outcomes[dup] = outcomes[original];
+  return outcomes;
+}
+
+} // namespace reducetune
