@@ -417,6 +417,8 @@ expression expression::parse(const std::string &text) {
 }
 
 value expression::eval_in(detail::eval_context &ctx) const {
+  if (!m_root)
+    throw invalid_configuration("an empty expression cannot be evaluated");
   return detail::evaluator(m_text, ctx).eval(*m_root);
 }
 

@@ -25,6 +25,8 @@ struct eval_context;
 
 class expression {
 public:
+  // An empty expression; evaluating it throws. Declarations hold parsed ones.
+  expression() = default;
   // Throws invalid_configuration naming the text and position when it is malformed.
   [[nodiscard]] static expression parse(const std::string &text);
 
@@ -41,7 +43,6 @@ public:
 
 private:
   friend struct detail::eval_context;
-  expression() = default;
   [[nodiscard]] value eval_in(detail::eval_context &ctx) const;
 
   std::string m_text;
