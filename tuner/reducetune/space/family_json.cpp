@@ -288,12 +288,18 @@ private:
     m_names.erase("n");
     for (const auto &p : f.parameters)
       m_names.insert(p.name);
+    std::map<std::string, std::string> owner; // let name → parameter
     for (const auto &p : f.parameters)
       for (const auto &pv : p.values)
         for (const auto &[name, _] : pv.let) {
           if (is_builtin_identifier(name) || f.find_parameter(name))
             fail("parameter '" + p.name + "', value " + to_literal(pv.v) + ": let '" + name +
                  "' hides a " + (f.find_parameter(name) ? "parameter" : "built-in identifier"));
+          // Two parameters binding one name would make its value depend on which wins.
+          const auto [it, fresh] = owner.emplace(name, p.name);
+          if (!fresh && it->second != p.name)
+            fail("let '" + name + "' is bound by both parameter '" + it->second + "' and '" +
+                 p.name + "'");
           m_names.insert(name);
         }
   }

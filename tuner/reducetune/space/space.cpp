@@ -1,0 +1,303 @@
+#include "reducetune/space/space.hpp"
+
+#include "reducetune/errors.hpp"
+#include "reducetune/space/builtins.hpp"
+#include "reducetune/space/name_pattern.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <random>
+
+namespace reducetune {
+namespace {
+
+std::uint64_t count_points(const family &f, const std::vector<std::size_t> &params) {
+  std::uint64_t n = 1;
+  for (std::size_t i : params)
+    if (__builtin_mul_overflow(n, f.parameters[i].values.size(), &n))
+      throw invalid_configuration("the search space of family '" + f.name +
+                                  "' has more than 2^64 points");
+  return n;
+}
+
+std::vector<value> decode(const family &f, const std::vector<std::size_t> &params,
+                          std::uint64_t index) {
+  std::vector<value> values(params.size());
+  for (std::size_t k = params.size(); k-- > 0;) {
+    const auto &vals = f.parameters[params[k]].values;
+    values[k] = vals[index % vals.size()].v;
+    index /= vals.size();
+  }
+  return values;
+}
+
+// A uniform integer in [0, bound) from raw mt19937_64 output (no std distribution, whose
+// algorithm the standard leaves to each library).
+std::uint64_t uniform_below(std::mt19937_64 &rng, std::uint64_t bound) {
+  const std::uint64_t reject_from = std::numeric_limits<std::uint64_t>::max() -
+                                    std::numeric_limits<std::uint64_t>::max() % bound;
+  std::uint64_t x = rng();
+  while (x >= reject_from)
+    x = rng();
+  return x % bound;
+}
+
+// The kernels each protocol launches.
+std::vector<std::string> roles_of(protocol p) {
+  switch (p) {
+  case protocol::two_pass: return {"pass", "final"};
+  case protocol::atomic: return {"init", "pass"};
+  default: return {"pass"};
+  }
+}
+
+} // namespace
+
+std::string check_result::reasons() const {
+  std::string out;
+  for (const auto &f : failures)
+    out += (out.empty() ? "" : "; ") + f.why;
+  return out;
+}
+
+search_space::search_space(family f, dtype t, reduce_op o, device_limits limits)
+    : m_family(std::move(f)), m_type(t), m_op(o), m_limits(limits),
+      m_builtins(builtin_scope(t, o, limits)), m_compile(m_family.compile_parameters()),
+      m_launch(m_family.launch_parameters()), m_size(count_points(m_family, m_compile)),
+      m_launch_size(count_points(m_family, m_launch)) {
+  // Launch parameters, their lets, and (to a fixed point) every let that names one of them.
+  for (std::size_t i : m_launch) {
+    m_launch_names.insert(m_family.parameters[i].name);
+    for (const auto &pv : m_family.parameters[i].values)
+      for (const auto &[name, _] : pv.let)
+        m_launch_names.insert(name);
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (std::size_t i : m_compile)
+      for (const auto &pv : m_family.parameters[i].values)
+        for (const auto &[name, e] : pv.let)
+          if (!m_launch_names.count(name) && depends_on_launch(e))
+            grew = m_launch_names.insert(name).second || grew;
+  }
+}
+
+bool search_space::depends_on_launch(const expression &e) const {
+  for (const auto &id : e.identifiers())
+    if (m_launch_names.count(id))
+      return true;
+  return false;
+}
+
+void search_space::add_values(scope &s, const std::vector<std::size_t> &params,
+                              const std::vector<value> &values) const {
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    const parameter &p = m_family.parameters[params[k]];
+    s.set(p.name, values[k]);
+    for (const auto &[name, e] : p.values[*p.index_of(values[k])].let)
+      s.bind(name, e);
+  }
+}
+
+scope search_space::scope_for(const variant &v) const {
+  validate(m_family, v);
+  if (v.type != m_type || v.op != m_op)
+    throw invalid_configuration("variant for " + std::string(to_string(v.type)) + "." +
+                                to_string(v.op) + " given to the search space of " +
+                                to_string(m_type) + "." + to_string(m_op));
+  scope s = m_builtins;
+  add_values(s, m_compile, v.values);
+  return s;
+}
+
+scope search_space::scope_for(const variant &v, const launch_config &c) const {
+  validate(m_family, c);
+  scope s = scope_for(v);
+  add_values(s, m_launch, c.values);
+  return s;
+}
+
+void search_space::check_builtins(const scope &s, bool launch_stage, check_result &out) const {
+  auto at_stage = [&](bool depends) { return depends == launch_stage; };
+  auto guarded = [&](const std::string &text, auto &&body) {
+    try {
+      body();
+    } catch (const invalid_configuration &e) {
+      out.failures.push_back({text, std::string("cannot be evaluated: ") + e.what()});
+    }
+  };
+  if (m_family.find_parameter("block_size") && at_stage(m_launch_names.count("block_size") != 0))
+    guarded("block_size <= max_threads_per_block", [&] {
+      const std::int64_t bs = expression::parse("block_size").eval_int(s);
+      if (bs < 1 || bs > m_limits.max_threads_per_block)
+        out.failures.push_back({"block_size <= max_threads_per_block",
+                                "block size " + std::to_string(bs) + " exceeds the device's " +
+                                    std::to_string(m_limits.max_threads_per_block) +
+                                    " threads per block"});
+    });
+  if (at_stage(depends_on_launch(m_family.shared_bytes)))
+    guarded(m_family.shared_bytes.text(), [&] {
+      const std::int64_t bytes = m_family.shared_bytes.eval_int(s);
+      if (bytes > m_limits.max_shared_per_block)
+        out.failures.push_back({"shared_bytes <= max_shared_per_block",
+                                std::to_string(bytes) + " bytes of shared memory exceed the " +
+                                    std::to_string(m_limits.max_shared_per_block) +
+                                    " a block may use"});
+    });
+  if (at_stage(depends_on_launch(m_family.protocol)))
+    guarded(m_family.protocol.text(), [&] {
+      const protocol p = protocol_from_string(m_family.protocol.eval_string(s));
+      for (const auto &role : roles_of(p))
+        if (!m_family.kernels.count(role))
+          out.failures.push_back({"kernels", std::string("protocol ") + to_string(p) +
+                                                 " needs a '" + role + "' kernel"});
+    });
+  for (const auto &c : m_family.constraints) {
+    if (!at_stage(depends_on_launch(c.expr)))
+      continue;
+    try {
+      if (c.expr.eval_int(s) == 0)
+        out.failures.push_back({c.expr.text(), c.why});
+    } catch (const invalid_configuration &e) {
+      out.failures.push_back({c.expr.text(), c.why + " (cannot be evaluated: " + e.what() + ")"});
+    }
+  }
+}
+
+check_result search_space::check(const variant &v) const {
+  check_result out;
+  check_builtins(scope_for(v), false, out);
+  return out;
+}
+
+check_result search_space::check(const variant &v, const launch_config &c) const {
+  check_result out;
+  const scope s = scope_for(v, c);
+  check_builtins(s, false, out);
+  check_builtins(s, true, out);
+  return out;
+}
+
+variant search_space::point(std::uint64_t index) const {
+  if (index >= m_size)
+    throw invalid_configuration("point " + std::to_string(index) + " is outside the space of " +
+                                std::to_string(m_size) + " points");
+  return variant{m_family.name, m_type, m_op, decode(m_family, m_compile, index)};
+}
+
+launch_config search_space::launch_point(std::uint64_t index) const {
+  if (index >= m_launch_size)
+    throw invalid_configuration("launch config " + std::to_string(index) +
+                                " is outside the " + std::to_string(m_launch_size) + " configs");
+  return launch_config{decode(m_family, m_launch, index)};
+}
+
+std::vector<variant> search_space::all_points() const {
+  std::vector<variant> out;
+  for (std::uint64_t i = 0; i < m_size; ++i)
+    out.push_back(point(i));
+  return out;
+}
+
+std::vector<variant> search_space::valid_points() const {
+  std::vector<variant> out;
+  for (std::uint64_t i = 0; i < m_size; ++i)
+    if (auto v = point(i); check(v))
+      out.push_back(std::move(v));
+  return out;
+}
+
+std::uint64_t search_space::valid_size() const { return valid_points().size(); }
+
+std::vector<launch_config> search_space::launch_configs() const {
+  std::vector<launch_config> out;
+  for (std::uint64_t i = 0; i < m_launch_size; ++i)
+    out.push_back(launch_point(i));
+  return out;
+}
+
+std::vector<launch_config> search_space::valid_launch_configs(const variant &v) const {
+  std::vector<launch_config> out;
+  for (std::uint64_t i = 0; i < m_launch_size; ++i)
+    if (auto c = launch_point(i); check(v, c))
+      out.push_back(std::move(c));
+  return out;
+}
+
+std::vector<variant> search_space::sample(std::size_t count, std::uint64_t seed) const {
+  std::vector<variant> pool = valid_points();
+  std::mt19937_64 rng(seed);
+  const std::size_t take = std::min(count, pool.size());
+  for (std::size_t i = 0; i < take; ++i)
+    std::swap(pool[i], pool[i + uniform_below(rng, pool.size() - i)]);
+  pool.resize(take);
+  return pool;
+}
+
+std::vector<preset_point> search_space::presets() const {
+  std::vector<preset_point> out;
+  for (const auto &pr : m_family.presets) {
+    preset_point pp{pr.name, default_variant(m_family, m_type, m_op),
+                    default_launch_config(m_family), pr.note};
+    for (std::size_t k = 0; k < m_compile.size(); ++k)
+      if (auto it = pr.values.find(m_family.parameters[m_compile[k]].name); it != pr.values.end())
+        pp.point.values[k] = it->second;
+    for (std::size_t k = 0; k < m_launch.size(); ++k)
+      if (auto it = pr.values.find(m_family.parameters[m_launch[k]].name); it != pr.values.end())
+        pp.launch.values[k] = it->second;
+    out.push_back(std::move(pp));
+  }
+  return out;
+}
+
+std::map<std::string, std::string> search_space::kernel_names(const variant &v) const {
+  return reducetune::kernel_names(m_family, v);
+}
+
+launch_plan search_space::plan_launch(const variant &v, const launch_config &c) const {
+  if (const auto result = check(v, c); !result)
+    throw invalid_configuration("cannot plan a launch of " + to_label(m_family, v) + " " +
+                                to_label(m_family, c) + ": " + result.reasons());
+  const scope s = scope_for(v, c);
+  launch_plan plan;
+  plan.proto = protocol_from_string(m_family.protocol.eval_string(s));
+  if (!s.contains("block_size"))
+    throw invalid_configuration("family '" + m_family.name + "' has no block_size parameter");
+  plan.block_size = static_cast<unsigned>(expression::parse("block_size").eval_int(s));
+  if (m_family.dynamic_shared_bytes) {
+    const std::int64_t bytes = m_family.dynamic_shared_bytes->eval_int(s);
+    if (bytes < 0 || bytes > m_limits.max_shared_per_block)
+      throw invalid_configuration("dynamic shared memory of " + std::to_string(bytes) +
+                                  " bytes is outside [0, " +
+                                  std::to_string(m_limits.max_shared_per_block) + "]");
+    plan.dynamic_shared_bytes = static_cast<unsigned>(bytes);
+  }
+  plan.in_place = s.contains("in_place") && expression::parse("in_place").eval_int(s) != 0;
+  plan.kernels = kernel_names(v);
+  for (auto it = plan.kernels.begin(); it != plan.kernels.end();) {
+    const auto roles = roles_of(plan.proto); // only the kernels this protocol launches
+    it = std::find(roles.begin(), roles.end(), it->first) == roles.end() ? plan.kernels.erase(it)
+                                                                         : std::next(it);
+  }
+  plan.grid_for = [s, grid = m_family.grid](std::uint64_t n) {
+    if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      throw invalid_configuration("input length " + std::to_string(n) + " is too large");
+    scope with_n = s;
+    with_n.set("n", static_cast<std::int64_t>(n));
+    const std::int64_t blocks = grid.eval_int(with_n);
+    // 2^31 - 1: the largest x-dimension of a grid on every architecture since 3.0.
+    if (blocks < 1 || blocks > std::int64_t{2147483647})
+      throw invalid_configuration("grid '" + grid.text() + "' gives " + std::to_string(blocks) +
+                                  " blocks for n = " + std::to_string(n) +
+                                  " (must be in [1, 2^31 - 1])");
+    return static_cast<std::uint64_t>(blocks);
+  };
+  return plan;
+}
+
+launch_plan plan_launch(const family &f, const variant &v, const launch_config &c,
+                        const device_limits &limits) {
+  return search_space(f, v.type, v.op, limits).plan_launch(v, c);
+}
+
+} // namespace reducetune

@@ -1,0 +1,119 @@
+// The search space of one family for one (element type, operator, device): every compile-time
+// point (variant) and launch config, which of them satisfy the family's constraints and the
+// device's limits, seeded samples, the family's presets, and the launch plan of a point.
+//
+// Checking a point only evaluates expressions: nothing is ever compiled here.
+#pragma once
+
+#include "reducetune/space/device_limits.hpp"
+#include "reducetune/space/element.hpp"
+#include "reducetune/space/expression.hpp"
+#include "reducetune/space/family.hpp"
+#include "reducetune/space/launch_plan.hpp"
+#include "reducetune/space/variant.hpp"
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace reducetune {
+
+struct failed_constraint {
+  std::string expr; // the constraint's text ("block_size <= max_threads_per_block" if built in)
+  std::string why;  // the declared reason (or why it could not be evaluated)
+};
+
+struct check_result {
+  std::vector<failed_constraint> failures;
+
+  [[nodiscard]] bool ok() const noexcept { return failures.empty(); }
+  explicit operator bool() const noexcept { return ok(); }
+  // "why1; why2" (for messages and the FAIL reason of a study's trial).
+  [[nodiscard]] std::string reasons() const;
+};
+
+// A preset of the family as a point of this space.
+struct preset_point {
+  std::string name;
+  variant point;
+  launch_config launch;
+  std::string note;
+};
+
+class search_space {
+public:
+  // The seed of sample() when none is given: the bytes of "reducet" read as an integer, fixed
+  // so that a sample is the same on every machine and in every release.
+  static constexpr std::uint64_t default_seed = 0x72656475636574ull;
+
+  search_space(family f, dtype t, reduce_op o, device_limits limits);
+
+  [[nodiscard]] const family &decl() const noexcept { return m_family; }
+  [[nodiscard]] dtype type() const noexcept { return m_type; }
+  [[nodiscard]] reduce_op op() const noexcept { return m_op; }
+  [[nodiscard]] const device_limits &limits() const noexcept { return m_limits; }
+
+  // Counts: every compile-time point / launch config, and those that pass check().
+  [[nodiscard]] std::uint64_t size() const noexcept { return m_size; }
+  [[nodiscard]] std::uint64_t launch_size() const noexcept { return m_launch_size; }
+  [[nodiscard]] std::uint64_t valid_size() const;
+
+  // Point number `index` in enumeration order: declaration order, the last parameter varying
+  // fastest. Throws invalid_configuration when index >= size().
+  [[nodiscard]] variant point(std::uint64_t index) const;
+  [[nodiscard]] launch_config launch_point(std::uint64_t index) const;
+  [[nodiscard]] std::vector<variant> all_points() const;
+  [[nodiscard]] std::vector<variant> valid_points() const;
+  [[nodiscard]] std::vector<launch_config> launch_configs() const;
+  // The launch configs that pass check(v, c) for a valid v.
+  [[nodiscard]] std::vector<launch_config> valid_launch_configs(const variant &v) const;
+
+  // The constraints that do not name launch parameters, plus the built-in ones (block size,
+  // shared memory, a known protocol with its kernels). A variant of another family or with
+  // an undeclared value throws invalid_configuration instead.
+  [[nodiscard]] check_result check(const variant &v) const;
+  // Every constraint, launch-time ones included.
+  [[nodiscard]] check_result check(const variant &v, const launch_config &c) const;
+
+  // min(count, valid_size()) distinct valid points, in a deterministic order for a seed:
+  // a Fisher-Yates shuffle of valid_points() driven by std::mt19937_64(seed) (whose output
+  // the standard fixes) with rejection sampling, so it does not depend on the standard
+  // library's distributions.
+  [[nodiscard]] std::vector<variant> sample(std::size_t count,
+                                            std::uint64_t seed = default_seed) const;
+
+  [[nodiscard]] std::vector<preset_point> presets() const;
+
+  // The identifiers of a point: built-ins, parameter values, the chosen values' let bindings.
+  [[nodiscard]] scope scope_for(const variant &v) const;
+  [[nodiscard]] scope scope_for(const variant &v, const launch_config &c) const;
+
+  [[nodiscard]] std::map<std::string, std::string> kernel_names(const variant &v) const;
+  // Throws invalid_configuration (with the reasons) for a point that fails check(v, c).
+  [[nodiscard]] launch_plan plan_launch(const variant &v, const launch_config &c) const;
+
+private:
+  void add_values(scope &s, const std::vector<std::size_t> &params,
+                  const std::vector<value> &values) const;
+  void check_builtins(const scope &s, bool launch_stage, check_result &out) const;
+  [[nodiscard]] bool depends_on_launch(const expression &e) const;
+
+  family m_family;
+  dtype m_type;
+  reduce_op m_op;
+  device_limits m_limits;
+  scope m_builtins;
+  std::vector<std::size_t> m_compile;
+  std::vector<std::size_t> m_launch;
+  std::uint64_t m_size = 1;
+  std::uint64_t m_launch_size = 1;
+  std::set<std::string> m_launch_names; // identifiers whose value depends on a launch param
+};
+
+// plan_launch for one variant without building the space by hand.
+[[nodiscard]] launch_plan plan_launch(const family &f, const variant &v, const launch_config &c,
+                                      const device_limits &limits);
+
+} // namespace reducetune
