@@ -1,0 +1,96 @@
+// Block-level reductions built from the warp pieces (rt_warp.cuh).
+//
+//   tree           the seeds' shared-memory tree, completely unrolled on the compile-time
+//                  block size (Harris's reduce5): halve while more than 64 elements remain,
+//                  with __syncthreads() between steps; the last 64 go to the first warp.
+//   warp_partials  every warp reduces its own 32 values; one partial per warp goes through
+//                  shared memory; the first warp reduces the partials (CUB's
+//                  BLOCK_REDUCE_WARP_REDUCTIONS). One __syncthreads() instead of log2(BS)-5.
+//
+// All threads of the block call block_reduce; the result is valid in thread 0 only.
+#pragma once
+
+#include "common/rt_warp.cuh"
+
+namespace rt {
+
+enum class block_strategy { tree, warp_partials };
+
+// Shared-memory elements block_reduce needs: the volatile warp forms reduce in shared
+// memory, so they need a slot per thread; the register forms only one slot per warp.
+template <unsigned BS, warp_strategy W, block_strategy B>
+__host__ __device__ constexpr unsigned block_reduce_slots() {
+  return (B == block_strategy::tree || uses_smem<W>()) ? BS : 32u;
+}
+
+template <class T, class Op, unsigned BS, warp_strategy W>
+__device__ __forceinline__ T block_reduce_tree(T v, T *s) {
+  const Op op{};
+  const unsigned tid = threadIdx.x;
+  s[tid] = v;
+  __syncthreads();
+#pragma unroll
+  for (unsigned stride = BS / 2; stride > 32; stride >>= 1) {
+    if (tid < stride) s[tid] = op(s[tid], s[tid + stride]);
+    __syncthreads();
+  }
+  T r = v;
+  if (tid < 32) {
+    constexpr unsigned span = BS < 64 ? BS : 64;
+    if constexpr (uses_smem<W>()) {
+      warp_reduce_smem<T, Op, W, span>(s, tid);
+      r = s[0];
+    } else {
+      T x = s[tid];
+      if (span == 64) x = op(x, s[tid + 32]);
+      r = warp_reduce_value<T, Op, W>(x);
+    }
+  }
+  return r;
+}
+
+template <class T, class Op, unsigned BS, warp_strategy W>
+__device__ __forceinline__ T block_reduce_warp_partials(T v, T *s) {
+  constexpr unsigned warps = BS / 32;
+  const unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  if constexpr (uses_smem<W>()) {
+    volatile T *ws = s + warp * 32;
+    ws[lane] = v;
+    __syncwarp();
+    warp_reduce_smem<T, Op, W, 32>(ws, lane);
+    if constexpr (warps == 1) return s[0];
+    __syncthreads();
+    T r = v;
+    if (warp == 0) {
+      const T x = lane < warps ? s[lane * 32] : Op::template identity<T>();
+      __syncwarp(); // every lane has read its partial before lane 1..31 overwrite s[1..31]
+      s[lane] = x;
+      __syncwarp();
+      warp_reduce_smem<T, Op, W, 32>(s, lane);
+      r = s[0];
+    }
+    return r;
+  } else {
+    T x = warp_reduce_value<T, Op, W>(v);
+    if constexpr (warps == 1) return x;
+    if (lane == 0) s[warp] = x;
+    __syncthreads();
+    if (warp == 0) {
+      x = lane < warps ? s[lane] : Op::template identity<T>();
+      x = warp_reduce_value<T, Op, W>(x);
+    }
+    return x;
+  }
+}
+
+template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B>
+__device__ __forceinline__ T block_reduce(T v, T *s) {
+  static_assert(BS >= 32 && BS <= 1024 && (BS & (BS - 1)) == 0,
+                "block size must be a power of two in [32, 1024]");
+  if constexpr (B == block_strategy::tree)
+    return block_reduce_tree<T, Op, BS, W>(v, s);
+  else
+    return block_reduce_warp_partials<T, Op, BS, W>(v, s);
+}
+
+} // namespace rt

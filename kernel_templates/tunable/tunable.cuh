@@ -1,0 +1,90 @@
+// The tunable family: one grid-stride pass kernel whose every choice is a template parameter
+// (docs/architecture.md, "Template family declaration"; parameters declared in family.json).
+//
+//   thread   each thread combines its elements in T: UNROLL independent loads of VEC elements
+//            are issued before any is combined (loads in flight per loop step), over a
+//            grid-stride loop, so any grid size is correct (the grid comes from the launch
+//            config: elements per thread and grid cap).
+//   block    rt::block_reduce (tree | warp_partials) with the chosen warp strategy.
+//   grid     rt::finish_block (two_pass | atomic | ticket).
+//
+// Vector loads need VEC * sizeof(T)-aligned addresses: elements before the first aligned one
+// (a misaligned `in`) are a scalar head, elements after the last whole vector a scalar tail.
+#pragma once
+
+#include "common/rt_grid.cuh"
+
+namespace rt {
+namespace tunable {
+
+// Combines the elements of [in, in + n) owned by this thread under a grid of gridDim.x blocks.
+template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
+__device__ __forceinline__ T thread_reduce(const T *__restrict__ in, unsigned long long n) {
+  const Op op{};
+  T acc = Op::template identity<T>();
+  const unsigned long long gtid = static_cast<unsigned long long>(blockIdx.x) * BS + threadIdx.x;
+
+  // Scalar head up to the first VEC-aligned element (at most VEC - 1 elements).
+  const unsigned long long mis = (reinterpret_cast<unsigned long long>(in) / sizeof(T)) % VEC;
+  unsigned long long head = (VEC - mis) % VEC;
+  if (head > n) head = n;
+  if (gtid < head) acc = op(acc, in[gtid]);
+
+  const T *aligned = in + head;
+  const unsigned long long m = n - head;
+  const unsigned long long nvec = m / VEC;
+  const vec<T, VEC> *pv = reinterpret_cast<const vec<T, VEC> *>(aligned);
+
+  // Block tiles of BS * UNROLL vectors; thread t of a tile loads vectors t, t + BS, ...
+  // (coalesced across the block for every k).
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * BS * UNROLL;
+  unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * BS * UNROLL + threadIdx.x;
+  for (; i + (UNROLL - 1) * BS < nvec; i += stride) {
+    vec<T, VEC> x[UNROLL];
+#pragma unroll
+    for (unsigned k = 0; k < UNROLL; ++k) x[k] = pv[i + k * BS];
+#pragma unroll
+    for (unsigned k = 0; k < UNROLL; ++k)
+#pragma unroll
+      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, x[k].v[e]);
+  }
+  // At most one tile of the whole grid is partial; its owner finishes it with bound checks.
+#pragma unroll
+  for (unsigned k = 0; k < UNROLL; ++k) {
+    if (i + k * BS < nvec) {
+      const vec<T, VEC> x = pv[i + k * BS];
+#pragma unroll
+      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, x.v[e]);
+    }
+  }
+
+  // Scalar tail after the last whole vector (at most VEC - 1 elements).
+  const unsigned long long tail = m - nvec * VEC;
+  if (gtid < tail) acc = op(acc, aligned[nvec * VEC + gtid]);
+  return acc;
+}
+
+template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC, warp_strategy W,
+          block_strategy B, finish F>
+__global__ void __launch_bounds__(BS)
+    pass(const T *__restrict__ in, T *out, unsigned long long n, T *partials,
+         unsigned int *ticket) {
+  static_assert(UNROLL >= 1 && (UNROLL & (UNROLL - 1)) == 0, "unroll is a power of two");
+  static_assert(VEC == 1 || VEC == 2 || VEC == 4, "vec is 1, 2 or 4 elements");
+  static_assert(VEC * sizeof(T) <= 16, "a vector load is at most 16 bytes");
+  __shared__ T s[block_reduce_slots<BS, W, B>()];
+  const T acc = thread_reduce<T, Op, BS, UNROLL, VEC>(in, n);
+  const T r = block_reduce<T, Op, BS, W, B>(acc, s);
+  finish_block<T, Op, BS, W, B, F>(r, out, partials, ticket, s);
+}
+
+// two_pass's second kernel: one block over the n partials of the first (in = partials).
+template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B>
+__global__ void __launch_bounds__(BS) final_pass(const T *__restrict__ in, T *out,
+                                                 unsigned long long n) {
+  __shared__ T s[block_reduce_slots<BS, W, B>()];
+  reduce_partials<T, Op, BS, W, B, false>(in, out, n, s);
+}
+
+} // namespace tunable
+} // namespace rt
