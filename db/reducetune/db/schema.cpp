@@ -1,0 +1,173 @@
+#include "reducetune/db/schema.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <system_error>
+
+#include "reducetune/db/embedded_sql.hpp"
+
+namespace reducetune::db {
+namespace {
+
+// Tables Optuna's RDB storage creates (optuna/storages/_rdb/models.py) and SQLite's own.
+constexpr std::array<std::string_view, 15> tolerated_tables = {
+    "studies",          "study_directions",        "study_user_attributes",
+    "study_system_attributes", "trials",           "trial_params",
+    "trial_values",     "trial_intermediate_values", "trial_user_attributes",
+    "trial_system_attributes", "trial_heartbeats", "version_info",
+    "alembic_version",  "sqlite_sequence",         "sqlite_stat1"};
+
+std::string quoted(const std::filesystem::path &path) { return "'" + path.string() + "'"; }
+
+[[noreturn]] void refuse(const std::filesystem::path &path, const std::string &why,
+                         const std::string &what_to_do) {
+  throw store_error(quoted(path) + " " + why + ". The file was left untouched. " + what_to_do);
+}
+
+file_inspection inspect_existing(const std::filesystem::path &path) {
+  std::int64_t app_id = 0;
+  std::int64_t version = 0;
+  std::vector<std::string> tables;
+  try {
+    database db(path, SQLITE_OPEN_READONLY);
+    app_id = db.pragma_int("application_id");
+    version = db.pragma_int("user_version");
+    auto s = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'");
+    while (s.step())
+      tables.push_back(s.column_text(0));
+  } catch (const sqlite_error &e) {
+    const int code = e.primary_code();
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+      refuse(path, "is not a readable SQLite database (it is corrupt, or not SQLite at all: " +
+                       std::string(sqlite3_errstr(code)) + ")",
+             "Pass another --db path, or move the file away to start a new database.");
+    throw;
+  }
+  if (app_id != 0 && app_id != application_id)
+    refuse(path,
+           "belongs to another application (PRAGMA application_id = " + std::to_string(app_id) +
+               ", reducetune's is " + std::to_string(application_id) + ")",
+           "Pass another --db path for reducetune's results.");
+  if (app_id == 0) {
+    std::vector<std::string> unknown;
+    for (const auto &t : tables)
+      if (std::find(tolerated_tables.begin(), tolerated_tables.end(), t) ==
+          tolerated_tables.end())
+        unknown.push_back(t);
+    if (!unknown.empty()) {
+      std::string list;
+      for (const auto &t : unknown)
+        list += (list.empty() ? "" : ", ") + t;
+      refuse(path, "is an SQLite database of another application (tables: " + list + ")",
+             "Pass another --db path for reducetune's results.");
+    }
+    if (version != 0)
+      refuse(path, "has user_version " + std::to_string(version) + " but no reducetune mark",
+             "Pass another --db path for reducetune's results.");
+    return {tables.empty() ? file_kind::empty : file_kind::optuna_only, 0};
+  }
+  const int current = current_schema_version();
+  if (version > current)
+    refuse(path,
+           "was written by a newer reducetune (schema version " + std::to_string(version) +
+               "; this build reads up to version " + std::to_string(current) + ")",
+           "Upgrade reducetune (pip install -U reducetune, or rebuild from a newer checkout) "
+           "to open it, or pass another --db path.");
+  if (version < 1)
+    refuse(path, "carries reducetune's application id but no schema version",
+           "It was not written by reducetune; pass another --db path.");
+  return {version < current ? file_kind::older : file_kind::current, static_cast<int>(version)};
+}
+
+void set_version_pragmas(database &db, int version) {
+  // Pragmas take no bound parameters; both values are integers of this library.
+  db.exec("PRAGMA application_id = " + std::to_string(application_id));
+  db.exec("PRAGMA user_version = " + std::to_string(version));
+}
+
+// Inside BEGIN IMMEDIATE: another process may have created or migrated the file between our
+// inspection and the write lock, so the version is read again here.
+void create_or_migrate(database &db) {
+  const auto version = static_cast<int>(db.pragma_int("user_version"));
+  const auto app_id = db.pragma_int("application_id");
+  const int current = current_schema_version();
+  if (app_id != application_id) {
+    db.exec(detail::schema_sql());
+    set_version_pragmas(db, current);
+    return;
+  }
+  if (version > current)
+    throw store_error(quoted(db.path()) + " was upgraded by a newer reducetune while opening");
+  for (const auto &m : detail::migrations()) {
+    if (m.version <= version)
+      continue;
+    try {
+      db.exec(m.sql);
+    } catch (const store_error &e) {
+      throw store_error("migration " + std::string(m.file_name) + " failed on " +
+                        quoted(db.path()) + " (rolled back, file unchanged): " + e.what());
+    }
+  }
+  set_version_pragmas(db, current);
+}
+
+} // namespace
+
+int current_schema_version() noexcept { return detail::migrations().back().version; }
+
+file_inspection inspect_file(const std::filesystem::path &path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || status.type() == std::filesystem::file_type::not_found)
+    return {file_kind::missing, 0};
+  if (status.type() != std::filesystem::file_type::regular)
+    refuse(path, "is not a regular file", "Pass a file path with --db.");
+  if (std::filesystem::file_size(path, ec) == 0 && !ec)
+    return {file_kind::empty, 0};
+  return inspect_existing(path);
+}
+
+database open_for_writing(const std::filesystem::path &path) {
+  const auto inspection = inspect_file(path);
+  if (inspection.kind == file_kind::missing && path.has_parent_path())
+    std::filesystem::create_directories(path.parent_path());
+  database db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  // journal_mode needs a lock of its own; another opener may hold one for a moment.
+  for (int attempt = 0;; ++attempt) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      break;
+    } catch (const sqlite_error &e) {
+      if (e.primary_code() != SQLITE_BUSY || attempt > 200)
+        throw;
+      sqlite3_sleep(50);
+    }
+  }
+  // NORMAL in WAL mode: a committed transaction survives the process being killed (the WAL
+  // is in the OS's hands); only a power loss may lose the last commits.
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  if (inspection.kind != file_kind::current)
+    write_transaction(db, [&] { create_or_migrate(db); });
+  return db;
+}
+
+database open_for_reading(const std::filesystem::path &path) {
+  const auto inspection = inspect_file(path);
+  switch (inspection.kind) {
+  case file_kind::current: break;
+  case file_kind::older:
+    refuse(path,
+           "has schema version " + std::to_string(inspection.version) + " (current is " +
+               std::to_string(current_schema_version()) + ") and is opened read-only here",
+           "Open it once for writing (any reducetune command that records results, or "
+           "reducetune::db::store::open) to migrate it.");
+  default:
+    refuse(path, "holds no reducetune results", "Run a tuning first, or pass another --db path.");
+  }
+  database db(path, SQLITE_OPEN_READONLY);
+  return db;
+}
+
+} // namespace reducetune::db

@@ -1,0 +1,95 @@
+// The results store: the read-write API the tuner and the driver use.
+//
+// Every write is one BEGIN IMMEDIATE transaction that waits for other writers (see
+// write_transaction), so several processes may record into one file at the same time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reducetune/db/records.hpp"
+#include "reducetune/db/sqlite.hpp"
+
+namespace reducetune::db {
+
+// What merge_from did, per measurement of the other file.
+struct merge_stats {
+  std::size_t inserted = 0; // key not present here: copied
+  std::size_t replaced = 0; // same key, the other row won the conflict rule
+  std::size_t kept = 0;     // same key, this file's row won
+  std::size_t builds_inserted = 0;
+  std::size_t baselines_inserted = 0;
+};
+
+class store {
+public:
+  // Creates a missing file, migrates an older one, and refuses (store_error, file untouched)
+  // a corrupt file, a foreign SQLite file or a newer schema version.
+  [[nodiscard]] static store open(const std::filesystem::path &path);
+
+  [[nodiscard]] const std::filesystem::path &path() const noexcept { return m_db.path(); }
+  [[nodiscard]] int schema_version() const;
+  [[nodiscard]] database &connection() noexcept { return m_db; }
+  // PRAGMA integrity_check: "ok" or SQLite's list of problems.
+  [[nodiscard]] std::string integrity_check() const;
+
+  // Inserts or updates (by UUID) a device; returns its id.
+  std::int64_t register_device(const device_record &device);
+  [[nodiscard]] std::optional<device_record> find_device(std::string_view uuid) const;
+  [[nodiscard]] std::vector<device_record> devices() const;
+
+  std::int64_t register_template(std::string_view family, std::string_view content_hash);
+  std::int64_t create_study(const study_record &study);
+
+  // Records a compilation (ok or failed) under its cache key; a second record with the same
+  // key replaces the first. find_build is the persistent JIT cache's lookup.
+  std::int64_t record_build(const build_record &build);
+  [[nodiscard]] std::optional<build_record> find_build(std::string_view cache_key) const;
+
+  // Records one measurement with its samples, its variant, workload and template, in one
+  // transaction. Statistics are computed from the samples. A measurement whose key is already
+  // stored replaces it (the newest run of the same point wins); returns the row id.
+  std::int64_t record_measurement(const measurement_record &m);
+  // The same for many measurements in one transaction (bulk import, benchmarks).
+  void record_measurements(std::span<const measurement_record> ms);
+  [[nodiscard]] bool is_measured(const measurement_key &key) const;
+
+  std::int64_t record_baseline(const baseline_record &b);
+  [[nodiscard]] std::optional<baseline_record>
+  find_baseline(std::int64_t device_id, const workload_record &w, std::string_view kind) const;
+
+  // The fastest (lowest median) status-ok measurement for this device, type and operator at
+  // the measured size nearest to n (nearest_bucket: log2 scale, ties to the larger size).
+  // Measurements that failed, were invalid or wrong are never candidates.
+  [[nodiscard]] std::optional<best_choice> best(std::int64_t device_id, std::string_view dtype,
+                                                std::string_view op, std::uint64_t n) const;
+
+  // Every measurement (any status) for this device, type and operator, optionally of one
+  // size, oldest first.
+  [[nodiscard]] std::vector<measurement_record>
+  history(std::int64_t device_id, std::string_view dtype, std::string_view op,
+          std::optional<std::uint64_t> n = std::nullopt) const;
+
+  // Copies another reducetune file's devices, variants, workloads, measurements, builds and
+  // baselines into this one, in one transaction. Measurements are deduplicated by their key
+  // (device UUID, variant label, launch label, workload, template hash, driver, toolkit).
+  // Conflict rule for an identical key: the row with more samples wins; with as many samples
+  // the newer created_at wins; on a full tie this file's row is kept. Builds and baselines
+  // already present (same cache key / same key) are kept.
+  merge_stats merge_from(const std::filesystem::path &other);
+
+private:
+  explicit store(database db) : m_db(std::move(db)) {}
+  std::int64_t upsert_variant(const variant_record &v);
+  std::int64_t upsert_workload(const workload_record &w);
+  std::int64_t write_measurement(const measurement_record &m);
+
+  database m_db;
+};
+
+} // namespace reducetune::db

@@ -1,0 +1,115 @@
+-- reducetune results database: the current schema (version 2). A new file is created from
+-- this text; an older file is brought here by migrations/NNNN_*.sql, and a test checks that
+-- both roads give the same tables, columns and indexes.
+-- Tables carry the rt_ prefix so that an Optuna study can live in the same file.
+CREATE TABLE rt_devices (
+  id               INTEGER PRIMARY KEY,
+  uuid             TEXT    NOT NULL UNIQUE,
+  name             TEXT    NOT NULL,
+  cc_major         INTEGER NOT NULL,
+  cc_minor         INTEGER NOT NULL,
+  sm_count         INTEGER NOT NULL,
+  l2_bytes         INTEGER NOT NULL,
+  bus_width_bits   INTEGER NOT NULL,
+  memory_clock_khz INTEGER NOT NULL,
+  driver_version   INTEGER NOT NULL,
+  toolkit_version  INTEGER NOT NULL,
+  created_at       TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE TABLE rt_templates (
+  id           INTEGER PRIMARY KEY,
+  family       TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (family, content_hash)
+);
+
+CREATE TABLE rt_variants (
+  id         INTEGER PRIMARY KEY,
+  family     TEXT NOT NULL,
+  dtype      TEXT NOT NULL,
+  op         TEXT NOT NULL,
+  label      TEXT NOT NULL UNIQUE,
+  parameters TEXT NOT NULL DEFAULT '{}'
+);
+
+CREATE TABLE rt_builds (
+  id              INTEGER PRIMARY KEY,
+  cache_key       TEXT NOT NULL UNIQUE,
+  program_key     TEXT NOT NULL,
+  variant_label   TEXT NOT NULL DEFAULT '',
+  arch            TEXT NOT NULL,
+  nvrtc_version   TEXT NOT NULL,
+  options         TEXT NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+  log             TEXT NOT NULL DEFAULT '',
+  compile_seconds REAL NOT NULL,
+  cubin           BLOB,
+  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE TABLE rt_workloads (
+  id           INTEGER PRIMARY KEY,
+  dtype        TEXT    NOT NULL,
+  op           TEXT    NOT NULL,
+  n            INTEGER NOT NULL CHECK (n > 0),
+  data_pattern TEXT    NOT NULL,
+  seed         INTEGER NOT NULL,
+  UNIQUE (dtype, op, n, data_pattern, seed)
+);
+
+CREATE TABLE rt_studies (
+  id         INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL UNIQUE,
+  device_id  INTEGER REFERENCES rt_devices (id),
+  dtype      TEXT NOT NULL,
+  op         TEXT NOT NULL,
+  strategy   TEXT NOT NULL,
+  config     TEXT NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+-- The UNIQUE key is the full context of a measurement: results from another device, driver,
+-- toolkit or template version are different rows and never mix silently.
+CREATE TABLE rt_measurements (
+  id              INTEGER PRIMARY KEY,
+  device_id       INTEGER NOT NULL REFERENCES rt_devices (id),
+  variant_id      INTEGER NOT NULL REFERENCES rt_variants (id),
+  launch_label    TEXT    NOT NULL,
+  workload_id     INTEGER NOT NULL REFERENCES rt_workloads (id),
+  template_hash   TEXT    NOT NULL,
+  driver_version  INTEGER NOT NULL,
+  toolkit_version INTEGER NOT NULL,
+  study_id        INTEGER REFERENCES rt_studies (id),
+  samples         BLOB    NOT NULL,
+  sample_count    INTEGER NOT NULL,
+  median_s        REAL,
+  min_s           REAL,
+  mean_s          REAL,
+  rel_stddev      REAL,
+  gbps            REAL,
+  pct_of_peak     REAL,
+  status          TEXT    NOT NULL CHECK (status IN ('ok', 'failed', 'invalid', 'wrong')),
+  reason          TEXT    NOT NULL DEFAULT '',
+  created_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  pct_of_ceiling  REAL,
+  UNIQUE (device_id, variant_id, launch_label, workload_id, template_hash, driver_version,
+          toolkit_version)
+);
+
+CREATE TABLE rt_baselines (
+  id              INTEGER PRIMARY KEY,
+  device_id       INTEGER NOT NULL REFERENCES rt_devices (id),
+  workload_id     INTEGER NOT NULL REFERENCES rt_workloads (id),
+  kind            TEXT    NOT NULL CHECK (kind IN ('cub', 'ceiling')),
+  driver_version  INTEGER NOT NULL,
+  toolkit_version INTEGER NOT NULL,
+  samples         BLOB    NOT NULL,
+  median_s        REAL    NOT NULL,
+  gbps            REAL    NOT NULL,
+  created_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (device_id, workload_id, kind, driver_version, toolkit_version)
+);
+
+CREATE INDEX rt_measurements_by_device_status ON rt_measurements (device_id, status, workload_id);

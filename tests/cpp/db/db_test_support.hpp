@@ -1,0 +1,96 @@
+// Helpers shared by the store tests: temporary folders, file bytes, sample records.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "reducetune/db/records.hpp"
+
+namespace rt_test {
+
+// A fresh folder under $TMPDIR, removed with its content at scope exit.
+class temp_dir {
+public:
+  temp_dir() {
+    auto pattern = (std::filesystem::temp_directory_path() / "rt-db-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("mkdtemp failed");
+    m_path = pattern;
+  }
+  temp_dir(const temp_dir &) = delete;
+  temp_dir &operator=(const temp_dir &) = delete;
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+  }
+  [[nodiscard]] const std::filesystem::path &path() const { return m_path; }
+  [[nodiscard]] std::filesystem::path operator/(const std::string &name) const {
+    return m_path / name;
+  }
+
+private:
+  std::filesystem::path m_path;
+};
+
+inline std::string file_bytes(const std::filesystem::path &p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+inline void write_bytes(const std::filesystem::path &p, const std::string &bytes) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// FNV-1a: a short fingerprint to print beside the full byte comparison.
+inline std::uint64_t fnv1a(const std::string &bytes) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes)
+    h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+inline reducetune::db::device_record h100(std::string uuid = "GPU-test-0001") {
+  reducetune::db::device_record d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.uuid = std::move(uuid);
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.l2_bytes = 50 * 1024 * 1024;
+  d.bus_width_bits = 5120;
+  d.memory_clock_khz = 2619000;
+  d.driver_version = 12040;
+  d.toolkit_version = 12040;
+  return d;
+}
+
+// A measurement of variant "tunable.<dtype>.<op>.bs_<block>" at size n whose samples are
+// all close to seconds (so its median is seconds).
+inline reducetune::db::measurement_record
+measurement(std::int64_t device_id, std::uint64_t n, int block, double seconds,
+            std::string dtype = "float32", std::string op = "sum", std::int64_t seed = 1) {
+  reducetune::db::measurement_record m;
+  m.device_id = device_id;
+  m.variant.family = "tunable";
+  m.variant.dtype = dtype;
+  m.variant.op = op;
+  m.variant.label = "tunable." + dtype + "." + op + ".bs_" + std::to_string(block);
+  m.variant.parameters_json =
+      "{\"block_size\": " + std::to_string(block) + ", \"warp\": \"shuffle\"}";
+  m.launch_label = "ept_16.cap_0";
+  m.workload = {0, dtype, op, n, "random", seed};
+  m.template_hash = "hash-a";
+  m.driver_version = 12040;
+  m.toolkit_version = 12040;
+  m.samples_s = {seconds * 1.01, seconds, seconds * 0.99};
+  m.gbps = static_cast<double>(n) * 4.0 / seconds / 1e9;
+  m.pct_of_peak = 50.0;
+  return m;
+}
+
+} // namespace rt_test
