@@ -1,0 +1,88 @@
+// Data patterns: deterministic, shaped as documented, and meaningful for every operator.
+#include "catch.hpp"
+
+#include "reducetune/verify/patterns.hpp"
+#include "reducetune/verify/reference.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+using namespace reducetune;
+
+TEMPLATE_TEST_CASE("the same seed gives the same data, another seed other data",
+                   "[verify][patterns]", int, long long, float, double) {
+  const auto a = generate<TestType>(data_pattern::uniform, reduce_op::sum, 1000, 1);
+  const auto b = generate<TestType>(data_pattern::uniform, reduce_op::sum, 1000, 1);
+  const auto c = generate<TestType>(data_pattern::uniform, reduce_op::sum, 1000, 2);
+  CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(TestType)) == 0);
+  CHECK(std::memcmp(a.data(), c.data(), a.size() * sizeof(TestType)) != 0);
+}
+
+TEMPLATE_TEST_CASE("every pattern gives n elements for every operator, n = 1 included",
+                   "[verify][patterns]", int, long long, float, double) {
+  for (data_pattern p : all_data_patterns())
+    for (reduce_op op : {reduce_op::sum, reduce_op::min, reduce_op::max, reduce_op::prod})
+      for (std::uint64_t n : {1ULL, 2ULL, 1023ULL, 1025ULL, 4096ULL * 4 + 3}) {
+        const auto v = generate<TestType>(p, op, n);
+        CHECK(v.size() == n);
+        for (TestType x : v) REQUIRE(std::isfinite(static_cast<double>(x)));
+      }
+}
+
+TEMPLATE_TEST_CASE("all_negative is negative everywhere and constant is constant",
+                   "[verify][patterns]", int, long long, float, double) {
+  for (TestType x : generate<TestType>(data_pattern::all_negative, reduce_op::max, 5000))
+    REQUIRE(x < 0);
+  const auto c = generate<TestType>(data_pattern::constant, reduce_op::sum, 777);
+  for (TestType x : c) REQUIRE(x == c[0]);
+}
+
+TEMPLATE_TEST_CASE("alternating cancels: the exact sum is far below sum|x|",
+                   "[verify][patterns]", float, double) {
+  const auto data = generate<TestType>(data_pattern::alternating, reduce_op::sum, 100000);
+  const auto ref = reference_float(reduce_op::sum, std::span<const TestType>(data));
+  CHECK(std::fabs(ref.value) < 1e-3L * ref.abs_sum);
+}
+
+TEMPLATE_TEST_CASE("integer products stay meaningful: non-zero after wrap-around",
+                   "[verify][patterns]", int, long long) {
+  for (data_pattern p : all_data_patterns()) {
+    const auto data = generate<TestType>(p, reduce_op::prod, 1 << 20);
+    int twos = 0, others = 0;
+    for (TestType x : data) {
+      twos += x == 2;
+      others += x != 1 && x != -1 && x != 2;
+    }
+    CHECK(others == 0);
+    CHECK(twos <= static_cast<int>(8 * sizeof(TestType)) - 2);
+    CHECK(reference_integer(reduce_op::prod, std::span<const TestType>(data)) != 0);
+  }
+}
+
+TEMPLATE_TEST_CASE("float products are exact in any order", "[verify][patterns]", float,
+                   double) {
+  for (data_pattern p : all_data_patterns()) {
+    const auto data = generate<TestType>(p, reduce_op::prod, 1 << 20);
+    const auto ref = reference_float(reduce_op::prod, std::span<const TestType>(data));
+    CHECK(ref.exact_in_any_order);
+    CHECK(std::fabs(ref.value) >= 0.5L);
+    CHECK(std::fabs(ref.value) <= 2.0L);
+  }
+}
+
+TEST_CASE("wide_range spans many binades", "[verify][patterns]") {
+  const auto data = generate<float>(data_pattern::wide_range, reduce_op::sum, 10000);
+  float lo = 1e30f, hi = 0;
+  for (float x : data) {
+    lo = std::min(lo, std::fabs(x));
+    hi = std::max(hi, std::fabs(x));
+  }
+  CHECK(hi / lo > 1e15f);
+}
+
+TEST_CASE("pattern names round-trip", "[verify][patterns]") {
+  for (data_pattern p : all_data_patterns())
+    CHECK(data_pattern_from_string(to_string(p)) == p);
+  CHECK_THROWS(data_pattern_from_string("zigzag"));
+}

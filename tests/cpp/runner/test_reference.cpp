@@ -1,0 +1,123 @@
+// The host reference against independent computations: wide (128-bit) integer arithmetic
+// reduced modulo 2^bits, and exactly representable float inputs.
+#include "catch.hpp"
+
+#include "reducetune/verify/patterns.hpp"
+#include "reducetune/verify/reference.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+using namespace reducetune;
+
+namespace {
+
+__extension__ typedef __int128 wide; // exact for the products below (|a·b| < 2^127)
+
+// Two's complement of the low `bits` bits of a 128-bit value, computed independently of the
+// reference's unsigned arithmetic.
+template <class T> T wrap(wide v) {
+  const wide modulus = static_cast<wide>(1) << (8 * sizeof(T));
+  wide r = v % modulus;
+  if (r < 0) r += modulus;
+  if (r >= modulus / 2) r -= modulus;
+  return static_cast<T>(r);
+}
+
+template <class T> void check_integer_ops(const std::vector<T> &data) {
+  wide sum = 0;
+  wide prod = 1;
+  const wide modulus = static_cast<wide>(1) << (8 * sizeof(T));
+  T lo = data[0], hi = data[0];
+  for (T x : data) {
+    sum += x;
+    prod = (prod * x) % modulus; // |prod| < 2^64 keeps the next product inside 128 bits
+    lo = x < lo ? x : lo;
+    hi = x > hi ? x : hi;
+  }
+  const std::span<const T> s(data);
+  CHECK(reference_integer(reduce_op::sum, s) == wrap<T>(sum));
+  CHECK(reference_integer(reduce_op::prod, s) == wrap<T>(prod));
+  CHECK(reference_integer(reduce_op::min, s) == lo);
+  CHECK(reference_integer(reduce_op::max, s) == hi);
+}
+
+} // namespace
+
+TEMPLATE_TEST_CASE("integer reductions are exact with wrap-around modulo 2^bits",
+                   "[verify][reference]", int, long long) {
+  for (data_pattern p : all_data_patterns())
+    for (reduce_op op : {reduce_op::sum, reduce_op::prod})
+      for (std::uint64_t n : {1ULL, 2ULL, 1000ULL, 4097ULL}) {
+        INFO(to_string(p) << " " << to_string(op) << " n=" << n);
+        check_integer_ops(generate<TestType>(p, op, n, 7));
+      }
+}
+
+TEMPLATE_TEST_CASE("integer sum overflow wraps like two's complement hardware",
+                   "[verify][reference]", int, long long) {
+  const TestType max = std::numeric_limits<TestType>::max();
+  const std::vector<TestType> data{max, 1};
+  CHECK(reference_integer(reduce_op::sum, std::span<const TestType>(data)) ==
+        std::numeric_limits<TestType>::min());
+}
+
+TEMPLATE_TEST_CASE("float sums of small integers are exact", "[verify][reference]", float,
+                   double) {
+  for (std::uint64_t n : {1ULL, 3ULL, 1000ULL, 65537ULL}) {
+    const auto data = generate<TestType>(data_pattern::small_integers, reduce_op::sum, n, 3);
+    long long exact = 0, abs_sum = 0;
+    for (TestType x : data) {
+      exact += static_cast<long long>(x);
+      abs_sum += x < 0 ? -static_cast<long long>(x) : static_cast<long long>(x);
+    }
+    const auto ref = reference_float(reduce_op::sum, std::span<const TestType>(data));
+    CHECK(ref.value == static_cast<long double>(exact));
+    CHECK(ref.abs_sum == static_cast<long double>(abs_sum));
+    CHECK(ref.exact_in_any_order);
+  }
+}
+
+TEST_CASE("compensated summation recovers what a naive long double sum loses",
+          "[verify][reference]") {
+  // 1e20 + (1 repeated) − 1e20 in double inputs: the ones survive only with compensation.
+  std::vector<double> data{1e20};
+  for (int i = 0; i < 1000; ++i) data.push_back(1.0);
+  data.push_back(-1e20);
+  const auto ref = reference_float(reduce_op::sum, std::span<const double>(data));
+  CHECK(ref.value == 1000.0L);
+  CHECK_FALSE(ref.exact_in_any_order); // a float order would lose the ones
+}
+
+TEST_CASE("float products of powers of two are exact in any order", "[verify][reference]") {
+  const auto data = generate<float>(data_pattern::uniform, reduce_op::prod, 100000, 11);
+  long double expected = 1;
+  for (float x : data) expected *= x;
+  const auto ref = reference_float(reduce_op::prod, std::span<const float>(data));
+  CHECK(ref.value == expected);
+  CHECK(ref.exact_in_any_order);
+  CHECK_FALSE(ref.partial_range_unsafe);
+}
+
+TEST_CASE("a product whose partial results can overflow is flagged", "[verify][reference]") {
+  const std::vector<float> data{1e30f, 1e30f, 1e-30f, 1e-30f};
+  const auto ref = reference_float(reduce_op::prod, std::span<const float>(data));
+  CHECK(ref.partial_range_unsafe);
+  CHECK(ref.value > 0.99L);
+  CHECK(ref.value < 1.01L);
+}
+
+TEMPLATE_TEST_CASE("float min and max are the exact extremes", "[verify][reference]", float,
+                   double) {
+  for (data_pattern p : all_data_patterns()) {
+    const auto data = generate<TestType>(p, reduce_op::min, 3001, 5);
+    TestType lo = data[0], hi = data[0];
+    for (TestType x : data) {
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+    CHECK(reference_float(reduce_op::min, std::span<const TestType>(data)).value == lo);
+    CHECK(reference_float(reduce_op::max, std::span<const TestType>(data)).value == hi);
+  }
+}

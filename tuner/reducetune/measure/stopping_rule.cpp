@@ -1,0 +1,26 @@
+#include "reducetune/measure/stopping_rule.hpp"
+
+#include "reducetune/measure/statistics.hpp"
+
+namespace reducetune {
+
+const char *to_string(stop_reason r) noexcept {
+  switch (r) {
+  case stop_reason::keep_going: return "keep_going";
+  case stop_reason::converged: return "converged";
+  case stop_reason::time_cap: return "time_cap";
+  case stop_reason::max_samples: return "max_samples";
+  }
+  return "?";
+}
+
+stop_reason should_stop(const stopping_rule &rule, std::span<const double> samples,
+                        double elapsed_s) {
+  if (samples.size() < rule.min_samples) return stop_reason::keep_going;
+  if (summarize(samples).rel_stddev < rule.max_noise) return stop_reason::converged;
+  if (samples.size() >= rule.max_samples) return stop_reason::max_samples;
+  if (elapsed_s >= rule.time_cap_s) return stop_reason::time_cap;
+  return stop_reason::keep_going;
+}
+
+} // namespace reducetune

@@ -1,0 +1,28 @@
+// When to stop sampling (nvbench's rule): at least min_samples; then stop as soon as the
+// relative noise (rel_stddev of all samples so far) is below max_noise, or the time cap or
+// max_samples is reached. Every sample is kept either way; the reason is recorded with the
+// measurement so that a noisy result is visible as such.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+namespace reducetune {
+
+struct stopping_rule {
+  std::size_t min_samples = 10;
+  std::size_t max_samples = 1000;
+  double max_noise = 0.01;   // relative standard deviation
+  double time_cap_s = 1.0;   // wall time spent sampling, including L2 flushes and syncs
+};
+
+enum class stop_reason { keep_going, converged, time_cap, max_samples };
+
+[[nodiscard]] const char *to_string(stop_reason r) noexcept;
+
+// elapsed_s: wall time spent on this measurement so far. The time cap never stops before
+// min_samples (a measurement always has at least that many samples).
+[[nodiscard]] stop_reason should_stop(const stopping_rule &rule, std::span<const double> samples,
+                                      double elapsed_s);
+
+} // namespace reducetune

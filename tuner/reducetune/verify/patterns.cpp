@@ -1,0 +1,166 @@
+#include "reducetune/verify/patterns.hpp"
+
+#include "reducetune/errors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace reducetune {
+namespace {
+
+// splitmix64: tiny, fast, and identical everywhere (the standard distributions are not).
+class generator {
+public:
+  explicit generator(std::uint64_t seed) : m_state(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (m_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; } // [0, 1)
+  long long between(long long lo, long long hi) { // [lo, hi]
+    return lo + static_cast<long long>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+
+private:
+  std::uint64_t m_state;
+};
+
+// previous: the element before i (alternating pairs each even element with the next one).
+template <class T> T integer_value(data_pattern p, std::uint64_t i, T previous, generator &g) {
+  using U = std::make_unsigned_t<T>;
+  switch (p) {
+  case data_pattern::uniform:
+  case data_pattern::wide_range: return static_cast<T>(static_cast<U>(g.next()));
+  case data_pattern::constant: return 3;
+  case data_pattern::alternating:
+    return i % 2 == 0 ? static_cast<T>(g.between(1, 1'000'000)) : static_cast<T>(-previous);
+  case data_pattern::ascending: return static_cast<T>(static_cast<U>(i));
+  case data_pattern::all_negative: return static_cast<T>(-g.between(1, 1'000'000));
+  case data_pattern::small_integers: return static_cast<T>(g.between(-8, 8));
+  }
+  return 0;
+}
+
+template <class T> T float_value(data_pattern p, std::uint64_t i, T previous, generator &g) {
+  switch (p) {
+  case data_pattern::uniform: return static_cast<T>(2 * g.unit() - 1);
+  case data_pattern::constant: return static_cast<T>(0.1);
+  case data_pattern::alternating: // pairs (a, −a + tiny): Σ|x| large, the exact sum small
+    return i % 2 == 0 ? static_cast<T>(1 + g.unit())
+                      : static_cast<T>(-previous + 0x1.0p-20 * g.unit());
+  case data_pattern::ascending: return static_cast<T>(static_cast<double>(i));
+  case data_pattern::all_negative: return static_cast<T>(-(1 + g.unit()));
+  case data_pattern::wide_range: {
+    const int e = std::is_same_v<T, float> ? 30 : 200;
+    const double magnitude = std::ldexp(1 + g.unit(), static_cast<int>(g.between(-e, e)));
+    return static_cast<T>(g.next() & 1 ? magnitude : -magnitude);
+  }
+  case data_pattern::small_integers: return static_cast<T>(g.between(-8, 8));
+  }
+  return 0;
+}
+
+// prod: mostly 1, sparse −1 and 2 (floats: each 2 later undone by a 0.5).
+template <class T> std::vector<T> product_data(data_pattern p, std::uint64_t n, generator &g) {
+  std::vector<T> v(n, T{1});
+  if (p == data_pattern::constant) return v;
+  const std::uint64_t stride = std::max<std::uint64_t>(1, n / 64);
+  int twos = 0;
+  const int max_twos = std::is_integral_v<T> ? static_cast<int>(8 * sizeof(T)) - 2 : 1 << 30;
+  bool pending_half = false;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (g.next() % stride != 0) continue;
+    switch (g.next() % 3) {
+    case 0: v[i] = T(-1); break;
+    case 1:
+      if constexpr (std::is_integral_v<T>) {
+        if (twos < max_twos) v[i] = 2, ++twos;
+      } else {
+        v[i] = pending_half ? T(0.5) : T(2);
+        pending_half = !pending_half;
+      }
+      break;
+    default: break;
+    }
+  }
+  if (p == data_pattern::all_negative) { // an odd count of −1 factors: a negative product
+    std::uint64_t negatives = 0;
+    for (T x : v) negatives += x < 0;
+    if (negatives % 2 == 0)
+      for (T &x : v)
+        if (x == T(1)) {
+          x = T(-1);
+          break;
+        }
+  }
+  return v;
+}
+
+} // namespace
+
+const char *to_string(data_pattern p) noexcept {
+  switch (p) {
+  case data_pattern::uniform: return "uniform";
+  case data_pattern::constant: return "constant";
+  case data_pattern::alternating: return "alternating";
+  case data_pattern::ascending: return "ascending";
+  case data_pattern::all_negative: return "all_negative";
+  case data_pattern::wide_range: return "wide_range";
+  case data_pattern::small_integers: return "small_integers";
+  }
+  return "?";
+}
+
+const std::vector<data_pattern> &all_data_patterns() {
+  static const std::vector<data_pattern> all{
+      data_pattern::uniform,      data_pattern::constant,   data_pattern::alternating,
+      data_pattern::ascending,    data_pattern::all_negative, data_pattern::wide_range,
+      data_pattern::small_integers};
+  return all;
+}
+
+data_pattern data_pattern_from_string(const std::string &name) {
+  for (data_pattern p : all_data_patterns())
+    if (name == to_string(p)) return p;
+  throw invalid_configuration("unknown data pattern '" + name + "'");
+}
+
+template <class T>
+std::vector<T> generate(data_pattern p, reduce_op op, std::uint64_t n, std::uint64_t seed) {
+  if (n == 0) throw invalid_configuration("a workload needs n >= 1 elements");
+  generator g(seed ^ (static_cast<std::uint64_t>(p) << 56));
+  if (op == reduce_op::prod) return product_data<T>(p, n, g);
+  std::vector<T> v(n);
+  T previous{};
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_integral_v<T>) v[i] = integer_value<T>(p, i, previous, g);
+    else v[i] = float_value<T>(p, i, previous, g);
+    previous = v[i];
+  }
+  return v;
+}
+
+template std::vector<int> generate<int>(data_pattern, reduce_op, std::uint64_t, std::uint64_t);
+template std::vector<long long> generate<long long>(data_pattern, reduce_op, std::uint64_t,
+                                                    std::uint64_t);
+template std::vector<float> generate<float>(data_pattern, reduce_op, std::uint64_t,
+                                            std::uint64_t);
+template std::vector<double> generate<double>(data_pattern, reduce_op, std::uint64_t,
+                                              std::uint64_t);
+
+std::vector<unsigned char> generate_bytes(dtype t, data_pattern p, reduce_op op,
+                                          std::uint64_t n, std::uint64_t seed) {
+  return visit_dtype(t, [&](auto zero) {
+    const auto values = generate<decltype(zero)>(p, op, n, seed);
+    std::vector<unsigned char> bytes(values.size() * sizeof(zero));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+  });
+}
+
+} // namespace reducetune

@@ -1,0 +1,179 @@
+#include "reducetune/verify/reference.hpp"
+
+#include "reducetune/errors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace reducetune {
+namespace {
+
+template <class T> T integer_sum(std::span<const T> data) {
+  using U = std::make_unsigned_t<T>;
+  U acc = 0;
+  for (T x : data) acc = static_cast<U>(acc + static_cast<U>(x));
+  return static_cast<T>(acc);
+}
+
+template <class T> T integer_prod(std::span<const T> data) {
+  using U = std::make_unsigned_t<T>;
+  U acc = 1;
+  for (T x : data) acc = static_cast<U>(acc * static_cast<U>(x));
+  return static_cast<T>(acc);
+}
+
+// Exponent of the lowest set bit of a finite non-zero x: x is an integer multiple of 2^result.
+template <class T> int lowest_bit_exponent(T x) {
+  int e = 0;
+  long double m = std::frexp(static_cast<long double>(std::fabs(x)), &e); // x = m·2^e
+  // Shift the mantissa left until it is an integer; digits is the most that can be needed.
+  int shift = 0;
+  while (m != std::floor(m) && shift < std::numeric_limits<T>::digits + 64) {
+    m *= 2;
+    ++shift;
+  }
+  return e - shift;
+}
+
+template <class T> float_reference float_sum(std::span<const T> data) {
+  float_reference r;
+  r.count = data.size();
+  long double sum = 0, compensation = 0, abs_sum = 0;
+  bool pos_inf = false, neg_inf = false;
+  int q = std::numeric_limits<int>::max(); // every finite input is a multiple of 2^q
+  for (T x : data) {
+    if (std::isnan(x)) {
+      r.has_nan = true;
+      continue;
+    }
+    if (std::isinf(x)) {
+      (x > 0 ? pos_inf : neg_inf) = true;
+      continue;
+    }
+    const long double v = x;
+    // Neumaier: keep the low-order part lost by each addition, whichever operand is larger.
+    const long double t = sum + v;
+    compensation += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
+    sum = t;
+    abs_sum += std::fabs(v);
+    if (x != 0) q = std::min(q, lowest_bit_exponent(x));
+  }
+  r.value = sum + compensation;
+  r.abs_sum = abs_sum;
+  if (r.has_nan || (pos_inf && neg_inf)) r.special = special_result::nan;
+  else if (pos_inf) r.special = special_result::pos_inf;
+  else if (neg_inf) r.special = special_result::neg_inf;
+  // Every partial sum of any order is an integer multiple of 2^q of magnitude ≤ Σ|x|, hence
+  // representable in T (p = digits) when Σ|x| ≤ 2^(q+p): no addition ever rounds.
+  r.exact_in_any_order =
+      q == std::numeric_limits<int>::max() ||
+      abs_sum <= std::ldexp(1.0L, q + std::numeric_limits<T>::digits);
+  return r;
+}
+
+template <class T> float_reference float_prod(std::span<const T> data) {
+  float_reference r;
+  r.count = data.size();
+  bool zero = false, inf = false, negative = false, powers_of_two = true;
+  long double mantissa = 1;
+  long long exponent = 0;                  // result = mantissa · 2^exponent
+  long long exp_up = 0, exp_down = 0;      // Σ of exponents of |x| ≥ 1, of |x| < 1
+  for (T x : data) {
+    if (std::isnan(x)) {
+      r.has_nan = true;
+      continue;
+    }
+    negative ^= std::signbit(x);
+    if (x == 0) {
+      zero = true;
+      continue;
+    }
+    if (std::isinf(x)) {
+      inf = true;
+      continue;
+    }
+    int e = 0;
+    const long double m = std::frexp(static_cast<long double>(std::fabs(x)), &e);
+    powers_of_two = powers_of_two && m == 0.5L;
+    // |x| ∈ [2^(e-1), 2^e), and |x| = 2^(e-1) exactly when m = 1/2.
+    if (std::fabs(x) >= 1) exp_up += m == 0.5L ? e - 1 : e;
+    else exp_down += e - 1;
+    int me = 0;
+    mantissa = std::frexp(mantissa * m, &me);
+    exponent += e + me;
+  }
+  if (r.has_nan || (zero && inf)) r.special = special_result::nan;
+  else if (inf) r.special = negative ? special_result::neg_inf : special_result::pos_inf;
+  if (zero) {
+    r.value = negative ? -0.0L : 0.0L;
+    r.exact_in_any_order = true;
+    return r;
+  }
+  const long long clamped = std::max(-20000LL, std::min(20000LL, exponent));
+  r.value = std::ldexp(negative ? -mantissa : mantissa, static_cast<int>(clamped));
+  r.abs_sum = std::fabs(r.value);
+  // Partial products of any order lie in [2^exp_down, 2^exp_up] (bounds of the product of
+  // all small factors and of all large ones); outside T's normal range some order rounds
+  // differently from the relative bound (overflow, or subnormal underflow).
+  r.partial_range_unsafe = exp_up > std::numeric_limits<T>::max_exponent - 1 ||
+                           exp_down < std::numeric_limits<T>::min_exponent - 1;
+  r.exact_in_any_order = powers_of_two && !r.partial_range_unsafe;
+  return r;
+}
+
+template <class T> float_reference float_minmax(reduce_op op, std::span<const T> data) {
+  float_reference r;
+  r.count = data.size();
+  bool any = false;
+  long double best = 0;
+  for (T x : data) {
+    if (std::isnan(x)) {
+      r.has_nan = true;
+      continue;
+    }
+    // -0 and +0 compare equal; the first one seen is kept, the comparison treats them as one.
+    if (!any || (op == reduce_op::min ? x < best : x > best)) best = x;
+    any = true;
+  }
+  r.all_nan = !any;
+  r.value = r.value_without_nan = best;
+  if (r.all_nan) r.special = special_result::nan;
+  else if (std::isinf(best)) r.special = best > 0 ? special_result::pos_inf : special_result::neg_inf;
+  r.exact_in_any_order = true;
+  return r;
+}
+
+} // namespace
+
+template <class T> T reference_integer(reduce_op op, std::span<const T> data) {
+  static_assert(std::is_integral_v<T> && std::is_signed_v<T>);
+  if (data.empty()) throw invalid_configuration("a reduction needs n >= 1 elements");
+  switch (op) {
+  case reduce_op::sum: return integer_sum(data);
+  case reduce_op::prod: return integer_prod(data);
+  case reduce_op::min: return *std::min_element(data.begin(), data.end());
+  case reduce_op::max: return *std::max_element(data.begin(), data.end());
+  }
+  throw invalid_configuration("unknown operator");
+}
+
+template <class T> float_reference reference_float(reduce_op op, std::span<const T> data) {
+  static_assert(std::is_floating_point_v<T>);
+  if (data.empty()) throw invalid_configuration("a reduction needs n >= 1 elements");
+  switch (op) {
+  case reduce_op::sum: return float_sum(data);
+  case reduce_op::prod: return float_prod(data);
+  case reduce_op::min:
+  case reduce_op::max: return float_minmax(op, data);
+  }
+  throw invalid_configuration("unknown operator");
+}
+
+template int reference_integer<int>(reduce_op, std::span<const int>);
+template long long reference_integer<long long>(reduce_op, std::span<const long long>);
+template float_reference reference_float<float>(reduce_op, std::span<const float>);
+template float_reference reference_float<double>(reduce_op, std::span<const double>);
+
+} // namespace reducetune

@@ -1,0 +1,43 @@
+// Verification of one GPU result against the host reference (reference.hpp) within the
+// tolerance (tolerance.hpp). A failed verdict makes the variant failed, never a best.
+//
+// NaN and infinities (IEEE 754 semantics, decided here and tested in
+// tests/cpp/runner/test_verify_special_values.cpp):
+// - sum, prod: a NaN input, +inf with −inf (sum), or inf with 0 (prod) → the result must be a
+//   NaN (any payload, either sign). Otherwise an infinite input → the result must be that
+//   infinity (prod: with the sign of the product of the signs). An infinite GPU result where
+//   the exact result is finite and representable is wrong (a partial sum overflowed).
+// - min, max with a NaN input: GPU code differs by construction. fminf/fmaxf (IEEE minNum)
+//   ignore NaN, comparison-based code (a < b ? a : b) propagates or drops it depending on the
+//   order, and can then return a value that is neither. The verifier accepts exactly two
+//   answers: a NaN, or the min/max of the non-NaN inputs. All-NaN input → NaN.
+//   −0 and +0 are equal for min and max (either is accepted).
+#pragma once
+
+#include "reducetune/verify/tolerance.hpp"
+#include "reducetune/verify/types.hpp"
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+namespace reducetune {
+
+struct verdict {
+  bool ok = false;
+  std::string expected;      // printed with enough digits to round-trip
+  std::string got;
+  long double tolerance = 0; // absolute; 0 for integers, min and max
+  long double error = 0;     // |got − expected| where both are finite
+  std::string reason;        // why it failed, or a note on how it passed (empty: plainly equal)
+};
+
+template <class T>
+[[nodiscard]] verdict verify(reduce_op op, std::span<const T> data, T got,
+                             tolerance_options options = {});
+
+// Type-erased form for the runner: data holds n elements of t, got one element of t.
+[[nodiscard]] verdict verify(dtype t, reduce_op op, const void *data, std::size_t n,
+                             const void *got, tolerance_options options = {});
+
+} // namespace reducetune
