@@ -31,7 +31,7 @@ struct parameter {
   std::string cpp;   // spelling pattern with {value}; "" spells the value itself
   std::string label; // prefix in a variant label (default: the name)
   std::size_t default_index = 0;
-  std::string description;
+  std::string note; // "note" (or "description") in the declaration
 
   [[nodiscard]] const value &default_value() const { return values[default_index].v; }
   [[nodiscard]] std::optional<std::size_t> index_of(const value &v) const;

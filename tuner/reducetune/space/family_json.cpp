@@ -208,7 +208,8 @@ private:
       if (!pj.is_object())
         fail(where + " must be an object");
       check_keys(pj, where,
-                 {"name", "kind", "values", "default", "cpp", "label", "flags", "description"});
+                 {"name", "kind", "values", "default", "cpp", "label", "flags", "note",
+                  "description"});
       parameter p;
       p.name = required_string(pj, "name", where);
       where = "parameter '" + p.name + "'";
@@ -222,7 +223,7 @@ private:
       if (kind != "compile" && kind != "launch")
         fail(where + ": kind '" + kind + "' is neither 'compile' nor 'launch'");
       p.kind = kind == "compile" ? parameter_kind::compile : parameter_kind::launch;
-      p.description = optional_string(pj, "description", where);
+      p.note = optional_string(pj, pj.contains("note") ? "note" : "description", where);
       p.cpp = optional_string(pj, "cpp", where);
       if (!p.cpp.empty() && p.cpp.find("{value}") == std::string::npos)
         fail(where + ": the cpp pattern '" + p.cpp + "' lacks {value}");

@@ -1,0 +1,135 @@
+#include "catch.hpp"
+
+#include "toy_family.hpp"
+
+#include "reducetune/space/expression.hpp"
+
+using namespace reducetune;
+using rt_test::config_error_of;
+using rt_test::contains;
+
+namespace {
+value eval(const std::string &text, const scope &s = {}) { return expression::parse(text).eval(s); }
+std::int64_t ival(const std::string &text, const scope &s = {}) {
+  return expression::parse(text).eval_int(s);
+}
+} // namespace
+
+TEST_CASE("integer arithmetic follows C precedence and truncating division", "[space]") {
+  CHECK(ival("42") == 42);
+  CHECK(ival("1 + 2 * 3") == 7);
+  CHECK(ival("(1 + 2) * 3") == 9);
+  CHECK(ival("10 - 4 - 3") == 3);
+  CHECK(ival("7 / 2") == 3);
+  CHECK(ival("-7 / 2") == -7 / 2);
+  CHECK(ival("7 % 3") == 1);
+  CHECK(ival("-3 + 5") == 2);
+  CHECK(ival("!0 + !5") == 1);
+}
+
+TEST_CASE("comparisons and logic give 1 or 0", "[space]") {
+  CHECK(ival("3 < 4") == 1);
+  CHECK(ival("4 <= 4") == 1);
+  CHECK(ival("5 > 6") == 0);
+  CHECK(ival("5 >= 6") == 0);
+  CHECK(ival("2 == 2 && 3 != 3") == 0);
+  CHECK(ival("0 || 7") == 1);
+  CHECK(ival("'abc' == 'abc'") == 1);
+  CHECK(ival("'abc' < 'abd'") == 1);
+}
+
+TEST_CASE("the conditional operator is right-associative and lowest in precedence", "[space]") {
+  CHECK(ival("1 ? 2 : 3") == 2);
+  CHECK(ival("0 ? 2 : 0 ? 3 : 4") == 4);
+  CHECK(ival("1 + 1 == 2 ? 10 : 20") == 10);
+  CHECK(eval("0 ? 'a' : 'b'") == value{std::string("b")});
+}
+
+TEST_CASE("functions compute min, max, ceil_div, log2 and is_pow2", "[space]") {
+  CHECK(ival("min(3, -2)") == -2);
+  CHECK(ival("max(3, -2)") == 3);
+  CHECK(ival("ceil_div(10, 4)") == 3);
+  CHECK(ival("ceil_div(8, 4)") == 2);
+  CHECK(ival("ceil_div(1, 1024)") == 1);
+  CHECK(ival("log2(1)") == 0);
+  CHECK(ival("log2(1024)") == 10);
+  CHECK(ival("log2(1000)") == 9);
+  CHECK(ival("is_pow2(256)") == 1);
+  CHECK(ival("is_pow2(96)") == 0);
+  CHECK(ival("is_pow2(0)") == 0);
+}
+
+TEST_CASE("identifiers come from the scope, strings concatenate", "[space]") {
+  scope s;
+  s.set("block_size", std::int64_t{256});
+  s.set("warp", std::string("shuffle"));
+  CHECK(ival("block_size * 4", s) == 1024);
+  CHECK(ival("warp == 'shuffle'", s) == 1);
+  CHECK(eval("warp + '_x'", s) == value{std::string("shuffle_x")});
+  const auto e = expression::parse("min(block_size, n) + warp_size");
+  CHECK(e.identifiers() == std::set<std::string>{"block_size", "n", "warp_size"});
+}
+
+TEST_CASE("&& and || short-circuit, so the unevaluated side may be invalid", "[space]") {
+  CHECK(ival("0 && 1 / 0") == 0);
+  CHECK(ival("1 || unknown_name") == 1);
+  CHECK(ival("1 ? 5 : 1 / 0") == 5);
+}
+
+TEST_CASE("let bindings are evaluated lazily in the looking-up scope", "[space]") {
+  scope s;
+  s.set("block_size", std::int64_t{128});
+  s.bind("items_per_block", expression::parse("2 * block_size"));
+  s.bind("bytes", expression::parse("items_per_block * 4"));
+  CHECK(ival("bytes", s) == 1024);
+  s.set("block_size", std::int64_t{64});
+  CHECK(ival("bytes", s) == 512);
+  CHECK(s.get("items_per_block") == value{std::int64_t{128}});
+}
+
+TEST_CASE("a cycle among bindings is an error that names it", "[space]") {
+  scope s;
+  s.bind("a", expression::parse("b + 1"));
+  s.bind("b", expression::parse("a"));
+  const auto msg = config_error_of([&] { (void)ival("a", s); });
+  CHECK(contains(msg, "cycle"));
+  CHECK(contains(msg, "a -> b -> a"));
+}
+
+TEST_CASE("division by zero names the expression", "[space]") {
+  const auto msg = config_error_of([] { (void)ival("8 / (2 - 2)"); });
+  CHECK(contains(msg, "division by zero"));
+  CHECK(contains(msg, "'8 / (2 - 2)'"));
+  CHECK(contains(config_error_of([] { (void)ival("8 % 0"); }), "division by zero"));
+  CHECK(contains(config_error_of([] { (void)ival("ceil_div(8, 0)"); }), "division by zero"));
+}
+
+TEST_CASE("an unknown identifier is named in the error", "[space]") {
+  const auto msg = config_error_of([] { (void)ival("blok_size * 2"); });
+  CHECK(contains(msg, "unknown identifier 'blok_size'"));
+  CHECK(contains(msg, "blok_size * 2"));
+}
+
+TEST_CASE("parse errors name the expression and the position", "[space]") {
+  const auto unexpected = config_error_of([] { (void)expression::parse("1 + * 2"); });
+  CHECK(contains(unexpected, "'1 + * 2'"));
+  CHECK(contains(unexpected, "position 4"));
+  CHECK(contains(config_error_of([] { (void)expression::parse("(1 + 2"); }), "expected ')'"));
+  CHECK(contains(config_error_of([] { (void)expression::parse("'open"); }), "unterminated"));
+  CHECK(contains(config_error_of([] { (void)expression::parse("sqrt(4)"); }),
+                 "unknown function 'sqrt'"));
+  CHECK(contains(config_error_of([] { (void)expression::parse("min(1)"); }), "2 arguments"));
+  CHECK(contains(config_error_of([] { (void)expression::parse("1 2"); }), "position 2"));
+  CHECK(contains(config_error_of([] { (void)expression::parse("a = 1"); }), "position 2"));
+  CHECK(contains(config_error_of([] { (void)expression::parse(""); }), "end of expression"));
+}
+
+TEST_CASE("type mismatches and overflow are errors, not wrong answers", "[space]") {
+  CHECK(contains(config_error_of([] { (void)ival("'a' * 2"); }), "needs integers"));
+  CHECK(contains(config_error_of([] { (void)ival("'a' == 1"); }), "compares"));
+  CHECK(contains(config_error_of([] { (void)ival("'a' ? 1 : 2"); }), "must be an integer"));
+  CHECK(contains(config_error_of([] { (void)ival("9223372036854775807 + 1"); }), "overflow"));
+  CHECK(contains(config_error_of([] { (void)ival("log2(0)"); }), "positive"));
+  CHECK(contains(config_error_of([] { (void)expression::parse("'x'").eval_int({}); }),
+                 "integer is needed"));
+}
