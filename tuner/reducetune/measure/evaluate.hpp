@@ -1,0 +1,30 @@
+// The one entry point the driver uses: run a compiled variant under a launch plan on a
+// workload, verify it, time it, and return a measurement or a typed failure.
+//
+// In-process: a fault that destroys the CUDA context is reported here as a launch_error, but
+// the context stays unusable; run evaluate() in a worker (worker_supervisor.hpp) so that the
+// study goes on with a fresh process.
+#pragma once
+
+#include "reducetune/cuda/device_info.hpp"
+#include "reducetune/jit/compiler.hpp"
+#include "reducetune/measure/measurement.hpp"
+#include "reducetune/measure/workload.hpp"
+#include "reducetune/space/launch_plan.hpp"
+
+namespace reducetune {
+
+struct evaluate_options {
+  stopping_rule cold_rule{};
+  stopping_rule hot_rule{};
+  bool hot = true;                 // also take back-to-back samples
+  double ceiling_bytes_per_s = 0;  // measured streaming ceiling (0: not known)
+  tolerance_options tolerance{};
+};
+
+// Never throws for a failure of the variant; programming errors (bad arguments) still throw.
+[[nodiscard]] evaluation evaluate(const compiled_program &program, const launch_plan &plan,
+                                  const workload &w, const device_info &device,
+                                  const evaluate_options &options = {});
+
+} // namespace reducetune

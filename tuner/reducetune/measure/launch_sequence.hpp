@@ -1,0 +1,59 @@
+// One variant's launch protocol (docs/architecture.md, "Launch protocols") over a device
+// input: owns the scratch it needs and enqueues the whole sequence that one sample times.
+//
+// Every launch passes the five ABI arguments (in, out, n, partials, ticket) as a void* array;
+// a kernel reads only the prefix it declares. The ticket counter is zeroed once at
+// allocation: a ticket kernel's last block resets it, so a kernel that does not leaves the
+// next sample wrong, which the verifier then reports.
+#pragma once
+
+#include "reducetune/cuda/device_buffer.hpp"
+#include "reducetune/cuda/loaded_module.hpp"
+#include "reducetune/space/launch_plan.hpp"
+#include "reducetune/verify/types.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace reducetune {
+
+class launch_sequence {
+public:
+  // Throws invalid_configuration when the plan cannot run (a missing kernel, a grid that
+  // does not shrink in multipass or exceeds the device limit, no block size).
+  launch_sequence(const loaded_module &module, const launch_plan &plan, dtype type,
+                  const void *in, std::uint64_t n);
+
+  void enqueue(cudaStream_t s);
+
+  // Where the result lies after enqueue(): one element of the dtype on the device.
+  [[nodiscard]] const void *result() const noexcept { return m_result; }
+  [[nodiscard]] unsigned launches() const noexcept { return m_launches; }
+
+private:
+  struct step {
+    CUfunction kernel;
+    unsigned grid, block, shared;
+    const void *in;
+    void *out;
+    std::uint64_t n;
+  };
+  void plan_steps(const loaded_module &module, const launch_plan &plan);
+
+  std::size_t m_elem;
+  const void *m_source; // the caller's input
+  const void *m_in;     // what the first pass reads: the source, or its scratch copy
+  std::uint64_t m_n;
+  bool m_in_place;
+  device_buffer m_scratch_input; // in-place kernels work on a copy, restored before each run
+  device_buffer m_out, m_partials, m_ping, m_pong;
+  device_buffer m_ticket;
+  std::vector<step> m_steps;
+  const void *m_result = nullptr;
+  unsigned m_launches = 0;
+};
+
+} // namespace reducetune
