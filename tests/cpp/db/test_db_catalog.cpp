@@ -1,0 +1,158 @@
+// The Catalog (read-only, in memory) and merging another database.
+#include "catch.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "db_test_support.hpp"
+#include "reducetune/db/catalog.hpp"
+#include "reducetune/db/store.hpp"
+
+using namespace reducetune::db;
+
+namespace {
+
+// A store with random timings for 6 variants at 8 sizes, on two devices and two operators.
+void fill_random(store &s, std::int64_t dev, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> time(1e-6, 1e-3);
+  std::vector<measurement_record> batch;
+  for (const char *op : {"sum", "max"})
+    for (std::uint64_t n = 1000; n < 100'000'000; n *= 10)
+      for (int block : {32, 64, 128, 256, 512, 1024}) {
+        auto m = rt_test::measurement(dev, n, block, time(rng), "float32", op);
+        if (rng() % 7 == 0)
+          m.status = measurement_status::wrong;
+        batch.push_back(m);
+      }
+  s.record_measurements(batch);
+}
+
+} // namespace
+
+TEST_CASE("the Catalog answers as the store does, by UUID or by name", "[db][catalog]") {
+  rt_test::temp_dir dir;
+  const auto path = dir / "results.sqlite";
+  auto s = store::open(path);
+  auto other = rt_test::h100("GPU-test-0002");
+  other.name = "NVIDIA A100-SXM4-80GB";
+  other.cc_major = 8;
+  const auto d1 = s.register_device(rt_test::h100());
+  const auto d2 = s.register_device(other);
+  fill_random(s, d1, 1);
+  fill_random(s, d2, 2);
+  const auto c = catalog::open(path);
+  REQUIRE(c.devices().size() == 2);
+  std::mt19937_64 rng(3);
+  std::vector<std::uint64_t> ns = {1, 999, 1000, 3162, 3163, 31622, 31623, 1ull << 40};
+  for (int i = 0; i < 200; ++i)
+    ns.push_back(rng() % 1'000'000'000 + 1);
+  for (const auto &[dev, uuid, name] :
+       {std::tuple{d1, std::string("GPU-test-0001"), std::string("NVIDIA H100 80GB HBM3")},
+        std::tuple{d2, std::string("GPU-test-0002"), std::string("NVIDIA A100-SXM4-80GB")}})
+    for (const char *op : {"sum", "max"})
+      for (const auto n : ns) {
+        const auto expected = s.best(dev, "float32", op, n);
+        const auto by_uuid = c.best(uuid, "float32", op, n);
+        const auto by_name = c.best(name, "float32", op, n);
+        REQUIRE(expected);
+        REQUIRE(by_uuid);
+        REQUIRE(by_name);
+        INFO(uuid << " " << op << " n=" << n);
+        CHECK(by_uuid->measurement_id == expected->measurement_id);
+        CHECK(by_name->measurement_id == expected->measurement_id);
+        CHECK(by_uuid->bucket_n == expected->bucket_n);
+        CHECK(by_uuid->variant.parameters_json == expected->variant.parameters_json);
+      }
+  CHECK_FALSE(c.best("GPU-none", "float32", "sum", 1000));
+  CHECK_FALSE(c.best("GPU-test-0001", "int64", "sum", 1000));
+}
+
+TEST_CASE("a Catalog look-up takes well under a millisecond", "[db][catalog][timing]") {
+  rt_test::temp_dir dir;
+  const auto path = dir / "results.sqlite";
+  {
+    auto s = store::open(path);
+    fill_random(s, s.register_device(rt_test::h100()), 4);
+  }
+  const auto c = catalog::open(path);
+  std::vector<double> ns_each;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 2001; ++i) {
+    const auto n = rng() % 100'000'000 + 1;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto b = c.best("NVIDIA H100 80GB HBM3", "float32", "sum", n);
+    const auto t1 = std::chrono::steady_clock::now();
+    REQUIRE(b);
+    ns_each.push_back(std::chrono::duration<double>(t1 - t0).count());
+  }
+  std::nth_element(ns_each.begin(), ns_each.begin() + 1000, ns_each.end());
+  CHECK(ns_each[1000] < 1e-3);
+}
+
+TEST_CASE("merging deduplicates by key: more samples win, then the newer row", "[db][merge]") {
+  rt_test::temp_dir dir;
+  const auto here_path = dir / "here.sqlite";
+  const auto there_path = dir / "there.sqlite";
+  auto here = store::open(here_path);
+  auto there = store::open(there_path);
+  const auto h_dev = here.register_device(rt_test::h100());
+  const auto t_dev = there.register_device(rt_test::h100()); // same UUID: one device
+  auto t_other = rt_test::h100("GPU-test-0009");
+  const auto t_dev2 = there.register_device(t_other);
+
+  auto with = [](measurement_record m, std::size_t samples, std::string created, double s) {
+    m.samples_s.assign(samples, s);
+    m.created_at = std::move(created);
+    return m;
+  };
+  // 128: there has more samples -> replaced. 256: same count, there newer -> replaced.
+  // 512: same count, here newer -> kept. 1024: same count and time -> kept (full tie).
+  // 64: only there -> inserted; on the second device too.
+  here.record_measurement(with(rt_test::measurement(h_dev, 4096, 128, 1), 3, "2026-01-01T00:00:00.000Z", 1e-5));
+  there.record_measurement(with(rt_test::measurement(t_dev, 4096, 128, 1), 5, "2025-01-01T00:00:00.000Z", 2e-5));
+  here.record_measurement(with(rt_test::measurement(h_dev, 4096, 256, 1), 3, "2026-01-01T00:00:00.000Z", 1e-5));
+  there.record_measurement(with(rt_test::measurement(t_dev, 4096, 256, 1), 3, "2026-02-01T00:00:00.000Z", 3e-5));
+  here.record_measurement(with(rt_test::measurement(h_dev, 4096, 512, 1), 3, "2026-03-01T00:00:00.000Z", 1e-5));
+  there.record_measurement(with(rt_test::measurement(t_dev, 4096, 512, 1), 3, "2026-02-01T00:00:00.000Z", 4e-5));
+  here.record_measurement(with(rt_test::measurement(h_dev, 4096, 1024, 1), 3, "2026-03-01T00:00:00.000Z", 1e-5));
+  there.record_measurement(with(rt_test::measurement(t_dev, 4096, 1024, 1), 3, "2026-03-01T00:00:00.000Z", 5e-5));
+  there.record_measurement(with(rt_test::measurement(t_dev, 4096, 64, 1), 3, "", 6e-5));
+  there.record_measurement(with(rt_test::measurement(t_dev2, 4096, 64, 1), 3, "", 7e-5));
+  build_record b;
+  b.cache_key = "only-there";
+  b.program_key = b.variant_label = "p";
+  b.arch = "sm_90";
+  b.nvrtc_version = "12.4";
+  b.options = "-arch=sm_90";
+  b.cubin = {std::byte{1}, std::byte{2}};
+  there.record_build(b);
+
+  const auto stats = here.merge_from(there_path);
+  CHECK(stats.inserted == 2);
+  CHECK(stats.replaced == 2);
+  CHECK(stats.kept == 2);
+  CHECK(stats.builds_inserted == 1);
+  REQUIRE(here.devices().size() == 2);
+  const auto median_of = [&](int block) {
+    for (const auto &m : here.history(h_dev, "float32", "sum", 4096))
+      if (m.variant.label == "tunable.float32.sum.bs_" + std::to_string(block))
+        return m.stats->median_s;
+    return -1.0;
+  };
+  CHECK(median_of(128) == 2e-5);
+  CHECK(median_of(256) == 3e-5);
+  CHECK(median_of(512) == 1e-5);
+  CHECK(median_of(1024) == 1e-5);
+  CHECK(median_of(64) == 6e-5);
+  CHECK(here.find_build("only-there")->cubin.size() == 2);
+  CHECK(here.integrity_check() == "ok");
+
+  // Merging again changes nothing.
+  const auto again = here.merge_from(there_path);
+  CHECK(again.inserted == 0);
+  CHECK(again.replaced == 0);
+  CHECK(again.kept == 6);
+  CHECK(here.history(h_dev, "float32", "sum").size() == 5);
+}
