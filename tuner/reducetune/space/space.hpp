@@ -10,6 +10,7 @@
 #include "reducetune/space/expression.hpp"
 #include "reducetune/space/family.hpp"
 #include "reducetune/space/launch_plan.hpp"
+#include "reducetune/space/name_pattern.hpp"
 #include "reducetune/space/variant.hpp"
 
 #include <cstdint>
