@@ -1,0 +1,49 @@
+// On the GPU: device attributes are sane, CUB gives verified results for every dtype × op on
+// hostile inputs, and the streaming ceiling stays below the theoretical peak.
+#include "catch.hpp"
+
+#include "reducetune/baseline/cub_baseline.hpp"
+#include "reducetune/baseline/streaming_ceiling.hpp"
+#include "reducetune/cuda/device_info.hpp"
+
+#include <variant>
+
+using namespace reducetune;
+
+TEST_CASE("the device reports what the peak formula needs", "[gpu][cuda]") {
+  const device_info d = query_device();
+  CHECK_FALSE(d.name.empty());
+  CHECK(d.uuid.rfind("GPU-", 0) == 0);
+  CHECK(d.sm_count > 0);
+  CHECK(d.l2_bytes > 0);
+  CHECK(d.bus_width_bits > 0);
+  CHECK(d.memory_clock_khz > 0);
+  CHECK(d.peak_bytes_per_s() > 1e11);
+}
+
+TEST_CASE("CUB is verified for every type x operator x pattern", "[gpu][baseline]") {
+  const device_info d = query_device();
+  evaluate_options quick;
+  quick.cold_rule.max_samples = quick.cold_rule.min_samples = 10;
+  quick.hot = false;
+  for (dtype t : {dtype::int32, dtype::int64, dtype::float32, dtype::float64})
+    for (reduce_op op : {reduce_op::sum, reduce_op::min, reduce_op::max, reduce_op::prod})
+      for (data_pattern p : all_data_patterns())
+        for (std::uint64_t n : {1ULL, 1000003ULL}) {
+          workload w{t, op, n, p, 42, 1}; // offset 1: not 16-byte aligned
+          const evaluation e = evaluate_cub(w, d, quick);
+          INFO(to_string(t) << " " << to_string(op) << " " << to_string(p) << " n=" << n);
+          if (const auto *f = std::get_if<failure>(&e)) FAIL(f->reason);
+          const auto &m = std::get<measurement>(e);
+          CHECK(m.check.ok);
+          CHECK(m.cold.samples_s.size() == 10);
+        }
+}
+
+TEST_CASE("the streaming ceiling is positive and below the theoretical peak", "[gpu][baseline]") {
+  const device_info d = query_device();
+  const ceiling_result c = measure_streaming_ceiling(d, 1ULL << 28);
+  CHECK(c.cold.samples_s.size() >= 10);
+  CHECK(c.bytes_per_s > 0.3 * d.peak_bytes_per_s());
+  CHECK(c.bytes_per_s < 1.05 * d.peak_bytes_per_s());
+}
