@@ -1,0 +1,176 @@
+// reducetune-compile: compiles presets and points of the search space with NVRTC, no GPU
+// needed, and prints the compile throughput cold and cached.
+//
+//   reducetune-compile --arch sm_90 [--all | --sample N] [--family NAME] [--dtype T] [--op O]
+//                      [--threads K] [--batch B] [--templates DIR] [--list-failures]
+//
+// --sample N (default 500) compiles a seeded sample of N valid tunable points spread over
+// every dtype x op, plus every preset of every family; --all compiles every valid point.
+// Exit status: 0 when every requested point compiled, 1 when one failed, 2 for bad usage.
+#include "reducetune/errors.hpp"
+#include "reducetune/jit/compile_cache.hpp"
+#include "reducetune/jit/compiler.hpp"
+#include "reducetune/jit/variant_request.hpp"
+#include "reducetune/space/space.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace reducetune;
+
+namespace {
+
+struct options {
+  std::string arch = "sm_90";
+  bool all = false;
+  std::size_t sample = 500;
+  std::string family_filter;
+  std::vector<dtype> dtypes{std::begin(all_dtypes), std::end(all_dtypes)};
+  std::vector<reduce_op> ops{std::begin(all_ops), std::end(all_ops)};
+  batch_options batch;
+  std::string templates;
+  bool list_failures = false;
+};
+
+[[noreturn]] void usage(const std::string &problem) {
+  std::fprintf(stderr,
+               "reducetune-compile: %s\n"
+               "usage: reducetune-compile --arch sm_90 [--all | --sample N] [--family NAME]\n"
+               "         [--dtype int32|int64|float32|float64] [--op sum|min|max|prod]\n"
+               "         [--threads K] [--batch B] [--templates DIR] [--list-failures]\n",
+               problem.c_str());
+  std::exit(2);
+}
+
+std::size_t to_count(const std::string &flag, const char *text) {
+  char *end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (!end || *end || v < 0)
+    usage(flag + " needs a non-negative integer, not '" + text + "'");
+  return static_cast<std::size_t>(v);
+}
+
+options parse(int argc, char **argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto next = [&]() -> const char * {
+      if (i + 1 >= argc)
+        usage(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--arch")
+      o.arch = next();
+    else if (a == "--all")
+      o.all = true;
+    else if (a == "--sample")
+      o.sample = to_count(a, next());
+    else if (a == "--family")
+      o.family_filter = next();
+    else if (a == "--dtype")
+      o.dtypes = {dtype_from_string(next())};
+    else if (a == "--op")
+      o.ops = {op_from_string(next())};
+    else if (a == "--threads")
+      o.batch.threads = static_cast<unsigned>(to_count(a, next()));
+    else if (a == "--batch")
+      o.batch.max_requests_per_program = static_cast<unsigned>(to_count(a, next()));
+    else if (a == "--templates")
+      o.templates = next();
+    else if (a == "--list-failures")
+      o.list_failures = true;
+    else
+      usage("unknown argument '" + a + "'");
+  }
+  return o;
+}
+
+struct job {
+  std::string label;
+  compile_request request;
+};
+
+// Every preset of every family, and the tunable points (all, or a seeded sample).
+std::vector<job> collect(const options &o, const template_library &lib,
+                         const device_limits &limits) {
+  std::vector<job> jobs;
+  const auto families = family::load_all(lib);
+  const std::size_t pairs = o.dtypes.size() * o.ops.size();
+  for (const auto &f : families) {
+    if (!o.family_filter.empty() && f.name != o.family_filter)
+      continue;
+    for (const dtype t : o.dtypes) {
+      for (const reduce_op op : o.ops) {
+        const search_space space(f, t, op, limits);
+        std::vector<variant> points;
+        for (const auto &p : space.presets())
+          if (space.check(p.point))
+            points.push_back(p.point);
+        if (f.name == "tunable" || !o.family_filter.empty()) {
+          const auto more = o.all ? space.valid_points()
+                                  : space.sample((o.sample + pairs - 1) / pairs);
+          points.insert(points.end(), more.begin(), more.end());
+        }
+        for (const auto &v : points)
+          jobs.push_back({to_label(f, v), request_for(f, v, limits.arch)});
+      }
+    }
+  }
+  return jobs;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+int main(int argc, char **argv) try {
+  const options o = parse(argc, argv);
+  const device_limits limits = device_limits::for_arch(o.arch);
+  const template_library lib = o.templates.empty() ? template_library::from_environment()
+                                                   : template_library::from_directory(o.templates);
+  const std::vector<job> jobs = collect(o, lib, limits);
+  std::vector<compile_request> requests;
+  for (const auto &j : jobs)
+    requests.push_back(j.request);
+
+  compiler c(lib);
+  const unsigned threads = o.batch.threads ? o.batch.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::printf("compiling %zu variants for %s (templates: %s, %u threads, batch %u)\n",
+              requests.size(), o.arch.c_str(), lib.origin().c_str(), threads,
+              o.batch.max_requests_per_program);
+
+  auto start = std::chrono::steady_clock::now();
+  const auto cold = c.compile_batch(requests, o.batch);
+  const double cold_s = seconds_since(start);
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < cold.size(); ++i) {
+    if (cold[i].program)
+      continue;
+    ++failed;
+    if (o.list_failures || failed <= 3)
+      std::printf("FAILED %s\n%s\n", jobs[i].label.c_str(), cold[i].error.c_str());
+  }
+  std::printf("cold:   %zu variants in %.2f s = %.1f variants/s (%zu failed)\n", requests.size(),
+              cold_s, static_cast<double>(requests.size()) / cold_s, failed);
+
+  start = std::chrono::steady_clock::now();
+  const auto cached = c.compile_batch(requests, o.batch);
+  const double cached_s = seconds_since(start);
+  std::size_t hits = 0;
+  for (const auto &r : cached)
+    hits += r.cached ? 1 : 0;
+  std::printf("cached: %zu variants in %.4f s = %.0f variants/s, %.3f ms per hit (%zu hits)\n",
+              requests.size(), cached_s, static_cast<double>(requests.size()) / cached_s,
+              1e3 * cached_s / static_cast<double>(std::max<std::size_t>(1, requests.size())),
+              hits);
+  return failed == 0 ? 0 : 1;
+} catch (const reducetune::error &e) {
+  std::fprintf(stderr, "reducetune-compile: %s\n", e.what());
+  return 2;
+}
