@@ -59,3 +59,20 @@ TEST_CASE("every embedded family has valid points for every type and operator", 
         CHECK(s.valid_size() <= s.size());
       }
 }
+
+TEST_CASE("the test-only families load and declare the outcome they are built for", "[space]") {
+  // They include common/ from the shipped library, so they are laid over it.
+  const auto test_only =
+      template_library::from_directory(std::string(RT_TEST_DATA_DIR) + "/templates");
+  auto lib = template_library::embedded();
+  for (const auto &path : test_only.paths_under(""))
+    lib.put(path, *test_only.read(path));
+  std::vector<family> families;
+  for (const auto &name : test_only.families())
+    families.push_back(family::load(lib, name));
+  REQUIRE(!families.empty());
+  for (const auto &f : families) {
+    INFO("family " << f.name);
+    CHECK(!f.expected.empty());
+  }
+}

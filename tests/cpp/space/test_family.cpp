@@ -211,3 +211,12 @@ TEST_CASE("bad declarations are rejected at load with the reason", "[space]") {
     CHECK(contains(load_error(decl), "label 'bs'"));
   }
 }
+
+TEST_CASE("a test-only family declares the outcome it expects", "[space]") {
+  auto decl = toy_declaration();
+  decl["expected"] = "launch_error";
+  CHECK(load_toy(decl).expected == "launch_error");
+  CHECK(load_toy().expected.empty());
+  decl["expected"] = "crash";
+  CHECK(contains(load_error(decl), "\"expected\" is 'crash'"));
+}

@@ -66,6 +66,9 @@ struct family {
   std::map<std::string, std::string> kernels; // role → name-expression pattern
   std::vector<preset> presets;
   bool requires_rdc = false;
+  // Test-only families (tests/data/templates) declare the outcome they are built to produce:
+  // "compile_error", "launch_error", "verification_error" or "ok"; "" for real families.
+  std::string expected;
 
   // Reads "<name>/family.json" from the library; throws invalid_configuration naming the file
   // and the problem when the declaration is missing or not valid.

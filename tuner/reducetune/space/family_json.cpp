@@ -34,7 +34,7 @@ public:
     check_keys(doc, "the declaration",
                {"family", "description", "source", "includes", "parameters", "constraints",
                 "shared_bytes", "dynamic_shared_bytes", "protocol", "grid", "kernels", "presets",
-                "requires"});
+                "requires", "expected"});
     family f;
     f.name = required_string(doc, "family", "the declaration");
     if (f.name != m_folder)
@@ -58,6 +58,7 @@ public:
     read_kernels(doc, f);
     read_presets(doc, f);
     read_requires(doc, f);
+    read_expected(doc, f);
     check_lets(doc["parameters"], f);
     return f;
   }
@@ -408,6 +409,15 @@ private:
       }
       f.presets.push_back(std::move(pr));
     }
+  }
+
+  void read_expected(const json &doc, family &f) const {
+    f.expected = optional_string(doc, "expected", "the declaration");
+    static const std::set<std::string> outcomes = {"ok", "compile_error", "launch_error",
+                                                   "verification_error"};
+    if (!f.expected.empty() && !outcomes.count(f.expected))
+      fail("\"expected\" is '" + f.expected +
+           "' (known: ok, compile_error, launch_error, verification_error)");
   }
 
   void read_requires(const json &doc, family &f) const {
