@@ -112,4 +112,6 @@ CREATE TABLE rt_baselines (
   UNIQUE (device_id, workload_id, kind, driver_version, toolkit_version)
 );
 
-CREATE INDEX rt_measurements_by_device_status ON rt_measurements (device_id, status, workload_id);
+-- Covers best-per-size: (device, workload) -> ok rows by median, without reading the rows.
+CREATE INDEX rt_measurements_by_workload
+  ON rt_measurements (device_id, workload_id, status, median_s);

@@ -58,8 +58,7 @@ catalog catalog::load(const database &db) {
     catalog_entry e;
     e.bucket_n = n;
     e.measurement_id = s.column_int(4);
-    e.variant = {s.column_int(5), s.column_text(6), dtype, op, s.column_text(7),
-                 s.column_text(8)};
+    e.variant = {s.column_int(5), s.column_text(6), dtype, op, s.column_text(7), s.column_text(8)};
     e.launch_label = s.column_text(9);
     e.median_s = s.column_double(10);
     e.gbps = s.column_optional_double(11);

@@ -18,10 +18,14 @@ std::string_view to_string(build_status s) noexcept {
 
 std::string_view to_string(measurement_status s) noexcept {
   switch (s) {
-  case measurement_status::ok: return "ok";
-  case measurement_status::failed: return "failed";
-  case measurement_status::invalid: return "invalid";
-  case measurement_status::wrong: return "wrong";
+  case measurement_status::ok:
+    return "ok";
+  case measurement_status::failed:
+    return "failed";
+  case measurement_status::invalid:
+    return "invalid";
+  case measurement_status::wrong:
+    return "wrong";
   }
   return "failed";
 }
@@ -66,7 +70,7 @@ std::optional<sample_stats> summarize(std::span<const double> samples) {
 }
 
 measurement_key measurement_record::key() const {
-  return {device_id,      variant.label,  launch_label,   workload,
+  return {device_id,     variant.label,  launch_label,   workload,
           template_hash, driver_version, toolkit_version};
 }
 

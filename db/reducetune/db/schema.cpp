@@ -11,14 +11,25 @@ namespace reducetune::db {
 namespace {
 
 // Tables Optuna's RDB storage creates (optuna/storages/_rdb/models.py) and SQLite's own.
-constexpr std::array<std::string_view, 15> tolerated_tables = {
-    "studies",          "study_directions",        "study_user_attributes",
-    "study_system_attributes", "trials",           "trial_params",
-    "trial_values",     "trial_intermediate_values", "trial_user_attributes",
-    "trial_system_attributes", "trial_heartbeats", "version_info",
-    "alembic_version",  "sqlite_sequence",         "sqlite_stat1"};
+constexpr std::array<std::string_view, 15> tolerated_tables = {"studies",
+                                                               "study_directions",
+                                                               "study_user_attributes",
+                                                               "study_system_attributes",
+                                                               "trials",
+                                                               "trial_params",
+                                                               "trial_values",
+                                                               "trial_intermediate_values",
+                                                               "trial_user_attributes",
+                                                               "trial_system_attributes",
+                                                               "trial_heartbeats",
+                                                               "version_info",
+                                                               "alembic_version",
+                                                               "sqlite_sequence",
+                                                               "sqlite_stat1"};
 
-std::string quoted(const std::filesystem::path &path) { return "'" + path.string() + "'"; }
+std::string quoted(const std::filesystem::path &path) {
+  return "'" + path.string() + "'";
+}
 
 [[noreturn]] void refuse(const std::filesystem::path &path, const std::string &why,
                          const std::string &what_to_do) {
@@ -39,8 +50,9 @@ file_inspection inspect_existing(const std::filesystem::path &path) {
   } catch (const sqlite_error &e) {
     const int code = e.primary_code();
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
-      refuse(path, "is not a readable SQLite database (it is corrupt, or not SQLite at all: " +
-                       std::string(sqlite3_errstr(code)) + ")",
+      refuse(path,
+             "is not a readable SQLite database (it is corrupt, or not SQLite at all: " +
+                 std::string(sqlite3_errstr(code)) + ")",
              "Pass another --db path, or move the file away to start a new database.");
     throw;
   }
@@ -52,8 +64,7 @@ file_inspection inspect_existing(const std::filesystem::path &path) {
   if (app_id == 0) {
     std::vector<std::string> unknown;
     for (const auto &t : tables)
-      if (std::find(tolerated_tables.begin(), tolerated_tables.end(), t) ==
-          tolerated_tables.end())
+      if (std::find(tolerated_tables.begin(), tolerated_tables.end(), t) == tolerated_tables.end())
         unknown.push_back(t);
     if (!unknown.empty()) {
       std::string list;
@@ -114,7 +125,9 @@ void create_or_migrate(database &db) {
 
 } // namespace
 
-int current_schema_version() noexcept { return detail::migrations().back().version; }
+int current_schema_version() noexcept {
+  return detail::migrations().back().version;
+}
 
 file_inspection inspect_file(const std::filesystem::path &path) {
   std::error_code ec;
@@ -156,7 +169,8 @@ database open_for_writing(const std::filesystem::path &path) {
 database open_for_reading(const std::filesystem::path &path) {
   const auto inspection = inspect_file(path);
   switch (inspection.kind) {
-  case file_kind::current: break;
+  case file_kind::current:
+    break;
   case file_kind::older:
     refuse(path,
            "has schema version " + std::to_string(inspection.version) + " (current is " +

@@ -46,12 +46,14 @@ database::database(const std::filesystem::path &path, int flags) : m_path(path) 
     }
   }
   sqlite3_extended_result_codes(m_db, 1);
-  RT_SQLITE_CALL(m_db, sqlite3_busy_timeout(
-                           m_db, static_cast<int>(std::chrono::milliseconds(busy_timeout).count())));
+  RT_SQLITE_CALL(m_db,
+                 sqlite3_busy_timeout(
+                     m_db, static_cast<int>(std::chrono::milliseconds(busy_timeout).count())));
 }
 
 database::database(database &&other) noexcept
-    : m_db(std::exchange(other.m_db, nullptr)), m_path(std::move(other.m_path)) {}
+    : m_db(std::exchange(other.m_db, nullptr)), m_path(std::move(other.m_path)) {
+}
 
 database &database::operator=(database &&other) noexcept {
   if (this != &other) {
@@ -73,7 +75,9 @@ void database::exec(std::string_view sql) {
   RT_SQLITE_CALL(m_db, sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, nullptr));
 }
 
-statement database::prepare(std::string_view sql) const { return statement(m_db, sql); }
+statement database::prepare(std::string_view sql) const {
+  return statement(m_db, sql);
+}
 
 std::int64_t database::pragma_int(std::string_view name) const {
   // Pragma names are constants of this library, never user input.
@@ -86,12 +90,13 @@ std::int64_t database::last_insert_rowid() const noexcept {
 }
 
 statement::statement(sqlite3 *db, std::string_view sql) : m_db(db) {
-  RT_SQLITE_CALL(m_db, sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()),
-                                          &m_stmt, nullptr));
+  RT_SQLITE_CALL(
+      m_db, sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &m_stmt, nullptr));
 }
 
 statement::statement(statement &&other) noexcept
-    : m_db(other.m_db), m_stmt(std::exchange(other.m_stmt, nullptr)) {}
+    : m_db(other.m_db), m_stmt(std::exchange(other.m_stmt, nullptr)) {
+}
 
 statement &statement::operator=(statement &&other) noexcept {
   if (this != &other) {
@@ -129,8 +134,8 @@ statement &statement::bind_blob(int index, std::span<const std::byte> value) {
   if (value.empty()) {
     RT_SQLITE_CALL(m_db, sqlite3_bind_zeroblob(m_stmt, index, 0));
   } else {
-    RT_SQLITE_CALL(m_db, sqlite3_bind_blob64(m_stmt, index, value.data(), value.size(),
-                                             SQLITE_TRANSIENT));
+    RT_SQLITE_CALL(
+        m_db, sqlite3_bind_blob64(m_stmt, index, value.data(), value.size(), SQLITE_TRANSIENT));
   }
   return *this;
 }
@@ -170,11 +175,17 @@ void statement::reset() {
   sqlite3_clear_bindings(m_stmt);
 }
 
-bool statement::is_null(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
+bool statement::is_null(int col) const {
+  return sqlite3_column_type(m_stmt, col) == SQLITE_NULL;
+}
 
-std::int64_t statement::column_int(int col) const { return sqlite3_column_int64(m_stmt, col); }
+std::int64_t statement::column_int(int col) const {
+  return sqlite3_column_int64(m_stmt, col);
+}
 
-double statement::column_double(int col) const { return sqlite3_column_double(m_stmt, col); }
+double statement::column_double(int col) const {
+  return sqlite3_column_double(m_stmt, col);
+}
 
 std::optional<double> statement::column_optional_double(int col) const {
   if (is_null(col))
@@ -191,9 +202,9 @@ std::optional<std::int64_t> statement::column_optional_int(int col) const {
 std::string statement::column_text(int col) const {
   const auto *text = sqlite3_column_text(m_stmt, col);
   const int size = sqlite3_column_bytes(m_stmt, col);
-  return text == nullptr ? std::string{}
-                         : std::string(reinterpret_cast<const char *>(text),
-                                       static_cast<std::size_t>(size));
+  return text == nullptr
+             ? std::string{}
+             : std::string(reinterpret_cast<const char *>(text), static_cast<std::size_t>(size));
 }
 
 std::vector<std::byte> statement::column_blob(int col) const {
@@ -207,9 +218,9 @@ std::vector<std::byte> statement::column_blob(int col) const {
 void write_transaction(database &db, const std::function<void()> &body) {
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + write_retry_limit;
-  std::minstd_rand jitter(static_cast<unsigned>(
-      std::hash<std::thread::id>{}(std::this_thread::get_id()) ^
-      static_cast<std::size_t>(clock::now().time_since_epoch().count())));
+  std::minstd_rand jitter(
+      static_cast<unsigned>(std::hash<std::thread::id>{}(std::this_thread::get_id()) ^
+                            static_cast<std::size_t>(clock::now().time_since_epoch().count())));
   for (int attempt = 0;; ++attempt) {
     bool begun = false;
     try {
@@ -224,8 +235,7 @@ void write_transaction(database &db, const std::function<void()> &body) {
       const bool busy = e.primary_code() == SQLITE_BUSY || e.primary_code() == SQLITE_LOCKED;
       if (!busy || clock::now() >= deadline)
         throw;
-      const int ms = std::min(100, 1 << std::min(attempt, 6)) +
-                     static_cast<int>(jitter() % 10);
+      const int ms = std::min(100, 1 << std::min(attempt, 6)) + static_cast<int>(jitter() % 10);
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     } catch (...) {
       if (sqlite3_get_autocommit(db.handle()) == 0)

@@ -33,20 +33,18 @@ private:
 };
 
 namespace detail {
-[[noreturn]] void throw_sqlite(sqlite3 *db, int code, const char *call, const char *file,
-                               int line);
+[[noreturn]] void throw_sqlite(sqlite3 *db, int code, const char *call, const char *file, int line);
 } // namespace detail
 
 } // namespace reducetune::db
 
 // Any result other than SQLITE_OK, SQLITE_ROW or SQLITE_DONE throws sqlite_error with
 // SQLite's message, the file, the line and the call's text.
-#define RT_SQLITE_CALL(conn, call)                                                               \
-  do {                                                                                         \
-    const int rt_sqlite_rc_ = (call);                                                          \
-    if (rt_sqlite_rc_ != SQLITE_OK && rt_sqlite_rc_ != SQLITE_ROW &&                           \
-        rt_sqlite_rc_ != SQLITE_DONE)                                                          \
-      ::reducetune::db::detail::throw_sqlite((conn), rt_sqlite_rc_, #call, __FILE__, __LINE__);  \
+#define RT_SQLITE_CALL(conn, call)                                                                 \
+  do {                                                                                             \
+    const int rt_sqlite_rc_ = (call);                                                              \
+    if (rt_sqlite_rc_ != SQLITE_OK && rt_sqlite_rc_ != SQLITE_ROW && rt_sqlite_rc_ != SQLITE_DONE) \
+      ::reducetune::db::detail::throw_sqlite((conn), rt_sqlite_rc_, #call, __FILE__, __LINE__);    \
   } while (false)
 
 namespace reducetune::db {
@@ -94,7 +92,9 @@ public:
   statement &bind(int index, double value);
   statement &bind(int index, std::string_view value);
   statement &bind(int index, const char *value) { return bind(index, std::string_view{value}); }
-  statement &bind(int index, const std::string &value) { return bind(index, std::string_view{value}); }
+  statement &bind(int index, const std::string &value) {
+    return bind(index, std::string_view{value});
+  }
   statement &bind_blob(int index, std::span<const std::byte> value);
   statement &bind_null(int index);
   statement &bind(int index, std::optional<double> value);

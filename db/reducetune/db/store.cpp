@@ -35,12 +35,12 @@ measurement_record read_measurement(const statement &s) {
   measurement_record m;
   m.id = s.column_int(0);
   m.device_id = s.column_int(1);
-  m.variant = {s.column_int(2), s.column_text(3), s.column_text(4), s.column_text(5),
-               s.column_text(6), s.column_text(7)};
+  m.variant = {s.column_int(2),  s.column_text(3), s.column_text(4),
+               s.column_text(5), s.column_text(6), s.column_text(7)};
   m.launch_label = s.column_text(8);
-  m.workload = {s.column_int(9), s.column_text(10), s.column_text(11),
-                static_cast<std::uint64_t>(s.column_int(12)), s.column_text(13),
-                s.column_int(14)};
+  m.workload = {s.column_int(9),   s.column_text(10),
+                s.column_text(11), static_cast<std::uint64_t>(s.column_int(12)),
+                s.column_text(13), s.column_int(14)};
   m.template_hash = s.column_text(15);
   m.driver_version = static_cast<int>(s.column_int(16));
   m.toolkit_version = static_cast<int>(s.column_int(17));
@@ -84,11 +84,37 @@ std::int64_t returning_id(statement &s) {
   return id;
 }
 
+// A cached statement, reset (and its read snapshot released) when the caller is done.
+class statement_lease {
+public:
+  explicit statement_lease(statement &s) : m_s(&s) {}
+  statement_lease(const statement_lease &) = delete;
+  statement_lease &operator=(const statement_lease &) = delete;
+  ~statement_lease() { m_s->reset(); }
+  statement *operator->() const noexcept { return m_s; }
+  statement &operator*() const noexcept { return *m_s; }
+
+private:
+  statement *m_s;
+};
+
 } // namespace
 
-store store::open(const std::filesystem::path &path) { return store(open_for_writing(path)); }
+statement &store::cached(const char *sql) const {
+  auto it = m_statements.find(sql);
+  if (it == m_statements.end())
+    it = m_statements.emplace(sql, m_db.prepare(sql)).first;
+  it->second.reset();
+  return it->second;
+}
 
-int store::schema_version() const { return static_cast<int>(m_db.pragma_int("user_version")); }
+store store::open(const std::filesystem::path &path) {
+  return store(open_for_writing(path));
+}
+
+int store::schema_version() const {
+  return static_cast<int>(m_db.pragma_int("user_version"));
+}
 
 std::string store::integrity_check() const {
   auto s = m_db.prepare("PRAGMA integrity_check");
@@ -208,36 +234,37 @@ std::optional<build_record> store::find_build(std::string_view cache_key) const 
 }
 
 std::int64_t store::upsert_variant(const variant_record &v) {
-  auto s = m_db.prepare("INSERT INTO rt_variants (family, dtype, op, label, parameters)"
-                        " VALUES (?1, ?2, ?3, ?4, ?5)"
-                        " ON CONFLICT (label) DO UPDATE SET parameters = excluded.parameters"
-                        " RETURNING id");
-  s.bind(1, v.family).bind(2, v.dtype).bind(3, v.op).bind(4, v.label).bind(5, v.parameters_json);
-  return returning_id(s);
+  statement_lease s(cached("INSERT INTO rt_variants (family, dtype, op, label, parameters)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5)"
+                           " ON CONFLICT (label) DO UPDATE SET parameters = excluded.parameters"
+                           " RETURNING id"));
+  s->bind(1, v.family).bind(2, v.dtype).bind(3, v.op).bind(4, v.label).bind(5, v.parameters_json);
+  return returning_id(*s);
 }
 
 std::int64_t store::upsert_workload(const workload_record &w) {
   if (w.n == 0)
     throw store_error("a workload needs n > 0");
-  auto s = m_db.prepare("INSERT INTO rt_workloads (dtype, op, n, data_pattern, seed)"
-                        " VALUES (?1, ?2, ?3, ?4, ?5)"
-                        " ON CONFLICT (dtype, op, n, data_pattern, seed) DO UPDATE SET seed = seed"
-                        " RETURNING id");
-  s.bind(1, w.dtype).bind(2, w.op).bind(3, static_cast<std::int64_t>(w.n));
-  s.bind(4, w.data_pattern).bind(5, w.seed);
-  return returning_id(s);
+  statement_lease s(
+      cached("INSERT INTO rt_workloads (dtype, op, n, data_pattern, seed)"
+             " VALUES (?1, ?2, ?3, ?4, ?5)"
+             " ON CONFLICT (dtype, op, n, data_pattern, seed) DO UPDATE SET seed = seed"
+             " RETURNING id"));
+  s->bind(1, w.dtype).bind(2, w.op).bind(3, static_cast<std::int64_t>(w.n));
+  s->bind(4, w.data_pattern).bind(5, w.seed);
+  return returning_id(*s);
 }
 
 std::int64_t store::write_measurement(const measurement_record &m) {
   const auto variant_id = upsert_variant(m.variant);
   const auto workload_id = upsert_workload(m.workload);
   {
-    auto t = m_db.prepare("INSERT INTO rt_templates (family, content_hash) VALUES (?1, ?2)"
-                          " ON CONFLICT (family, content_hash) DO NOTHING");
-    t.bind(1, m.variant.family).bind(2, m.template_hash).run();
+    statement_lease t(cached("INSERT INTO rt_templates (family, content_hash) VALUES (?1, ?2)"
+                             " ON CONFLICT (family, content_hash) DO NOTHING"));
+    t->bind(1, m.variant.family).bind(2, m.template_hash).run();
   }
   const auto stats = summarize(m.samples_s);
-  auto s = m_db.prepare(
+  statement_lease s(cached(
       "INSERT INTO rt_measurements (device_id, variant_id, launch_label, workload_id,"
       " template_hash, driver_version, toolkit_version, study_id, samples, sample_count,"
       " median_s, min_s, mean_s, rel_stddev, gbps, pct_of_peak, pct_of_ceiling, status, reason,"
@@ -251,18 +278,18 @@ std::int64_t store::write_measurement(const measurement_record &m) {
       " rel_stddev = excluded.rel_stddev, gbps = excluded.gbps,"
       " pct_of_peak = excluded.pct_of_peak, pct_of_ceiling = excluded.pct_of_ceiling,"
       " status = excluded.status, reason = excluded.reason, created_at = excluded.created_at"
-      " RETURNING id");
-  s.bind(1, m.device_id).bind(2, variant_id).bind(3, m.launch_label).bind(4, workload_id);
-  s.bind(5, m.template_hash).bind(6, m.driver_version).bind(7, m.toolkit_version);
-  s.bind(8, m.study_id).bind_blob(9, sample_bytes(m.samples_s));
-  s.bind(10, static_cast<std::int64_t>(m.samples_s.size()));
-  s.bind(11, stats ? std::optional(stats->median_s) : std::nullopt);
-  s.bind(12, stats ? std::optional(stats->min_s) : std::nullopt);
-  s.bind(13, stats ? std::optional(stats->mean_s) : std::nullopt);
-  s.bind(14, stats ? std::optional(stats->rel_stddev) : std::nullopt);
-  s.bind(15, m.gbps).bind(16, m.pct_of_peak).bind(17, m.pct_of_ceiling);
-  s.bind(18, to_string(m.status)).bind(19, m.reason).bind(20, m.created_at);
-  return returning_id(s);
+      " RETURNING id"));
+  s->bind(1, m.device_id).bind(2, variant_id).bind(3, m.launch_label).bind(4, workload_id);
+  s->bind(5, m.template_hash).bind(6, m.driver_version).bind(7, m.toolkit_version);
+  s->bind(8, m.study_id).bind_blob(9, sample_bytes(m.samples_s));
+  s->bind(10, static_cast<std::int64_t>(m.samples_s.size()));
+  s->bind(11, stats ? std::optional(stats->median_s) : std::nullopt);
+  s->bind(12, stats ? std::optional(stats->min_s) : std::nullopt);
+  s->bind(13, stats ? std::optional(stats->mean_s) : std::nullopt);
+  s->bind(14, stats ? std::optional(stats->rel_stddev) : std::nullopt);
+  s->bind(15, m.gbps).bind(16, m.pct_of_peak).bind(17, m.pct_of_ceiling);
+  s->bind(18, to_string(m.status)).bind(19, m.reason).bind(20, m.created_at);
+  return returning_id(*s);
 }
 
 std::int64_t store::record_measurement(const measurement_record &m) {
@@ -280,19 +307,19 @@ void store::record_measurements(std::span<const measurement_record> ms) {
 
 bool store::is_measured(const measurement_key &k) const {
   // Any status counts: a point that failed or was wrong is data, not a reason to retry.
-  auto s = m_db.prepare(
-      "SELECT 1 FROM rt_measurements m JOIN rt_variants v ON v.id = m.variant_id"
-      " JOIN rt_workloads w ON w.id = m.workload_id"
-      " WHERE m.device_id = ?1 AND v.label = ?2 AND m.launch_label = ?3 AND w.dtype = ?4"
-      " AND w.op = ?5 AND w.n = ?6 AND w.data_pattern = ?7 AND w.seed = ?8"
-      " AND m.template_hash = ?9 AND m.driver_version = ?10 AND m.toolkit_version = ?11"
-      " LIMIT 1");
-  s.bind(1, k.device_id).bind(2, k.variant_label).bind(3, k.launch_label);
-  s.bind(4, k.workload.dtype).bind(5, k.workload.op);
-  s.bind(6, static_cast<std::int64_t>(k.workload.n)).bind(7, k.workload.data_pattern);
-  s.bind(8, k.workload.seed).bind(9, k.template_hash).bind(10, k.driver_version);
-  s.bind(11, k.toolkit_version);
-  return s.step();
+  statement_lease s(
+      cached("SELECT 1 FROM rt_measurements m JOIN rt_variants v ON v.id = m.variant_id"
+             " JOIN rt_workloads w ON w.id = m.workload_id"
+             " WHERE m.device_id = ?1 AND v.label = ?2 AND m.launch_label = ?3 AND w.dtype = ?4"
+             " AND w.op = ?5 AND w.n = ?6 AND w.data_pattern = ?7 AND w.seed = ?8"
+             " AND m.template_hash = ?9 AND m.driver_version = ?10 AND m.toolkit_version = ?11"
+             " LIMIT 1"));
+  s->bind(1, k.device_id).bind(2, k.variant_label).bind(3, k.launch_label);
+  s->bind(4, k.workload.dtype).bind(5, k.workload.op);
+  s->bind(6, static_cast<std::int64_t>(k.workload.n)).bind(7, k.workload.data_pattern);
+  s->bind(8, k.workload.seed).bind(9, k.template_hash).bind(10, k.driver_version);
+  s->bind(11, k.toolkit_version);
+  return s->step();
 }
 
 std::int64_t store::record_baseline(const baseline_record &b) {
@@ -344,30 +371,36 @@ std::optional<baseline_record> store::find_baseline(std::int64_t device_id,
 
 std::optional<best_choice> store::best(std::int64_t device_id, std::string_view dtype,
                                        std::string_view op, std::uint64_t n) const {
+  // Both queries go workload first (its UNIQUE index on dtype, op, n), then through
+  // rt_measurements_by_workload, so they read index pages, not the rows with their samples.
   std::vector<std::uint64_t> sizes;
   {
-    auto s = m_db.prepare(
-        "SELECT DISTINCT w.n FROM rt_measurements m JOIN rt_workloads w ON w.id = m.workload_id"
-        " WHERE m.device_id = ?1 AND m.status = 'ok' AND m.median_s IS NOT NULL"
-        " AND w.dtype = ?2 AND w.op = ?3 ORDER BY w.n");
-    s.bind(1, device_id).bind(2, dtype).bind(3, op);
-    while (s.step())
-      sizes.push_back(static_cast<std::uint64_t>(s.column_int(0)));
+    statement_lease s(
+        cached("SELECT DISTINCT w.n FROM rt_workloads w WHERE w.dtype = ?2 AND w.op = ?3"
+               " AND EXISTS (SELECT 1 FROM rt_measurements m WHERE m.device_id = ?1"
+               " AND m.workload_id = w.id AND m.status = 'ok' AND m.median_s IS NOT NULL)"
+               " ORDER BY w.n"));
+    s->bind(1, device_id).bind(2, dtype).bind(3, op);
+    while (s->step())
+      sizes.push_back(static_cast<std::uint64_t>(s->column_int(0)));
   }
   const auto bucket = nearest_bucket(sizes, n);
   if (!bucket)
     return std::nullopt;
-  auto s = m_db.prepare(std::string(measurement_columns) +
-                        "WHERE m.device_id = ?1 AND m.status = 'ok' AND m.median_s IS NOT NULL"
-                        " AND w.dtype = ?2 AND w.op = ?3 AND w.n = ?4"
-                        " ORDER BY m.median_s, m.id LIMIT 1");
-  s.bind(1, device_id).bind(2, dtype).bind(3, op);
-  s.bind(4, static_cast<std::int64_t>(sizes[*bucket]));
-  if (!s.step())
+  static const std::string best_sql =
+      std::string(measurement_columns) +
+      "WHERE m.id = (SELECT m2.id FROM rt_workloads w2 CROSS JOIN rt_measurements m2"
+      " WHERE w2.dtype = ?2 AND w2.op = ?3 AND w2.n = ?4 AND m2.device_id = ?1"
+      " AND m2.workload_id = w2.id AND m2.status = 'ok' AND m2.median_s IS NOT NULL"
+      " ORDER BY m2.median_s, m2.id LIMIT 1)";
+  statement_lease s(cached(best_sql.c_str()));
+  s->bind(1, device_id).bind(2, dtype).bind(3, op);
+  s->bind(4, static_cast<std::int64_t>(sizes[*bucket]));
+  if (!s->step())
     return std::nullopt;
-  const auto m = read_measurement(s);
-  return best_choice{m.id,       n,      sizes[*bucket],  m.variant,
-                     m.launch_label, m.stats->median_s, m.gbps, m.pct_of_peak};
+  const auto m = read_measurement(*s);
+  return best_choice{
+      m.id, n, sizes[*bucket], m.variant, m.launch_label, m.stats->median_s, m.gbps, m.pct_of_peak};
 }
 
 std::vector<measurement_record> store::history(std::int64_t device_id, std::string_view dtype,
@@ -422,27 +455,33 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
                              " WHERE cache_key = ?1");
       b.bind(1, k);
       if (b.step())
-        builds.push_back(build_record{0, k, b.column_text(0), b.column_text(1),
-                                      b.column_text(2), b.column_text(3), b.column_text(4),
-                                      parse_build_status(b.column_text(5)), b.column_text(6),
-                                      b.column_double(7), b.column_blob(8), {}});
+        builds.push_back(build_record{0,
+                                      k,
+                                      b.column_text(0),
+                                      b.column_text(1),
+                                      b.column_text(2),
+                                      b.column_text(3),
+                                      b.column_text(4),
+                                      parse_build_status(b.column_text(5)),
+                                      b.column_text(6),
+                                      b.column_double(7),
+                                      b.column_blob(8),
+                                      {}});
     }
   }
   std::vector<baseline_record> baselines;
   {
-    auto s = other.prepare(
-        "SELECT b.device_id, w.dtype, w.op, w.n, w.data_pattern, w.seed, b.kind,"
-        " b.driver_version, b.toolkit_version, b.samples, b.gbps"
-        " FROM rt_baselines b JOIN rt_workloads w ON w.id = b.workload_id");
+    auto s = other.prepare("SELECT b.device_id, w.dtype, w.op, w.n, w.data_pattern, w.seed, b.kind,"
+                           " b.driver_version, b.toolkit_version, b.samples, b.gbps"
+                           " FROM rt_baselines b JOIN rt_workloads w ON w.id = b.workload_id");
     while (s.step())
       baselines.push_back(baseline_record{
           0, s.column_int(0),
           workload_record{0, s.column_text(1), s.column_text(2),
                           static_cast<std::uint64_t>(s.column_int(3)), s.column_text(4),
                           s.column_int(5)},
-          s.column_text(6), static_cast<int>(s.column_int(7)),
-          static_cast<int>(s.column_int(8)), samples_from(s.column_blob(9)), 0.0,
-          s.column_double(10)});
+          s.column_text(6), static_cast<int>(s.column_int(7)), static_cast<int>(s.column_int(8)),
+          samples_from(s.column_blob(9)), 0.0, s.column_double(10)});
   }
 
   merge_stats stats;
@@ -450,11 +489,11 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
     stats = {};
     std::map<std::int64_t, std::int64_t> device_map;
     for (const auto &[other_id, d] : other_devices) {
-      auto s = m_db.prepare(
-          "INSERT INTO rt_devices (uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
-          " bus_width_bits, memory_clock_khz, driver_version, toolkit_version)"
-          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
-          " ON CONFLICT (uuid) DO UPDATE SET uuid = uuid RETURNING id");
+      auto s =
+          m_db.prepare("INSERT INTO rt_devices (uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
+                       " bus_width_bits, memory_clock_khz, driver_version, toolkit_version)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+                       " ON CONFLICT (uuid) DO UPDATE SET uuid = uuid RETURNING id");
       s.bind(1, d.uuid).bind(2, d.name).bind(3, d.cc_major).bind(4, d.cc_minor);
       s.bind(5, d.sm_count).bind(6, d.l2_bytes).bind(7, d.bus_width_bits);
       s.bind(8, d.memory_clock_khz).bind(9, d.driver_version).bind(10, d.toolkit_version);
@@ -475,10 +514,10 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
         m.study_id = study_map.at(*m.study_id);
       const auto variant_id = upsert_variant(m.variant);
       const auto workload_id = upsert_workload(m.workload);
-      auto s = m_db.prepare(
-          "SELECT sample_count, created_at FROM rt_measurements WHERE device_id = ?1"
-          " AND variant_id = ?2 AND launch_label = ?3 AND workload_id = ?4"
-          " AND template_hash = ?5 AND driver_version = ?6 AND toolkit_version = ?7");
+      auto s =
+          m_db.prepare("SELECT sample_count, created_at FROM rt_measurements WHERE device_id = ?1"
+                       " AND variant_id = ?2 AND launch_label = ?3 AND workload_id = ?4"
+                       " AND template_hash = ?5 AND driver_version = ?6 AND toolkit_version = ?7");
       s.bind(1, m.device_id).bind(2, variant_id).bind(3, m.launch_label).bind(4, workload_id);
       s.bind(5, m.template_hash).bind(6, m.driver_version).bind(7, m.toolkit_version);
       if (!s.step()) {
@@ -488,9 +527,8 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
       }
       const auto here_count = static_cast<std::size_t>(s.column_int(0));
       const auto here_created = s.column_text(1);
-      const bool other_wins =
-          m.samples_s.size() > here_count ||
-          (m.samples_s.size() == here_count && m.created_at > here_created);
+      const bool other_wins = m.samples_s.size() > here_count ||
+                              (m.samples_s.size() == here_count && m.created_at > here_created);
       if (other_wins) {
         write_measurement(m);
         ++stats.replaced;

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "reducetune/db/records.hpp"
@@ -89,7 +90,11 @@ private:
   std::int64_t upsert_workload(const workload_record &w);
   std::int64_t write_measurement(const measurement_record &m);
 
+  // Prepared once per store and reused (reset) by the hot paths; keyed by the SQL constant.
+  statement &cached(const char *sql) const;
+
   database m_db;
+  mutable std::unordered_map<const char *, statement> m_statements;
 };
 
 } // namespace reducetune::db

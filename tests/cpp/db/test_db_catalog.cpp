@@ -110,14 +110,22 @@ TEST_CASE("merging deduplicates by key: more samples win, then the newer row", "
   // 128: there has more samples -> replaced. 256: same count, there newer -> replaced.
   // 512: same count, here newer -> kept. 1024: same count and time -> kept (full tie).
   // 64: only there -> inserted; on the second device too.
-  here.record_measurement(with(rt_test::measurement(h_dev, 4096, 128, 1), 3, "2026-01-01T00:00:00.000Z", 1e-5));
-  there.record_measurement(with(rt_test::measurement(t_dev, 4096, 128, 1), 5, "2025-01-01T00:00:00.000Z", 2e-5));
-  here.record_measurement(with(rt_test::measurement(h_dev, 4096, 256, 1), 3, "2026-01-01T00:00:00.000Z", 1e-5));
-  there.record_measurement(with(rt_test::measurement(t_dev, 4096, 256, 1), 3, "2026-02-01T00:00:00.000Z", 3e-5));
-  here.record_measurement(with(rt_test::measurement(h_dev, 4096, 512, 1), 3, "2026-03-01T00:00:00.000Z", 1e-5));
-  there.record_measurement(with(rt_test::measurement(t_dev, 4096, 512, 1), 3, "2026-02-01T00:00:00.000Z", 4e-5));
-  here.record_measurement(with(rt_test::measurement(h_dev, 4096, 1024, 1), 3, "2026-03-01T00:00:00.000Z", 1e-5));
-  there.record_measurement(with(rt_test::measurement(t_dev, 4096, 1024, 1), 3, "2026-03-01T00:00:00.000Z", 5e-5));
+  here.record_measurement(
+      with(rt_test::measurement(h_dev, 4096, 128, 1), 3, "2026-01-01T00:00:00.000Z", 1e-5));
+  there.record_measurement(
+      with(rt_test::measurement(t_dev, 4096, 128, 1), 5, "2025-01-01T00:00:00.000Z", 2e-5));
+  here.record_measurement(
+      with(rt_test::measurement(h_dev, 4096, 256, 1), 3, "2026-01-01T00:00:00.000Z", 1e-5));
+  there.record_measurement(
+      with(rt_test::measurement(t_dev, 4096, 256, 1), 3, "2026-02-01T00:00:00.000Z", 3e-5));
+  here.record_measurement(
+      with(rt_test::measurement(h_dev, 4096, 512, 1), 3, "2026-03-01T00:00:00.000Z", 1e-5));
+  there.record_measurement(
+      with(rt_test::measurement(t_dev, 4096, 512, 1), 3, "2026-02-01T00:00:00.000Z", 4e-5));
+  here.record_measurement(
+      with(rt_test::measurement(h_dev, 4096, 1024, 1), 3, "2026-03-01T00:00:00.000Z", 1e-5));
+  there.record_measurement(
+      with(rt_test::measurement(t_dev, 4096, 1024, 1), 3, "2026-03-01T00:00:00.000Z", 5e-5));
   there.record_measurement(with(rt_test::measurement(t_dev, 4096, 64, 1), 3, "", 6e-5));
   there.record_measurement(with(rt_test::measurement(t_dev2, 4096, 64, 1), 3, "", 7e-5));
   build_record b;

@@ -21,9 +21,8 @@ namespace {
 
 const std::string h100_name = "NVIDIA H100 80GB HBM3";
 const std::string odd_name = "Odd \"GPU\" \\ ?\?= \xce\xbc name";
-const std::vector<unsigned long long> probe_n = {1,    1000,  1024,   1448,  1449,    2047,
-                                                 2048, 4096,  65535,  65536, 1048576,
-                                                 3000000000ull};
+const std::vector<unsigned long long> probe_n = {1,    1000, 1024,  1448,  1449,    2047,
+                                                 2048, 4096, 65535, 65536, 1048576, 3000000000ull};
 
 // H100: block 128 best at 1024, 256 at 4096, 512 at 1 Mi. The odd device (cc 8.0): 64 everywhere.
 catalog make_catalog(const std::filesystem::path &path) {
@@ -74,17 +73,18 @@ TEST_CASE("the exported header compiles and picks the Catalog's variant for each
   write_file_atomically(dir / "dispatch.hpp", export_header(c, "tuned"));
 
   std::ostringstream main_cpp;
-  main_cpp << "#include \"dispatch.hpp\"\n#include <cstdio>\n"
-           << "static_assert(tuned::select(\"" << h100_name
-           << "\", 90, \"float32\", \"sum\", 1024)->bucket_n == 1024, \"constexpr lookup\");\n"
-           << "static_assert(tuned::select(\"x\", 90, \"float32\", \"sum\", 1024)->bucket_n == 1024,"
-              " \"by compute capability\");\n"
-           << "static void show(const char *dev, int cc, const char *dtype, const char *op,"
-              " unsigned long long n) {\n"
-           << "  const tuned::choice *c = tuned::select(dev, cc, dtype, op, n);\n"
-           << "  std::printf(\"%llu %s %s %s\\n\", n, c ? c->variant : \"none\","
-              " c ? c->launch : \"-\", c && c->parameter_count ? c->parameters[0].value : \"-\");\n}\n"
-           << "int main() {\n  const unsigned long long ns[] = {";
+  main_cpp
+      << "#include \"dispatch.hpp\"\n#include <cstdio>\n"
+      << "static_assert(tuned::select(\"" << h100_name
+      << "\", 90, \"float32\", \"sum\", 1024)->bucket_n == 1024, \"constexpr lookup\");\n"
+      << "static_assert(tuned::select(\"x\", 90, \"float32\", \"sum\", 1024)->bucket_n == 1024,"
+         " \"by compute capability\");\n"
+      << "static void show(const char *dev, int cc, const char *dtype, const char *op,"
+         " unsigned long long n) {\n"
+      << "  const tuned::choice *c = tuned::select(dev, cc, dtype, op, n);\n"
+      << "  std::printf(\"%llu %s %s %s\\n\", n, c ? c->variant : \"none\","
+         " c ? c->launch : \"-\", c && c->parameter_count ? c->parameters[0].value : \"-\");\n}\n"
+      << "int main() {\n  const unsigned long long ns[] = {";
   for (auto n : probe_n)
     main_cpp << n << "ull, ";
   main_cpp << "};\n"
@@ -106,10 +106,10 @@ TEST_CASE("the exported header compiles and picks the Catalog's variant for each
   const auto line = [&](const std::string &device, const char *dtype, const char *op,
                         unsigned long long n) {
     const auto b = c.best(device, dtype, op, n);
-    expected << n << " " << (b ? b->variant.label : "none") << " "
-             << (b ? b->launch_label : "-") << " "
-             << (b ? std::to_string(std::stoi(b->variant.label.substr(
-                         b->variant.label.rfind('_') + 1)))
+    expected << n << " " << (b ? b->variant.label : "none") << " " << (b ? b->launch_label : "-")
+             << " "
+             << (b ? std::to_string(
+                         std::stoi(b->variant.label.substr(b->variant.label.rfind('_') + 1)))
                    : "-")
              << "\n";
   };

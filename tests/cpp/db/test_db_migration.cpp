@@ -10,8 +10,8 @@
 using namespace reducetune::db;
 
 namespace {
-const std::filesystem::path v1_file = std::filesystem::path(RT_TEST_DATA_DIR) / "db" /
-                                      "schema_v1.sqlite";
+const std::filesystem::path v1_file =
+    std::filesystem::path(RT_TEST_DATA_DIR) / "db" / "schema_v1.sqlite";
 }
 
 TEST_CASE("the committed version-1 file is what the test expects", "[db][migration]") {

@@ -20,8 +20,8 @@ namespace {
 // Measurement number i of writer w: a distinct key per (w, i), large enough samples that a
 // kill often lands inside a transaction.
 measurement_record numbered(std::int64_t device_id, int writer, int i) {
-  auto m = rt_test::measurement(device_id, 1 << 16, 256, 1e-5, "float32", "sum",
-                                writer * 1000000 + i);
+  auto m =
+      rt_test::measurement(device_id, 1 << 16, 256, 1e-5, "float32", "sum", writer * 1000000 + i);
   m.samples_s.assign(2000, 1e-5);
   m.samples_s[static_cast<std::size_t>(i) % 2000] = 2e-5;
   return m;
@@ -232,8 +232,7 @@ TEST_CASE("an SQLite header over garbage pages is refused and left untouched",
   CHECK(rt_test::file_bytes(path) == bytes);
 }
 
-TEST_CASE("another application's SQLite file is refused and left untouched",
-          "[db][reliability]") {
+TEST_CASE("another application's SQLite file is refused and left untouched", "[db][reliability]") {
   rt_test::temp_dir dir;
   SECTION("unknown tables") {
     const auto path = dir / "shop.sqlite";

@@ -21,7 +21,8 @@ std::set<std::string> shape_of(database &db) {
   while (t.step())
     tables.push_back(t.column_text(0));
   for (const auto &name : tables) {
-    auto c = db.prepare("SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1)");
+    auto c = db.prepare(
+        "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1)");
     c.bind(1, name);
     while (c.step())
       out.insert(name + " col " + c.column_text(0) + " " + c.column_text(1) + " " +
@@ -55,7 +56,8 @@ TEST_CASE("a new file gets the current schema, WAL and reducetune's application 
   REQUIRE(s.integrity_check() == "ok");
 }
 
-TEST_CASE("schema.sql and the migrations applied in order give the same tables", "[db][migration]") {
+TEST_CASE("schema.sql and the migrations applied in order give the same tables",
+          "[db][migration]") {
   rt_test::temp_dir dir;
   database fresh(dir / "fresh.sqlite", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   fresh.exec(detail::schema_sql());
@@ -190,9 +192,9 @@ TEST_CASE("failures are data: failed, invalid and wrong points are stored but ne
   const auto dev = s.register_device(rt_test::h100());
   auto slow = rt_test::measurement(dev, 1024, 128, 5e-5);
   s.record_measurement(slow);
-  for (auto [status, block] : {std::pair{measurement_status::failed, 32},
-                               std::pair{measurement_status::invalid, 64},
-                               std::pair{measurement_status::wrong, 1024}}) {
+  for (auto [status, block] :
+       {std::pair{measurement_status::failed, 32}, std::pair{measurement_status::invalid, 64},
+        std::pair{measurement_status::wrong, 1024}}) {
     auto bad = rt_test::measurement(dev, 1024, block, 1e-6); // fastest, but not ok
     bad.status = status;
     bad.reason = "reason " + std::string(to_string(status));
@@ -213,7 +215,8 @@ TEST_CASE("failures are data: failed, invalid and wrong points are stored but ne
   REQUIRE(failed_without_samples == 1);
 }
 
-TEST_CASE("best takes the nearest measured size on a log2 scale, ties to the larger", "[db][best]") {
+TEST_CASE("best takes the nearest measured size on a log2 scale, ties to the larger",
+          "[db][best]") {
   rt_test::temp_dir dir;
   auto s = store::open(dir / "results.sqlite");
   const auto dev = s.register_device(rt_test::h100());
@@ -231,9 +234,9 @@ TEST_CASE("best takes the nearest measured size on a log2 scale, ties to the lar
   };
   CHECK(label(1) == "tunable.float32.sum.bs_128");
   CHECK(label(1024) == "tunable.float32.sum.bs_128");
-  CHECK(label(2047) == "tunable.float32.sum.bs_128");   // log2 midpoint of 1024..4096 is 2048
-  CHECK(label(2048) == "tunable.float32.sum.bs_256");   // the tie goes to the larger size
-  CHECK(label(65535) == "tunable.float32.sum.bs_256");  // midpoint of 4 Ki..1 Mi is 64 Ki
+  CHECK(label(2047) == "tunable.float32.sum.bs_128");  // log2 midpoint of 1024..4096 is 2048
+  CHECK(label(2048) == "tunable.float32.sum.bs_256");  // the tie goes to the larger size
+  CHECK(label(65535) == "tunable.float32.sum.bs_256"); // midpoint of 4 Ki..1 Mi is 64 Ki
   CHECK(label(65536) == "tunable.float32.sum.bs_512");
   CHECK(label(1ull << 40) == "tunable.float32.sum.bs_512");
   CHECK(s.best(dev, "float32", "sum", 3000)->bucket_n == 4096);
