@@ -9,7 +9,9 @@ using rt_test::config_error_of;
 using rt_test::contains;
 
 namespace {
-value eval(const std::string &text, const scope &s = {}) { return expression::parse(text).eval(s); }
+value eval(const std::string &text, const scope &s = {}) {
+  return expression::parse(text).eval(s);
+}
 std::int64_t ival(const std::string &text, const scope &s = {}) {
   return expression::parse(text).eval_int(s);
 }

@@ -13,8 +13,12 @@ namespace {
 variant toy_variant(dtype t, reduce_op o, std::int64_t bs, const std::string &finish) {
   return variant{"toy", t, o, {bs, std::string("shuffle"), std::int64_t{1}, finish}};
 }
-launch_config toy_launch(std::int64_t ept, std::int64_t cap) { return launch_config{{ept, cap}}; }
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+launch_config toy_launch(std::int64_t ept, std::int64_t cap) {
+  return launch_config{{ept, cap}};
+}
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
+  return (a + b - 1) / b;
+}
 } // namespace
 
 TEST_CASE("protocols print and parse by name", "[space]") {
@@ -36,8 +40,7 @@ TEST_CASE("name expressions spell T, Op and each value's cpp pattern", "[space]"
   CHECK(f32.at("init") == "rt::init_identity<float, rt::op_sum>");
 }
 
-TEST_CASE("a launch plan carries the protocol, block size and the protocol's kernels",
-          "[space]") {
+TEST_CASE("a launch plan carries the protocol, block size and the protocol's kernels", "[space]") {
   const family f = load_toy();
   const auto limits = device_limits::for_arch("sm_90");
   const auto two = plan_launch(f, toy_variant(dtype::float32, reduce_op::sum, 256, "two_pass"),
@@ -64,10 +67,12 @@ TEST_CASE("the grid is the family's expression bound to the point and the launch
   const auto limits = device_limits::for_arch("sm_90");
   for (std::int64_t bs : {32, 256, 1024})
     for (std::int64_t ept : {1, 4, 16}) {
-      const auto uncapped = plan_launch(f, toy_variant(dtype::float32, reduce_op::sum, bs, "two_pass"),
-                                        toy_launch(ept, 0), limits);
-      const auto capped = plan_launch(f, toy_variant(dtype::float32, reduce_op::sum, bs, "two_pass"),
-                                      toy_launch(ept, 2), limits);
+      const auto uncapped =
+          plan_launch(f, toy_variant(dtype::float32, reduce_op::sum, bs, "two_pass"),
+                      toy_launch(ept, 0), limits);
+      const auto capped =
+          plan_launch(f, toy_variant(dtype::float32, reduce_op::sum, bs, "two_pass"),
+                      toy_launch(ept, 2), limits);
       for (std::uint64_t n : {1ull, 1000ull, 1ull << 20, (1ull << 28) + 3}) {
         const std::uint64_t blocks = ceil_div(n, static_cast<std::uint64_t>(bs * ept));
         CHECK(uncapped.grid_for(n) == blocks);
@@ -79,9 +84,12 @@ TEST_CASE("the grid is the family's expression bound to the point and the launch
 TEST_CASE("an invalid point has no launch plan", "[space]") {
   const family f = load_toy();
   const auto msg = config_error_of([&] {
-    (void)plan_launch(f, variant{"toy", dtype::float64, reduce_op::sum,
-                                 {std::int64_t{256}, std::string("redux"), std::int64_t{1},
-                                  std::string("two_pass")}},
+    (void)plan_launch(f,
+                      variant{"toy",
+                              dtype::float64,
+                              reduce_op::sum,
+                              {std::int64_t{256}, std::string("redux"), std::int64_t{1},
+                               std::string("two_pass")}},
                       toy_launch(4, 0), device_limits::for_arch("sm_90"));
   });
   CHECK(contains(msg, "toy.float64.sum.bs_256.warp_redux.v_1.fin_two_pass"));

@@ -37,14 +37,16 @@ bool toy_valid(std::int64_t bs, const std::string &warp, std::int64_t vec, dtype
 } // namespace
 
 TEST_CASE("a valid point passes every check", "[space]") {
-  const search_space s(load_toy(), dtype::float32, reduce_op::sum, device_limits::for_arch("sm_90"));
+  const search_space s(load_toy(), dtype::float32, reduce_op::sum,
+                       device_limits::for_arch("sm_90"));
   const auto r = s.check(toy_variant(dtype::float32, 256, "shuffle", 4, "two_pass"));
   CHECK(r.ok());
   CHECK(r.reasons().empty());
 }
 
 TEST_CASE("a point that breaks constraints is rejected with each reason", "[space]") {
-  const search_space s(load_toy(), dtype::float64, reduce_op::sum, device_limits::for_arch("sm_90"));
+  const search_space s(load_toy(), dtype::float64, reduce_op::sum,
+                       device_limits::for_arch("sm_90"));
   const auto r = s.check(toy_variant(dtype::float64, 256, "redux", 4, "two_pass"));
   CHECK_FALSE(r.ok());
   REQUIRE(r.failures.size() == 2);
@@ -57,16 +59,19 @@ TEST_CASE("the built-in limits reject blocks too large for the device", "[space]
   device_limits small = device_limits::for_arch("sm_90");
   small.max_shared_per_block = 1024;
   const search_space s(load_toy(), dtype::int32, reduce_op::max, small);
-  const auto too_many_threads = s.check(toy_variant(dtype::int32, 2048, "shuffle", 1, "ticket", reduce_op::max));
+  const auto too_many_threads =
+      s.check(toy_variant(dtype::int32, 2048, "shuffle", 1, "ticket", reduce_op::max));
   CHECK(has_why(too_many_threads, "threads per block"));
-  const auto too_much_shared = s.check(toy_variant(dtype::int32, 512, "shuffle", 1, "ticket", reduce_op::max));
+  const auto too_much_shared =
+      s.check(toy_variant(dtype::int32, 512, "shuffle", 1, "ticket", reduce_op::max));
   REQUIRE(too_much_shared.failures.size() == 1);
   CHECK(too_much_shared.failures[0].expr == "shared_bytes <= max_shared_per_block");
   CHECK(contains(too_much_shared.reasons(), "2048 bytes"));
 }
 
 TEST_CASE("constraints naming launch parameters are checked with the launch config", "[space]") {
-  const search_space s(load_toy(), dtype::float32, reduce_op::sum, device_limits::for_arch("sm_90"));
+  const search_space s(load_toy(), dtype::float32, reduce_op::sum,
+                       device_limits::for_arch("sm_90"));
   const auto v = toy_variant(dtype::float32, 256, "shuffle", 4, "two_pass");
   CHECK(s.check(v).ok()); // elements_per_thread is not known yet
   const auto bad = s.check(v, launch_config{{std::int64_t{1}, std::int64_t{0}}});
@@ -77,7 +82,8 @@ TEST_CASE("constraints naming launch parameters are checked with the launch conf
 }
 
 TEST_CASE("a variant of another family or with an undeclared value is an error", "[space]") {
-  const search_space s(load_toy(), dtype::float32, reduce_op::sum, device_limits::for_arch("sm_90"));
+  const search_space s(load_toy(), dtype::float32, reduce_op::sum,
+                       device_limits::for_arch("sm_90"));
   auto v = toy_variant(dtype::float32, 256, "shuffle", 4, "two_pass");
   v.family = "other";
   CHECK(contains(config_error_of([&] { (void)s.check(v); }), "family 'other'"));
@@ -120,7 +126,8 @@ TEST_CASE("enumeration visits every point once, and the valid ones are those tha
 }
 
 TEST_CASE("points are numbered with the last parameter varying fastest", "[space]") {
-  const search_space s(load_toy(), dtype::float32, reduce_op::sum, device_limits::for_arch("sm_90"));
+  const search_space s(load_toy(), dtype::float32, reduce_op::sum,
+                       device_limits::for_arch("sm_90"));
   CHECK(s.point(0) == toy_variant(dtype::float32, 32, "shuffle", 1, "two_pass"));
   CHECK(s.point(1) == toy_variant(dtype::float32, 32, "shuffle", 1, "atomic"));
   CHECK(s.point(3) == toy_variant(dtype::float32, 32, "shuffle", 2, "two_pass"));
@@ -163,7 +170,8 @@ TEST_CASE("presets become points with defaults for what they do not name", "[spa
 }
 
 TEST_CASE("a let binding of the chosen value is an identifier of the point", "[space]") {
-  const search_space s(load_toy(), dtype::float32, reduce_op::sum, device_limits::for_arch("sm_90"));
+  const search_space s(load_toy(), dtype::float32, reduce_op::sum,
+                       device_limits::for_arch("sm_90"));
   const auto with_atomic = s.scope_for(toy_variant(dtype::float32, 256, "shuffle", 4, "atomic"));
   CHECK(with_atomic.get("uses_atomics") == value{std::int64_t{1}});
   CHECK(with_atomic.get("sizeof_T") == value{std::int64_t{4}});

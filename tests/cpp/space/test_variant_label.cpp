@@ -33,9 +33,11 @@ TEST_CASE("an unknown element type or operator lists the valid names", "[space]"
 
 TEST_CASE("a variant's label names family, type, operator and each prefixed value", "[space]") {
   const family f = load_toy();
-  const variant v{"toy", dtype::float32, reduce_op::sum,
-                  {std::int64_t{256}, std::string("shuffle"), std::int64_t{4},
-                   std::string("two_pass")}};
+  const variant v{
+      "toy",
+      dtype::float32,
+      reduce_op::sum,
+      {std::int64_t{256}, std::string("shuffle"), std::int64_t{4}, std::string("two_pass")}};
   CHECK(to_label(f, v) == "toy.float32.sum.bs_256.warp_shuffle.v_4.fin_two_pass");
   CHECK(to_label(f, launch_config{{std::int64_t{16}, std::int64_t{0}}}) == "ept_16.cap_0");
   CHECK(to_label(f, default_variant(f, dtype::int32, reduce_op::max)) ==
@@ -58,7 +60,8 @@ TEST_CASE("every label of the space parses back to its variant", "[space]") {
 TEST_CASE("a label that does not fit the family says which part", "[space]") {
   const family f = load_toy();
   CHECK(contains(config_error_of([&] {
-                   (void)parse_variant_label(f, "other.float32.sum.bs_256.warp_shuffle.v_4.fin_atomic");
+                   (void)parse_variant_label(
+                       f, "other.float32.sum.bs_256.warp_shuffle.v_4.fin_atomic");
                  }),
                  "does not start with 'toy."));
   CHECK(contains(config_error_of([&] {
@@ -70,11 +73,13 @@ TEST_CASE("a label that does not fit the family says which part", "[space]") {
                  }),
                  "expected 4"));
   CHECK(contains(config_error_of([&] {
-                   (void)parse_variant_label(f, "toy.float32.sum.bs_96.warp_shuffle.v_4.fin_atomic");
+                   (void)parse_variant_label(f,
+                                             "toy.float32.sum.bs_96.warp_shuffle.v_4.fin_atomic");
                  }),
                  "'96' is not a value of 'block_size'"));
   CHECK(contains(config_error_of([&] {
-                   (void)parse_variant_label(f, "toy.float32.sum.b_256.warp_shuffle.v_4.fin_atomic");
+                   (void)parse_variant_label(f,
+                                             "toy.float32.sum.b_256.warp_shuffle.v_4.fin_atomic");
                  }),
                  "should start with 'bs_'"));
   CHECK(contains(config_error_of([&] { (void)parse_launch_label(f, "ept_16"); }), "expected 2"));

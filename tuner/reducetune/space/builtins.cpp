@@ -5,10 +5,19 @@
 namespace reducetune {
 
 const std::vector<std::string> &builtin_identifiers() {
-  static const std::vector<std::string> names = {
-      "T",        "dtype",  "Op",   "op",                    "sizeof_T",
-      "is_integer", "is_float", "arch", "max_threads_per_block", "max_shared_per_block",
-      "sm_count", "warp_size", "n"};
+  static const std::vector<std::string> names = {"T",
+                                                 "dtype",
+                                                 "Op",
+                                                 "op",
+                                                 "sizeof_T",
+                                                 "is_integer",
+                                                 "is_float",
+                                                 "arch",
+                                                 "max_threads_per_block",
+                                                 "max_shared_per_block",
+                                                 "sm_count",
+                                                 "warp_size",
+                                                 "n"};
   return names;
 }
 

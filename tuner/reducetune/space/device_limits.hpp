@@ -11,7 +11,7 @@
 namespace reducetune {
 
 struct device_limits {
-  int arch = 90;                 // compute capability × 10
+  int arch = 90; // compute capability × 10
   int max_threads_per_block = 1024;
   // Shared memory a block may use without opting in (cudaFuncAttributeMaxDynamicSharedMemory):
   // 48 KiB on every architecture in the table. Static __shared__ arrays can never exceed it.

@@ -6,20 +6,28 @@ namespace reducetune {
 
 const char *to_string(dtype t) noexcept {
   switch (t) {
-  case dtype::int32: return "int32";
-  case dtype::int64: return "int64";
-  case dtype::float32: return "float32";
-  case dtype::float64: return "float64";
+  case dtype::int32:
+    return "int32";
+  case dtype::int64:
+    return "int64";
+  case dtype::float32:
+    return "float32";
+  case dtype::float64:
+    return "float64";
   }
   return "?";
 }
 
 const char *to_string(reduce_op o) noexcept {
   switch (o) {
-  case reduce_op::sum: return "sum";
-  case reduce_op::min: return "min";
-  case reduce_op::max: return "max";
-  case reduce_op::prod: return "prod";
+  case reduce_op::sum:
+    return "sum";
+  case reduce_op::min:
+    return "min";
+  case reduce_op::max:
+    return "max";
+  case reduce_op::prod:
+    return "prod";
   }
   return "?";
 }
@@ -33,8 +41,8 @@ E from_string(const std::string &name, const E (&all)[N], const char *what) {
       return e;
     valid += (valid.empty() ? "" : ", ") + std::string(to_string(e));
   }
-  throw invalid_configuration("unknown " + std::string(what) + " '" + name + "' (valid: " +
-                              valid + ")");
+  throw invalid_configuration("unknown " + std::string(what) + " '" + name + "' (valid: " + valid +
+                              ")");
 }
 } // namespace
 
@@ -50,24 +58,34 @@ std::size_t size_of(dtype t) noexcept {
   return t == dtype::int32 || t == dtype::float32 ? 4 : 8;
 }
 
-bool is_integer(dtype t) noexcept { return t == dtype::int32 || t == dtype::int64; }
+bool is_integer(dtype t) noexcept {
+  return t == dtype::int32 || t == dtype::int64;
+}
 
 const char *cpp_type(dtype t) noexcept {
   switch (t) {
-  case dtype::int32: return "int";
-  case dtype::int64: return "long long";
-  case dtype::float32: return "float";
-  case dtype::float64: return "double";
+  case dtype::int32:
+    return "int";
+  case dtype::int64:
+    return "long long";
+  case dtype::float32:
+    return "float";
+  case dtype::float64:
+    return "double";
   }
   return "?";
 }
 
 const char *cpp_op(reduce_op o) noexcept {
   switch (o) {
-  case reduce_op::sum: return "rt::op_sum";
-  case reduce_op::min: return "rt::op_min";
-  case reduce_op::max: return "rt::op_max";
-  case reduce_op::prod: return "rt::op_prod";
+  case reduce_op::sum:
+    return "rt::op_sum";
+  case reduce_op::min:
+    return "rt::op_min";
+  case reduce_op::max:
+    return "rt::op_max";
+  case reduce_op::prod:
+    return "rt::op_prod";
   }
   return "?";
 }

@@ -10,12 +10,11 @@ namespace reducetune {
 enum class dtype { int32, int64, float32, float64 };
 enum class reduce_op { sum, min, max, prod };
 
-inline constexpr dtype all_dtypes[] = {dtype::int32, dtype::int64, dtype::float32,
-                                       dtype::float64};
+inline constexpr dtype all_dtypes[] = {dtype::int32, dtype::int64, dtype::float32, dtype::float64};
 inline constexpr reduce_op all_ops[] = {reduce_op::sum, reduce_op::min, reduce_op::max,
                                         reduce_op::prod};
 
-[[nodiscard]] const char *to_string(dtype t) noexcept;   // "float32"
+[[nodiscard]] const char *to_string(dtype t) noexcept;     // "float32"
 [[nodiscard]] const char *to_string(reduce_op o) noexcept; // "sum"
 // Throw invalid_configuration listing the valid names.
 [[nodiscard]] dtype dtype_from_string(const std::string &name);

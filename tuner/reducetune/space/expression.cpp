@@ -115,8 +115,7 @@ private:
   }
 
   // One left-associative level: operand (op operand)*.
-  template <typename Next>
-  node_ptr level(std::initializer_list<const char *> ops, Next next) {
+  template <typename Next> node_ptr level(std::initializer_list<const char *> ops, Next next) {
     skip_space();
     const std::size_t pos = m_pos;
     auto lhs = (this->*next)();
@@ -262,7 +261,9 @@ struct eval_context {
 
 namespace {
 
-const char *type_name(const value &v) { return is_int(v) ? "an integer" : "a string"; }
+const char *type_name(const value &v) {
+  return is_int(v) ? "an integer" : "a string";
+}
 
 class evaluator {
 public:
@@ -443,7 +444,9 @@ std::string expression::eval_string(const scope &s) const {
   return std::get<std::string>(v);
 }
 
-void scope::set(const std::string &name, value v) { m_entries.insert_or_assign(name, std::move(v)); }
+void scope::set(const std::string &name, value v) {
+  m_entries.insert_or_assign(name, std::move(v));
+}
 
 void scope::bind(const std::string &name, expression e) {
   m_entries.insert_or_assign(name, std::move(e));

@@ -59,7 +59,7 @@ struct family {
   std::vector<std::string> includes; // folders of the library given to NVRTC as headers
   std::vector<parameter> parameters; // declaration order
   std::vector<constraint> constraints;
-  expression shared_bytes;                         // "0" when absent
+  expression shared_bytes;                        // "0" when absent
   std::optional<expression> dynamic_shared_bytes; // 0 when absent
   expression protocol;
   expression grid;

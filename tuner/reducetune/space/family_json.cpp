@@ -208,9 +208,9 @@ private:
       std::string where = "parameter #" + std::to_string(i + 1);
       if (!pj.is_object())
         fail(where + " must be an object");
-      check_keys(pj, where,
-                 {"name", "kind", "values", "default", "cpp", "label", "flags", "note",
-                  "description"});
+      check_keys(
+          pj, where,
+          {"name", "kind", "values", "default", "cpp", "label", "flags", "note", "description"});
       parameter p;
       p.name = required_string(pj, "name", where);
       where = "parameter '" + p.name + "'";
@@ -313,9 +313,8 @@ private:
       const json &values = params[i]["values"];
       for (std::size_t k = 0; k < p.values.size(); ++k)
         for (auto &[name, e] : p.values[k].let)
-          e = expr(values[k]["let"][name],
-                   "parameter '" + p.name + "', value " + to_literal(p.values[k].v) + ", let '" +
-                       name + "'");
+          e = expr(values[k]["let"][name], "parameter '" + p.name + "', value " +
+                                               to_literal(p.values[k].v) + ", let '" + name + "'");
     }
   }
 

@@ -6,10 +6,14 @@ namespace reducetune {
 
 const char *to_string(protocol p) noexcept {
   switch (p) {
-  case protocol::multipass: return "multipass";
-  case protocol::two_pass: return "two_pass";
-  case protocol::atomic: return "atomic";
-  case protocol::ticket: return "ticket";
+  case protocol::multipass:
+    return "multipass";
+  case protocol::two_pass:
+    return "two_pass";
+  case protocol::atomic:
+    return "atomic";
+  case protocol::ticket:
+    return "ticket";
   }
   return "?";
 }

@@ -34,7 +34,8 @@ void walk(const std::string &pattern, Text on_text, Field on_field) {
 
 std::vector<std::string> name_pattern_fields(const std::string &pattern) {
   std::vector<std::string> out;
-  walk(pattern, [](const std::string &) {}, [&](const std::string &f) { out.push_back(f); });
+  walk(
+      pattern, [](const std::string &) {}, [&](const std::string &f) { out.push_back(f); });
   return out;
 }
 

@@ -34,20 +34,33 @@ std::vector<value> decode(const family &f, const std::vector<std::size_t> &param
 // A uniform integer in [0, bound) from raw mt19937_64 output (no std distribution, whose
 // algorithm the standard leaves to each library).
 std::uint64_t uniform_below(std::mt19937_64 &rng, std::uint64_t bound) {
-  const std::uint64_t reject_from = std::numeric_limits<std::uint64_t>::max() -
-                                    std::numeric_limits<std::uint64_t>::max() % bound;
+  const std::uint64_t reject_from =
+      std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
   std::uint64_t x = rng();
   while (x >= reject_from)
     x = rng();
   return x % bound;
 }
 
+const expression &block_size_expr() {
+  static const expression e = expression::parse("block_size");
+  return e;
+}
+
+const expression &in_place_expr() {
+  static const expression e = expression::parse("in_place");
+  return e;
+}
+
 // The kernels each protocol launches.
 std::vector<std::string> roles_of(protocol p) {
   switch (p) {
-  case protocol::two_pass: return {"pass", "final"};
-  case protocol::atomic: return {"init", "pass"};
-  default: return {"pass"};
+  case protocol::two_pass:
+    return {"pass", "final"};
+  case protocol::atomic:
+    return {"init", "pass"};
+  default:
+    return {"pass"};
   }
 }
 
@@ -128,7 +141,7 @@ void search_space::check_builtins(const scope &s, bool launch_stage, check_resul
   };
   if (m_family.find_parameter("block_size") && at_stage(m_launch_names.count("block_size") != 0))
     guarded("block_size <= max_threads_per_block", [&] {
-      const std::int64_t bs = expression::parse("block_size").eval_int(s);
+      const std::int64_t bs = block_size_expr().eval_int(s);
       if (bs < 1 || bs > m_limits.max_threads_per_block)
         out.failures.push_back({"block_size <= max_threads_per_block",
                                 "block size " + std::to_string(bs) + " exceeds the device's " +
@@ -187,8 +200,8 @@ variant search_space::point(std::uint64_t index) const {
 
 launch_config search_space::launch_point(std::uint64_t index) const {
   if (index >= m_launch_size)
-    throw invalid_configuration("launch config " + std::to_string(index) +
-                                " is outside the " + std::to_string(m_launch_size) + " configs");
+    throw invalid_configuration("launch config " + std::to_string(index) + " is outside the " +
+                                std::to_string(m_launch_size) + " configs");
   return launch_config{decode(m_family, m_launch, index)};
 }
 
@@ -207,7 +220,9 @@ std::vector<variant> search_space::valid_points() const {
   return out;
 }
 
-std::uint64_t search_space::valid_size() const { return valid_points().size(); }
+std::uint64_t search_space::valid_size() const {
+  return valid_points().size();
+}
 
 std::vector<launch_config> search_space::launch_configs() const {
   std::vector<launch_config> out;
@@ -263,7 +278,7 @@ launch_plan search_space::plan_launch(const variant &v, const launch_config &c) 
   plan.proto = protocol_from_string(m_family.protocol.eval_string(s));
   if (!s.contains("block_size"))
     throw invalid_configuration("family '" + m_family.name + "' has no block_size parameter");
-  plan.block_size = static_cast<unsigned>(expression::parse("block_size").eval_int(s));
+  plan.block_size = static_cast<unsigned>(block_size_expr().eval_int(s));
   if (m_family.dynamic_shared_bytes) {
     const std::int64_t bytes = m_family.dynamic_shared_bytes->eval_int(s);
     if (bytes < 0 || bytes > m_limits.max_shared_per_block)
@@ -272,7 +287,7 @@ launch_plan search_space::plan_launch(const variant &v, const launch_config &c) 
                                   std::to_string(m_limits.max_shared_per_block) + "]");
     plan.dynamic_shared_bytes = static_cast<unsigned>(bytes);
   }
-  plan.in_place = s.contains("in_place") && expression::parse("in_place").eval_int(s) != 0;
+  plan.in_place = s.contains("in_place") && in_place_expr().eval_int(s) != 0;
   plan.kernels = kernel_names(v);
   for (auto it = plan.kernels.begin(); it != plan.kernels.end();) {
     const auto roles = roles_of(plan.proto); // only the kernels this protocol launches

@@ -26,9 +26,8 @@ void check_values(const family &f, const std::vector<std::size_t> &params,
   for (std::size_t i = 0; i < params.size(); ++i) {
     const parameter &p = f.parameters[params[i]];
     if (!p.index_of(values[i]))
-      throw invalid_configuration(what + " of family '" + f.name + "': " +
-                                  to_literal(values[i]) + " is not a value of '" + p.name +
-                                  "' (" + p.values_text() + ")");
+      throw invalid_configuration(what + " of family '" + f.name + "': " + to_literal(values[i]) +
+                                  " is not a value of '" + p.name + "' (" + p.values_text() + ")");
   }
 }
 
@@ -109,8 +108,8 @@ const value &value_of(const family &f, const launch_config &c, const std::string
 
 void validate(const family &f, const variant &v) {
   if (v.family != f.name)
-    throw invalid_configuration("variant of family '" + v.family + "' given to family '" +
-                                f.name + "'");
+    throw invalid_configuration("variant of family '" + v.family + "' given to family '" + f.name +
+                                "'");
   check_values(f, f.compile_parameters(), v.values, "a variant");
 }
 
@@ -150,7 +149,8 @@ launch_config parse_launch_label(const family &f, const std::string &label) {
 
 std::size_t variant_hash::operator()(const variant &v) const noexcept {
   std::size_t h = std::hash<std::string>{}(v.family);
-  h = h * 1099511628211ull ^ (static_cast<std::size_t>(v.type) << 4 | static_cast<std::size_t>(v.op));
+  h = h * 1099511628211ull ^
+      (static_cast<std::size_t>(v.type) << 4 | static_cast<std::size_t>(v.op));
   return hash_values(h, v.values);
 }
 

@@ -31,8 +31,7 @@ struct launch_config {
   std::vector<value> values; // one per launch parameter, declaration order
 
   friend bool operator==(const launch_config &, const launch_config &) = default;
-  friend std::strong_ordering operator<=>(const launch_config &,
-                                          const launch_config &) = default;
+  friend std::strong_ordering operator<=>(const launch_config &, const launch_config &) = default;
 };
 
 // The variant with every compile parameter at its default, and the default launch config.
