@@ -1,0 +1,5 @@
+import sys
+
+from reducetune.cli import main
+
+sys.exit(main())

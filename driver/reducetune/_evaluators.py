@@ -1,0 +1,229 @@
+"""Where a point's measurement comes from: the GPU (through a worker process) or a recorded
+database (replay, Kernel Tuner's simulation mode: deterministic and GPU-free).
+
+Both give the same dicts: ``{"status": "ok", "samples_s", "median_s", "gbps",
+"pct_of_peak", "pct_of_ceiling", ...}`` or ``{"status": "failed" | "invalid" | "wrong",
+"kind", "reason"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+from reducetune import _core
+from reducetune._space import limits_for_arch
+from reducetune._store import open_store
+from reducetune.errors import DeviceError, StoreError
+
+__all__ = [
+    "Evaluator",
+    "GpuEvaluator",
+    "ReplayEvaluator",
+    "WorkerClient",
+    "CEILING_WORKLOAD",
+    "workload",
+]
+
+# The streaming ceiling is stored as a baseline of this conventional workload (1 GiB read).
+CEILING_WORKLOAD = {"dtype": "float32", "op": "sum", "n": 1 << 28, "data_pattern": "uniform",
+                    "seed": 0}
+
+
+def workload(dtype: str, op: str, n: int, pattern: str = "uniform", seed: int = 0x5EED) -> dict:
+    return {"dtype": dtype, "op": op, "n": int(n), "data_pattern": pattern, "pattern": pattern,
+            "seed": seed}
+
+
+class Evaluator(Protocol):
+    """What the tuner needs from a source of measurements."""
+
+    device: dict[str, Any]  # name, uuid, cc_major, cc_minor, ..., driver/toolkit versions
+    limits: Any  # DeviceLimits
+    calls: int  # evaluate() calls so far (what "measured" means in tests)
+
+    def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]: ...
+    def cub(self, w: dict) -> dict[str, Any] | None: ...
+    def ceiling_bytes_per_s(self) -> float | None: ...
+    def close(self) -> None: ...
+
+
+class WorkerClient:
+    """One worker process at a time; a dead or stuck one is replaced at the next call."""
+
+    def __init__(self, timeout_s: float = 60.0) -> None:
+        self.timeout_s = timeout_s
+        self.started = 0
+        self._proc: subprocess.Popen[str] | None = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "reducetune._worker"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            )
+            self.started += 1
+        return self._proc
+
+    def _gone(self, proc: subprocess.Popen[str], kill: bool) -> str:
+        if kill:
+            proc.kill()
+        code = proc.wait()
+        self._proc = None
+        if code < 0:
+            return f"worker died with {signal.Signals(-code).name} (signal {-code})"
+        return f"worker exited with status {code}"
+
+    def call(self, name: str, **args: Any) -> dict[str, Any]:
+        """{"ok": True, "result": ...} or {"ok": False, "error", "message"}; a crash or a
+        timeout is reported as error "worker_crashed" / "timed_out"."""
+        proc = self._start()
+        assert proc.stdin and proc.stdout
+        try:
+            proc.stdin.write(json.dumps({"call": name, "args": args}) + "\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            return {"ok": False, "error": "worker_crashed", "message": self._gone(proc, False)}
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        ready = sel.select(self.timeout_s)
+        sel.close()
+        if not ready:
+            self._gone(proc, True)
+            return {"ok": False, "error": "timed_out",
+                    "message": f"no reply within {self.timeout_s:g} s (worker killed)"}
+        line = proc.stdout.readline()
+        if not line:
+            return {"ok": False, "error": "worker_crashed", "message": self._gone(proc, False)}
+        return dict(json.loads(line))
+
+    def close(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            assert self._proc.stdin
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._proc = None
+
+
+_ERRORS = {"DeviceError": DeviceError}
+
+
+class GpuEvaluator:
+    """Measures on a GPU: device detection here, every kernel run in the worker."""
+
+    def __init__(self, ordinal: int = 0, timeout_s: float = 60.0,
+                 options: dict[str, Any] | None = None) -> None:
+        self.ordinal = ordinal
+        self.options = dict(options or {})
+        self._worker = WorkerClient(timeout_s)
+        reply = self._worker.call("query_device", ordinal=ordinal)
+        if not reply["ok"]:
+            raise _ERRORS.get(reply["error"], DeviceError)(
+                f"no usable GPU at --device {ordinal}: {reply['message']}"
+                " (use --replay DB to tune from a recorded database)")
+        info = reply["result"]
+        self.device = dict(info, toolkit_version=info["runtime_version"])
+        self.limits = limits_for_arch(str(info["arch"]))
+        self.limits.sm_count = info["sm_count"]
+        self.limits.max_threads_per_block = info["max_threads_per_block"]
+        self.calls = 0
+        self._ceiling: float | None = None
+
+    def _run(self, name: str, **args: Any) -> dict[str, Any]:
+        reply = self._worker.call(name, ordinal=self.ordinal, **args)
+        if reply["ok"]:
+            return dict(reply["result"])
+        return {"status": "failed", "kind": reply["error"], "reason": reply["message"]}
+
+    def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]:
+        self.calls += 1
+        options = dict(self.options)
+        if self._ceiling:
+            options["ceiling_bytes_per_s"] = self._ceiling
+        return self._run("evaluate", variant_label=variant_label, launch_label=launch_label,
+                         workload=w, options=options)
+
+    def cub(self, w: dict) -> dict[str, Any] | None:
+        return self._run("evaluate_cub", workload=w, options=self.options)
+
+    def ceiling_bytes_per_s(self) -> float | None:
+        if self._ceiling is None:
+            r = self._worker.call("streaming_ceiling", ordinal=self.ordinal)
+            self._ceiling = float(r["result"]["bytes_per_s"]) if r["ok"] else 0.0
+        return self._ceiling or None
+
+    def close(self) -> None:
+        self._worker.close()
+
+
+class ReplayEvaluator:
+    """Serves measurements from a recorded database: the same point always gives the same
+    answer; a point the recording lacks is a failure ("not_recorded"), never a guess."""
+
+    def __init__(self, path: str | os.PathLike[str], device: int | str | None = None) -> None:
+        if not Path(path).exists():
+            raise StoreError(f"replay database {path} does not exist")
+        self.path = Path(path)
+        self._store = open_store(path, create=False)
+        devices = self._store.devices()
+        if not devices:
+            raise StoreError(f"replay database {path} holds no device")
+        chosen = None
+        if device is None:
+            chosen = devices[0]
+        elif isinstance(device, int):
+            if device >= len(devices):
+                raise DeviceError(f"replay database {path} holds {len(devices)} device(s); "
+                                  f"--device {device} is not one of them")
+            chosen = devices[device]
+        else:
+            chosen = next((d for d in devices if device in (d["uuid"], d["name"])), None)
+            if chosen is None:
+                raise DeviceError(f"no device '{device}' in replay database {path}")
+        self.device = dict(chosen)
+        self.limits = limits_for_arch(str(chosen["cc_major"] * 10 + chosen["cc_minor"]))
+        if chosen["sm_count"]:
+            self.limits.sm_count = chosen["sm_count"]
+        self.calls = 0
+        self._tables: dict[tuple[str, str, int], dict[tuple[str, str], dict[str, Any]]] = {}
+
+    def table(self, dtype: str, op: str, n: int) -> dict[tuple[str, str], dict[str, Any]]:
+        """Every recorded point of one workload: (variant label, launch label) -> row."""
+        key = (dtype, op, int(n))
+        if key not in self._tables:
+            rows = self._store.history(self.device["id"], dtype, op, int(n))
+            # history is oldest first: the newest measurement of a point wins, as in the store
+            self._tables[key] = {(r["variant_label"], r["launch_label"]): r for r in rows}
+        return self._tables[key]
+
+    def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]:
+        self.calls += 1
+        row = self.table(w["dtype"], w["op"], w["n"]).get((variant_label, launch_label))
+        if row is None:
+            return {"status": "failed", "kind": "not_recorded",
+                    "reason": f"not in the replay database {self.path.name}"}
+        out = {k: row[k] for k in ("status", "reason", "samples_s", "median_s", "rel_stddev",
+                                   "gbps", "pct_of_peak", "pct_of_ceiling")}
+        out["kind"] = "" if row["status"] == "ok" else row["status"]
+        return out
+
+    def cub(self, w: dict) -> dict[str, Any] | None:
+        b = self._store.find_baseline(self.device["id"], w, "cub")
+        return None if b is None else {"status": "ok", **b}
+
+    def ceiling_bytes_per_s(self) -> float | None:
+        b = self._store.find_baseline(self.device["id"], CEILING_WORKLOAD, "ceiling")
+        return None if b is None else float(b["gbps"]) * 1e9
+
+    def close(self) -> None:
+        self._store.close()

@@ -1,0 +1,306 @@
+"""The tuning loop: an Optuna study per workload over one family's search space.
+
+ask → parameters → check (invalid: FAIL with the reasons, never evaluated) → labels →
+served from the database when this context already measured the point, else evaluated (GPU
+worker or replay) and recorded → tell (the median time, or FAIL with the reason).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from reducetune import _core
+from reducetune._evaluators import Evaluator, workload
+from reducetune._samplers import decode, distributions, encode, make_sampler
+from reducetune._space import Space
+from reducetune.errors import InvalidConfiguration
+
+__all__ = ["TuneConfig", "SizeResult", "tune", "tune_size", "study_name"]
+
+# Trials in a row that bring no new point before a study is declared stuck (a sampler that
+# keeps proposing points it has already seen, or invalid ones).
+STALL_LIMIT = 2000
+
+
+@dataclass
+class TuneConfig:
+    dtype: str = "float32"
+    op: str = "sum"
+    sizes: list[int] = field(default_factory=lambda: [1 << 20])
+    family: str = "tunable"
+    strategy: str = "tpe"
+    max_evals: int | None = None  # distinct valid points per size (served ones included)
+    time_limit_s: float | None = None  # for the whole run, split evenly over the sizes
+    target_pct: float | None = None  # stop a size once within P% of the ceiling
+    seed: int | None = None
+    base_preset: str = "good"
+    pattern: str = "uniform"
+    # Only these values of these parameters (a smaller space, e.g. for an exhaustive sweep).
+    restrict: dict[str, list[Any]] = field(default_factory=dict)
+
+
+@dataclass
+class SizeResult:
+    n: int
+    best: dict[str, Any] | None = None  # variant_label, launch_label, median_s, gbps, ...
+    cub_gbps: float | None = None
+    evaluated: int = 0  # evaluator calls in this run
+    served: int = 0  # points taken from the database instead
+    invalid: int = 0  # trials rejected by check(), never evaluated
+    failed: int = 0  # evaluated, not ok
+    points: int = 0  # distinct valid points in the study (its budget)
+    stopped: str = ""
+
+    @property
+    def x_cub(self) -> float | None:
+        if self.best and self.cub_gbps and self.best.get("gbps"):
+            return float(self.best["gbps"]) / self.cub_gbps
+        return None
+
+
+def study_name(config: TuneConfig, n: int, device_uuid: str) -> str:
+    name = f"{config.family}.{config.dtype}.{config.op}.n_{n}.{config.strategy}"
+    if config.restrict:  # another restriction is another space, hence another study
+        name += "." + ",".join(f"{k}={'|'.join(map(str, v))}"
+                               for k, v in sorted(config.restrict.items()))
+    return f"{name}@{device_uuid}"
+
+
+def _row_value(row: dict[str, Any]) -> float | None:
+    if row.get("status") != "ok":
+        return None
+    if row.get("median_s"):
+        return float(row["median_s"])
+    samples = sorted(row.get("samples_s") or [])
+    return samples[len(samples) // 2] if samples else None
+
+
+class _Context:
+    """What a size's study shares with the store: the device, template and toolkit."""
+
+    def __init__(self, evaluator: Evaluator, store: Any, family: str) -> None:
+        self.store = store
+        dev = evaluator.device
+        self.template_hash = _core.template_hash(family)
+        self.driver_version = int(dev.get("driver_version", 0))
+        self.toolkit_version = int(dev.get("toolkit_version", 0))
+        self.device_id = 0
+        if store is not None:
+            self.device_id = store.register_device(dev)
+            store.register_template(family, self.template_hash)
+
+    def key(self) -> dict[str, Any]:
+        return {"device_id": self.device_id, "template_hash": self.template_hash,
+                "driver_version": self.driver_version, "toolkit_version": self.toolkit_version}
+
+    def known(self, w: dict) -> dict[tuple[str, str], dict[str, Any]]:
+        """Points of this workload already measured in this exact context."""
+        if self.store is None:
+            return {}
+        rows = self.store.history(self.device_id, w["dtype"], w["op"], w["n"])
+        same = self.key()
+        return {
+            (r["variant_label"], r["launch_label"]): r
+            for r in rows
+            if all(r[k] == v for k, v in same.items())
+            and r["data_pattern"] == w["data_pattern"] and r["seed"] == w["seed"]
+        }
+
+
+def _record(ctx: _Context, w: dict, labels: tuple[str, str], params: dict[str, Any],
+            result: dict[str, Any], study_id: int | None) -> dict[str, Any]:
+    row = {**ctx.key(), **w, "variant_label": labels[0], "launch_label": labels[1],
+           "parameters_json": json.dumps(params, sort_keys=True), "study_id": study_id,
+           "samples_s": list(result.get("samples_s") or []), "status": result["status"],
+           "reason": result.get("reason", "") or result.get("kind", ""),
+           "gbps": result.get("gbps"), "pct_of_peak": result.get("pct_of_peak"),
+           "pct_of_ceiling": result.get("pct_of_ceiling") or None}
+    if ctx.store is not None and result.get("kind") != "not_recorded":
+        ctx.store.record_measurement(row)
+    return {**row, "median_s": result.get("median_s"), "rel_stddev": result.get("rel_stddev")}
+
+
+def _baselines(ctx: _Context, evaluator: Evaluator, w: dict, gpu: bool) -> float | None:
+    """CUB's GB/s for this workload (from the store, else measured and recorded)."""
+    found = ctx.store.find_baseline(ctx.device_id, w, "cub") if ctx.store is not None else None
+    if found is None:
+        found = evaluator.cub(w)
+        if found and found.get("status") == "ok" and ctx.store is not None and gpu:
+            ctx.store.record_baseline({**ctx.key(), **w, "kind": "cub",
+                                       "samples_s": found["samples_s"], "gbps": found["gbps"]})
+    if not found or found.get("status", "ok") != "ok":
+        return None
+    return float(found["gbps"])
+
+
+def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = None,
+              storage: Any = None, deadline: float | None = None,
+              on_trial: Callable[[SizeResult], None] | None = None,
+              ctx: _Context | None = None, space: Space | None = None) -> SizeResult:
+    """One workload's study. ``store`` (a reducetune Store) serves and records points;
+    ``storage`` is Optuna's (None: in memory)."""
+    import optuna
+
+    ctx = ctx or _Context(evaluator, store, config.family)
+    space = space or Space(config.family, config.dtype, config.op, evaluator.limits,
+                           config.restrict)
+    w = workload(config.dtype, config.op, n, config.pattern)
+    result = SizeResult(n)
+    gpu = not hasattr(evaluator, "table")
+    result.cub_gbps = _baselines(ctx, evaluator, w, gpu)
+    ceiling = evaluator.ceiling_bytes_per_s() if config.target_pct is not None else None
+
+    choices = space.choices()
+    dists = distributions(choices, config.strategy)
+    multi = config.strategy == "nsga2"
+    study = optuna.create_study(
+        study_name=study_name(config, n, evaluator.device["uuid"]), storage=storage,
+        sampler=make_sampler(config.strategy, config.seed), load_if_exists=True,
+        directions=["minimize", "minimize"] if multi else ["minimize"])
+    study_id = None
+    if ctx.store is not None and not study.trials:
+        study_id = ctx.store.create_study({
+            "name": study.study_name, "device_id": ctx.device_id, "dtype": config.dtype,
+            "op": config.op, "strategy": config.strategy,
+            "config_json": json.dumps({"n": n, "max_evals": config.max_evals, "seed": config.seed,
+                                       "family": config.family})})
+
+    known = ctx.known(w)
+    seen: set[tuple[str, str]] = set()
+    for t in study.trials:  # a resumed study keeps its budget and its best
+        if t.state.is_finished() and "variant_label" in t.user_attrs:
+            key = (t.user_attrs["variant_label"], t.user_attrs["launch_label"])
+            seen.add(key)
+            row = known.get(key)
+            if row is not None:
+                _consider(result, row, ceiling)
+    result.points = len(seen)
+
+    grid_queue: list[dict[str, Any]] = []
+    if config.strategy == "grid":
+        labels_of = space.labels
+        grid_queue = [p for p in space.valid_points() if labels_of(p) not in seen]
+        grid_queue.reverse()
+    elif not study.trials:
+        base = space.preset(config.base_preset)
+        if all(base.params[k] in v for k, v in choices.items()):
+            study.enqueue_trial(encode(base.params, choices, config.strategy))
+
+    valid_total = None
+    stall = 0
+    while True:
+        if config.max_evals is not None and result.points >= config.max_evals:
+            result.stopped = "max-evals"
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            result.stopped = "time-limit"
+            break
+        if config.target_pct is not None and _reached(result, config.target_pct, ceiling):
+            result.stopped = "target"
+            break
+        if config.strategy == "grid":
+            if not grid_queue:
+                result.stopped = "exhausted"
+                break
+            study.enqueue_trial(grid_queue.pop())
+        elif stall >= STALL_LIMIT:
+            valid_total = valid_total or len(space.valid_points())
+            result.stopped = "exhausted" if result.points >= valid_total else "stalled"
+            break
+
+        trial = study.ask(dists)
+        params = decode(trial.params, choices, config.strategy)
+        reasons = space.check(params)
+        if reasons:
+            trial.set_user_attr("outcome", "invalid")
+            trial.set_user_attr("reason", "; ".join(why for _, why in reasons))
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            result.invalid += 1
+            stall += 1
+            continue
+        labels = space.labels(params)
+        outcome = ""
+        if labels in seen:
+            outcome = "repeat"
+            stall += 1
+        else:
+            seen.add(labels)
+            result.points += 1
+            stall = 0
+        row = known.get(labels)
+        if row is None:
+            row = _record(ctx, w, labels, params, evaluator.evaluate(*labels, w), study_id)
+            known[labels] = row
+            result.evaluated += 1
+            outcome = "measured"
+            if row["status"] != "ok":
+                result.failed += 1
+        elif outcome != "repeat":
+            outcome = "served"
+            result.served += 1
+        # Only now: a trial interrupted mid-evaluation must not count as a point seen.
+        trial.set_user_attr("variant_label", labels[0])
+        trial.set_user_attr("launch_label", labels[1])
+        trial.set_user_attr("outcome", outcome)
+        value = _row_value(row)
+        if value is None:
+            trial.set_user_attr("reason", row.get("reason") or row["status"])
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        else:
+            noise = float(row.get("rel_stddev") or 0.0)
+            study.tell(trial, [value, noise] if multi else value)
+            _consider(result, row, ceiling)
+        if on_trial:
+            on_trial(result)
+    return result
+
+
+def _consider(result: SizeResult, row: dict[str, Any], ceiling: float | None) -> None:
+    value = _row_value(row)
+    if value is None:
+        return
+    if result.best is None or value < result.best["median_s"]:
+        gbps = row.get("gbps")
+        pct_ceiling = row.get("pct_of_ceiling")
+        if not pct_ceiling and ceiling and gbps:
+            pct_ceiling = 100.0 * float(gbps) * 1e9 / ceiling
+        result.best = {"variant_label": row["variant_label"], "launch_label": row["launch_label"],
+                       "median_s": value, "gbps": gbps, "pct_of_peak": row.get("pct_of_peak"),
+                       "pct_of_ceiling": pct_ceiling}
+
+
+def _reached(result: SizeResult, target_pct: float, ceiling: float | None) -> bool:
+    if result.best is None:
+        return False
+    pct = result.best.get("pct_of_ceiling") or result.best.get("pct_of_peak")
+    return pct is not None and float(pct) >= 100.0 - target_pct
+
+
+def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage: Any = None,
+         on_trial: Callable[[SizeResult], None] | None = None,
+         on_size: Callable[[int, SizeResult | None], None] | None = None) -> list[SizeResult]:
+    """Every size of the config, in ascending order; the time limit is split evenly."""
+    if config.max_evals is not None and config.max_evals < 1:
+        raise InvalidConfiguration("--max-evals must be at least 1")
+    if config.target_pct is not None and not 0 <= config.target_pct < 100:
+        raise InvalidConfiguration("--target is a percentage in [0, 100)")
+    ctx = _Context(evaluator, store, config.family)
+    space = Space(config.family, config.dtype, config.op, evaluator.limits, config.restrict)
+    space.preset(config.base_preset)  # an unknown base preset fails before any measurement
+    start = time.monotonic()
+    results = []
+    for i, n in enumerate(config.sizes):
+        deadline = None
+        if config.time_limit_s is not None:
+            deadline = start + config.time_limit_s * (i + 1) / len(config.sizes)
+        if on_size:
+            on_size(n, None)
+        r = tune_size(evaluator, config, n, store=store, storage=storage, deadline=deadline,
+                      on_trial=on_trial, ctx=ctx, space=space)
+        if on_size:
+            on_size(n, r)
+        results.append(r)
+    return results

@@ -1,0 +1,41 @@
+"""The GPU worker: a child process that evaluates variants for the tuner.
+
+A variant that faults the CUDA context (an illegal address) would leave the process unable
+to run anything else, and one that hangs would stall the study. The tuner therefore talks
+to this process over JSON lines on stdin/stdout (one request, one reply) and starts a fresh
+one when it dies or times out (``_evaluators.WorkerClient``).
+
+Request: ``{"call": "evaluate" | "evaluate_cub" | "streaming_ceiling" | "query_device",
+"args": {...}}``. Reply: ``{"ok": true, "result": ...}`` or ``{"ok": false, "error":
+"<exception class>", "message": "..."}``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device")
+
+
+def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
+    from reducetune import _core
+
+    for line in stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            if request.get("call") not in CALLS:
+                raise ValueError(f"unknown call {request.get('call')!r}")
+            result = getattr(_core, request["call"])(**request.get("args", {}))
+            reply = {"ok": True, "result": result}
+        except Exception as e:  # every failure goes back as data; the worker stays up
+            reply = {"ok": False, "error": type(e).__name__, "message": str(e)}
+        stdout.write(json.dumps(reply) + "\n")
+        stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve())

@@ -1,0 +1,1 @@
+"""Research experiments (``reducetune experiment ...``)."""

@@ -1,0 +1,124 @@
+// NVRTC compilation from Python: points of one space, or the same selection as
+// reducetune-compile (presets + a seeded sample or every valid point). No GPU needed.
+#include "common.hpp"
+
+#include "reducetune/jit/space_jobs.hpp"
+#include "reducetune/jit/variant_request.hpp"
+#include "reducetune/space/device_limits.hpp"
+#include "reducetune/space/element.hpp"
+
+#include <chrono>
+
+namespace rtpy {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+nb::dict compile_jobs(const std::string &arch, bool all, std::size_t sample,
+                      const std::string &family, const std::vector<std::string> &dtypes,
+                      const std::vector<std::string> &ops, std::uint64_t seed, unsigned threads,
+                      unsigned batch, bool cached_pass) {
+  rt::job_selection sel;
+  sel.all = all;
+  sel.sample = sample;
+  sel.seed = seed;
+  sel.family = family;
+  if (!dtypes.empty()) {
+    sel.dtypes.clear();
+    for (const auto &t : dtypes)
+      sel.dtypes.push_back(rt::dtype_from_string(t));
+  }
+  if (!ops.empty()) {
+    sel.ops.clear();
+    for (const auto &o : ops)
+      sel.ops.push_back(rt::op_from_string(o));
+  }
+  rt::batch_options opts;
+  opts.threads = threads;
+  if (batch)
+    opts.max_requests_per_program = batch;
+  const auto limits = rt::device_limits::for_arch(arch);
+  const auto jobs = rt::select_jobs(library(), limits, sel);
+  std::vector<rt::compile_request> requests;
+  for (const auto &j : jobs)
+    requests.push_back(j.request);
+
+  std::vector<std::pair<std::string, std::string>> failures;
+  double cold_s = 0, cached_s = 0;
+  std::size_t hits = 0;
+  {
+    nb::gil_scoped_release release;
+    rt::compiler c(library()); // a fresh cache: the cold pass really compiles
+    auto start = std::chrono::steady_clock::now();
+    const auto cold = c.compile_batch(requests, opts);
+    cold_s = seconds_since(start);
+    for (std::size_t i = 0; i < cold.size(); ++i)
+      if (!cold[i].program)
+        failures.emplace_back(jobs[i].label, cold[i].error);
+    if (cached_pass) {
+      start = std::chrono::steady_clock::now();
+      for (const auto &r : c.compile_batch(requests, opts))
+        hits += r.cached ? 1 : 0;
+      cached_s = seconds_since(start);
+    }
+  }
+  nb::dict d;
+  d["arch"] = arch;
+  d["count"] = requests.size();
+  d["cold_s"] = cold_s;
+  d["cached_s"] = cached_s;
+  d["cached_hits"] = hits;
+  d["failures"] = failures;
+  d["templates"] = library().origin();
+  return d;
+}
+
+} // namespace
+
+void bind_compile(nb::module_ &m) {
+  m.def("compile_jobs", &compile_jobs, nb::arg("arch") = "sm_90", nb::arg("all") = false,
+        nb::arg("sample") = 500, nb::arg("family") = "",
+        nb::arg("dtypes") = std::vector<std::string>{}, nb::arg("ops") = std::vector<std::string>{},
+        nb::arg("seed") = 0x72656475636574ull, nb::arg("threads") = 0u, nb::arg("batch") = 0u,
+        nb::arg("cached_pass") = true,
+        "Compiles presets and a seeded sample (or all valid points); timings and failures.");
+
+  m.def(
+      "compile_points",
+      [](const std::string &family, const std::string &dtype, const std::string &op, int arch,
+         const std::vector<params> &points) {
+        const rt::family &f = family_named(family);
+        const auto t = rt::dtype_from_string(dtype);
+        const auto o = rt::op_from_string(op);
+        std::vector<rt::compile_request> requests;
+        std::vector<std::string> labels;
+        for (const auto &p : points) {
+          const auto v = to_variant(f, t, o, p);
+          labels.push_back(rt::to_label(f, v));
+          requests.push_back(rt::request_for(f, v, arch));
+        }
+        std::vector<rt::compile_outcome> outcomes;
+        {
+          nb::gil_scoped_release release;
+          outcomes = shared_compiler().compile_batch(requests);
+        }
+        nb::list out;
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+          nb::dict d;
+          d["label"] = labels[i];
+          d["ok"] = static_cast<bool>(outcomes[i].program);
+          d["error"] = outcomes[i].error;
+          d["cached"] = outcomes[i].cached;
+          d["compile_seconds"] =
+              outcomes[i].program ? outcomes[i].program->compile_seconds : 0.0;
+          out.append(d);
+        }
+        return out;
+      },
+      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("arch"), nb::arg("points"),
+      "Compiles points of one space in a batch; failures are data (ok=False, error).");
+}
+
+} // namespace rtpy

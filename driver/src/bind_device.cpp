@@ -1,0 +1,166 @@
+// The GPU side: device detection, evaluating a variant, the CUB baseline and the streaming
+// ceiling. In-process: the Python driver runs these in a worker process (reducetune._worker)
+// so that a variant that destroys the CUDA context does not end the study.
+#include "common.hpp"
+
+#include "reducetune/baseline/cub_baseline.hpp"
+#include "reducetune/baseline/streaming_ceiling.hpp"
+#include "reducetune/errors.hpp"
+#include "reducetune/jit/variant_request.hpp"
+#include "reducetune/measure/evaluate.hpp"
+#include "reducetune/space/element.hpp"
+#include "reducetune/space/space.hpp"
+
+#include <map>
+#include <mutex>
+
+namespace rtpy {
+namespace {
+
+const rt::device_info &device(int ordinal) {
+  static std::mutex mutex;
+  static std::map<int, rt::device_info> devices;
+  std::lock_guard lock(mutex);
+  auto it = devices.find(ordinal);
+  if (it == devices.end())
+    it = devices.emplace(ordinal, rt::query_device(ordinal)).first;
+  return it->second;
+}
+
+rt::device_limits limits_of(const rt::device_info &d) {
+  rt::device_limits l = rt::device_limits::for_arch(std::to_string(d.arch()));
+  l.sm_count = d.sm_count;
+  l.max_threads_per_block = d.max_threads_per_block;
+  return l;
+}
+
+rt::evaluate_options options_of(const nb::dict &d) {
+  rt::evaluate_options o;
+  o.hot = get_or<bool>(d, "hot", o.hot);
+  for (auto *rule : {&o.cold_rule, &o.hot_rule}) {
+    rule->min_samples = get_or<std::size_t>(d, "min_samples", rule->min_samples);
+    rule->max_samples = get_or<std::size_t>(d, "max_samples", rule->max_samples);
+    rule->max_noise = get_or<double>(d, "max_noise", rule->max_noise);
+    rule->time_cap_s = get_or<double>(d, "time_cap_s", rule->time_cap_s);
+  }
+  o.ceiling_bytes_per_s = get_or<double>(d, "ceiling_bytes_per_s", 0.0);
+  return o;
+}
+
+const char *status_of(rt::failure_kind k) {
+  switch (k) {
+  case rt::failure_kind::invalid_configuration: return "invalid";
+  case rt::failure_kind::wrong_result: return "wrong";
+  default: return "failed";
+  }
+}
+
+nb::dict failure_dict(const char *status, const std::string &kind, const std::string &reason) {
+  nb::dict d;
+  d["status"] = status;
+  d["kind"] = kind;
+  d["reason"] = reason;
+  return d;
+}
+
+nb::dict evaluation_dict(const rt::evaluation &e) {
+  if (const auto *f = std::get_if<rt::failure>(&e))
+    return failure_dict(status_of(f->kind), rt::to_string(f->kind), f->reason);
+  const auto &m = std::get<rt::measurement>(e);
+  nb::dict d;
+  d["status"] = "ok";
+  d["kind"] = "";
+  d["reason"] = m.check.reason;
+  d["samples_s"] = m.cold.samples_s;
+  d["hot_samples_s"] = m.hot.samples_s;
+  d["median_s"] = m.cold.stats.median;
+  d["rel_stddev"] = m.cold.stats.rel_stddev;
+  d["stopped"] = rt::to_string(m.cold.stopped);
+  d["bytes_read"] = m.bytes_read;
+  d["launches"] = m.launches;
+  d["bytes_per_s"] = m.bytes_per_s;
+  d["gbps"] = m.bytes_per_s / 1e9;
+  d["pct_of_peak"] = m.percent_of_peak;
+  d["pct_of_ceiling"] = m.percent_of_ceiling;
+  d["expected"] = m.check.expected;
+  d["got"] = m.check.got;
+  return d;
+}
+
+nb::dict evaluate_variant(const std::string &variant_label, const std::string &launch_label,
+                          const nb::dict &workload, int ordinal, const nb::dict &options) {
+  const rt::workload w = to_workload(workload);
+  const rt::evaluate_options opts = options_of(options);
+  const rt::family &f = family_named(variant_label.substr(0, variant_label.find('.')));
+  const auto v = rt::parse_variant_label(f, variant_label);
+  const auto c = rt::parse_launch_label(f, launch_label);
+  if (v.type != w.type || v.op != w.op)
+    throw rt::invalid_configuration("variant " + variant_label + " is not for the workload's " +
+                                    rt::to_string(w.type) + " " + rt::to_string(w.op));
+  const rt::device_info &dev = device(ordinal);
+  const rt::search_space space(f, v.type, v.op, limits_of(dev));
+  if (const auto r = space.check(v, c); !r)
+    return failure_dict("invalid", "invalid_configuration", r.reasons());
+  const rt::launch_plan plan = space.plan_launch(v, c);
+  rt::evaluation result;
+  std::string compile_failure; // a variant that does not compile is a failed point, not an error
+  {
+    nb::gil_scoped_release release;
+    try {
+      const auto program = shared_compiler().compile(rt::request_for(f, v, dev.arch()));
+      result = rt::evaluate(*program, plan, w, dev, opts);
+    } catch (const rt::compile_error &e) {
+      compile_failure = e.what();
+    }
+  }
+  if (!compile_failure.empty())
+    return failure_dict("failed", "compile_error", compile_failure);
+  return evaluation_dict(result);
+}
+
+} // namespace
+
+void bind_device(nb::module_ &m) {
+  m.def(
+      "query_device", [](int ordinal) { return device_to_dict(device(ordinal)); },
+      nb::arg("ordinal") = 0, "The device's identity and limits; DeviceError without a GPU.");
+  m.def(
+      "device_limits", [](int ordinal) { return limits_of(device(ordinal)); },
+      nb::arg("ordinal") = 0);
+  m.def("evaluate", &evaluate_variant, nb::arg("variant_label"), nb::arg("launch_label"),
+        nb::arg("workload"), nb::arg("ordinal") = 0, nb::arg("options") = nb::dict(),
+        "Compiles (cached), runs, verifies and times one point: a measurement dict "
+        "(status 'ok') or a failure dict (status 'failed' | 'invalid' | 'wrong', kind, reason).");
+  m.def(
+      "evaluate_cub",
+      [](const nb::dict &workload, int ordinal, const nb::dict &options) {
+        const rt::workload w = to_workload(workload);
+        const auto opts = options_of(options);
+        const rt::device_info &dev = device(ordinal);
+        rt::evaluation e;
+        {
+          nb::gil_scoped_release release;
+          e = rt::evaluate_cub(w, dev, opts);
+        }
+        return evaluation_dict(e);
+      },
+      nb::arg("workload"), nb::arg("ordinal") = 0, nb::arg("options") = nb::dict());
+  m.def(
+      "streaming_ceiling",
+      [](int ordinal, std::uint64_t bytes) {
+        const rt::device_info &dev = device(ordinal);
+        rt::ceiling_result r;
+        {
+          nb::gil_scoped_release release;
+          r = rt::measure_streaming_ceiling(dev, bytes);
+        }
+        nb::dict d;
+        d["bytes_per_s"] = r.bytes_per_s;
+        d["samples_s"] = r.cold.samples_s;
+        d["bytes"] = bytes;
+        return d;
+      },
+      nb::arg("ordinal") = 0, nb::arg("bytes") = 1ULL << 30);
+}
+
+} // namespace rtpy

@@ -1,0 +1,211 @@
+// Families and search spaces: declarations, checks with reasons, enumeration, labels, presets.
+// Nothing here compiles or touches a GPU.
+#include "common.hpp"
+
+#include "reducetune/jit/content_hash.hpp"
+#include "reducetune/space/device_limits.hpp"
+#include "reducetune/space/element.hpp"
+#include "reducetune/space/space.hpp"
+
+namespace rtpy {
+namespace {
+
+rt::search_space space_of(const std::string &family, const std::string &dtype,
+                          const std::string &op, const rt::device_limits &limits) {
+  return rt::search_space(family_named(family), rt::dtype_from_string(dtype),
+                          rt::op_from_string(op), limits);
+}
+
+nb::dict parameter_dict(const rt::parameter &p) {
+  nb::dict d;
+  d["name"] = p.name;
+  d["kind"] = p.kind == rt::parameter_kind::compile ? "compile" : "launch";
+  std::vector<rt::value> values;
+  nb::dict flags;
+  for (const auto &v : p.values) {
+    values.push_back(v.v);
+    if (!v.flag.empty())
+      flags[nb::cast(rt::to_string(v.v))] = v.flag;
+  }
+  d["values"] = values;
+  d["default"] = p.default_value();
+  d["label"] = p.label.empty() ? p.name : p.label;
+  d["flags"] = flags;
+  d["note"] = p.note;
+  return d;
+}
+
+nb::dict family_dict(const rt::family &f) {
+  nb::dict d;
+  d["name"] = f.name;
+  d["description"] = f.description;
+  nb::list ps;
+  for (const auto &p : f.parameters)
+    ps.append(parameter_dict(p));
+  d["parameters"] = ps;
+  std::vector<std::pair<std::string, std::string>> cs;
+  for (const auto &c : f.constraints)
+    cs.emplace_back(c.expr.text(), c.why);
+  d["constraints"] = cs;
+  nb::list presets;
+  for (const auto &p : f.presets) {
+    nb::dict pd;
+    pd["name"] = p.name;
+    pd["values"] = p.values;
+    pd["note"] = p.note;
+    presets.append(pd);
+  }
+  d["presets"] = presets;
+  d["requires_rdc"] = f.requires_rdc;
+  d["expected"] = f.expected;
+  return d;
+}
+
+std::vector<std::pair<std::string, std::string>> failures_of(const rt::check_result &r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto &f : r.failures)
+    out.emplace_back(f.expr, f.why);
+  return out;
+}
+
+// Every file the family's kernels are compiled from, hashed: measurements made with other
+// template sources never mix with these (the store keys measurements by it).
+std::string template_hash(const std::string &family) {
+  const rt::family &f = family_named(family);
+  rt::content_hash h;
+  std::vector<std::string> folders{f.name};
+  folders.insert(folders.end(), f.includes.begin(), f.includes.end());
+  for (const auto &folder : folders)
+    for (const auto &path : library().paths_under(folder + "/")) {
+      h.field(path);
+      h.field(library().read(path).value_or(""));
+    }
+  return h.hex();
+}
+
+} // namespace
+
+void bind_space(nb::module_ &m) {
+  nb::class_<rt::device_limits>(m, "DeviceLimits")
+      .def(nb::init<>())
+      .def_rw("arch", &rt::device_limits::arch)
+      .def_rw("max_threads_per_block", &rt::device_limits::max_threads_per_block)
+      .def_rw("max_shared_per_block", &rt::device_limits::max_shared_per_block)
+      .def_rw("max_shared_per_block_optin", &rt::device_limits::max_shared_per_block_optin)
+      .def_rw("sm_count", &rt::device_limits::sm_count)
+      .def_rw("warp_size", &rt::device_limits::warp_size)
+      .def("__repr__", [](const rt::device_limits &l) {
+        return "DeviceLimits(arch=" + std::to_string(l.arch) +
+               ", sm_count=" + std::to_string(l.sm_count) + ")";
+      });
+
+  m.def("limits_for_arch", &rt::device_limits::for_arch, nb::arg("arch"),
+        "Device limits from the architecture table (\"sm_90\", \"90\" or \"9.0\").");
+  m.def("known_archs", &rt::device_limits::known_archs);
+  m.def("set_templates", &set_templates, nb::arg("directory"),
+        "Reads families from this folder instead (\"\": REDUCETUNE_TEMPLATE_DIR or embedded).");
+  m.def("templates_origin", [] { return library().origin(); });
+  m.def("families", [] {
+    nb::list out;
+    for (const auto &name : library().families())
+      out.append(family_dict(family_named(name)));
+    return out;
+  });
+  m.def("family", [](const std::string &name) { return family_dict(family_named(name)); },
+        nb::arg("name"));
+  m.def("template_hash", &template_hash, nb::arg("family"));
+
+  m.def(
+      "space_size",
+      [](const std::string &family, const std::string &dtype, const std::string &op,
+         const rt::device_limits &limits) {
+        const auto s = space_of(family, dtype, op, limits);
+        nb::dict d;
+        d["size"] = s.size();
+        d["launch_size"] = s.launch_size();
+        d["valid_size"] = s.valid_size();
+        return d;
+      },
+      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("limits"));
+
+  m.def(
+      "check",
+      [](const std::string &family, const std::string &dtype, const std::string &op,
+         const rt::device_limits &limits, const params &p, bool with_launch) {
+        const auto s = space_of(family, dtype, op, limits);
+        const auto v = to_variant(s.decl(), s.type(), s.op(), p);
+        return failures_of(with_launch ? s.check(v, to_launch(s.decl(), p)) : s.check(v));
+      },
+      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("limits"), nb::arg("params"),
+      nb::arg("with_launch") = true,
+      "The constraints a point fails, as (expression, why) pairs: empty when it is valid.");
+
+  m.def(
+      "valid_points",
+      [](const std::string &family, const std::string &dtype, const std::string &op,
+         const rt::device_limits &limits, bool with_launch) {
+        const auto s = space_of(family, dtype, op, limits);
+        std::vector<params> out;
+        for (const auto &v : s.valid_points()) {
+          if (!with_launch) {
+            out.push_back(to_params(s.decl(), v));
+            continue;
+          }
+          for (const auto &c : s.valid_launch_configs(v))
+            out.push_back(to_params(s.decl(), v, c));
+        }
+        return out;
+      },
+      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("limits"),
+      nb::arg("with_launch") = true,
+      "Every valid point (variant x launch config when with_launch) as parameter dicts.");
+
+  m.def(
+      "labels",
+      [](const std::string &family, const std::string &dtype, const std::string &op,
+         const params &p) {
+        const rt::family &f = family_named(family);
+        const auto v = to_variant(f, rt::dtype_from_string(dtype), rt::op_from_string(op), p);
+        return std::make_pair(rt::to_label(f, v), rt::to_label(f, to_launch(f, p)));
+      },
+      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("params"),
+      "(variant label, launch label) of a point.");
+
+  m.def(
+      "parse_labels",
+      [](const std::string &variant_label, const std::string &launch_label) {
+        const auto dot = variant_label.find('.');
+        const rt::family &f = family_named(variant_label.substr(0, dot));
+        const auto v = rt::parse_variant_label(f, variant_label);
+        const auto c = rt::parse_launch_label(f, launch_label);
+        nb::dict d;
+        d["family"] = f.name;
+        d["dtype"] = rt::to_string(v.type);
+        d["op"] = rt::to_string(v.op);
+        d["params"] = to_params(f, v, c);
+        return d;
+      },
+      nb::arg("variant_label"), nb::arg("launch_label"));
+
+  m.def(
+      "presets",
+      [](const std::string &family, const std::string &dtype, const std::string &op,
+         const rt::device_limits &limits) {
+        const auto s = space_of(family, dtype, op, limits);
+        nb::list out;
+        for (const auto &p : s.presets()) {
+          nb::dict d;
+          d["name"] = p.name;
+          d["variant_label"] = rt::to_label(s.decl(), p.point);
+          d["launch_label"] = rt::to_label(s.decl(), p.launch);
+          d["params"] = to_params(s.decl(), p.point, p.launch);
+          d["note"] = p.note;
+          d["reasons"] = failures_of(s.check(p.point, p.launch));
+          out.append(d);
+        }
+        return out;
+      },
+      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("limits"));
+}
+
+} // namespace rtpy

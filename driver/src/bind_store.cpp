@@ -1,0 +1,288 @@
+// The results store, the Catalog and export, with rows as flat dicts (one key per column).
+#include "common.hpp"
+
+#include "reducetune/db/catalog.hpp"
+#include "reducetune/db/export.hpp"
+#include "reducetune/db/store.hpp"
+
+#include <memory>
+
+namespace rtpy {
+namespace {
+
+namespace db = reducetune::db;
+
+db::workload_record workload_of(const nb::dict &d) {
+  db::workload_record w;
+  w.dtype = nb::cast<std::string>(d["dtype"]);
+  w.op = nb::cast<std::string>(d["op"]);
+  w.n = nb::cast<std::uint64_t>(d["n"]);
+  w.data_pattern = get_or<std::string>(d, "data_pattern", "uniform");
+  w.seed = get_or<std::int64_t>(d, "seed", 0x5eed);
+  return w;
+}
+
+void put_workload(nb::dict &d, const db::workload_record &w) {
+  d["dtype"] = w.dtype;
+  d["op"] = w.op;
+  d["n"] = w.n;
+  d["data_pattern"] = w.data_pattern;
+  d["seed"] = w.seed;
+}
+
+db::device_record device_of(const nb::dict &d) {
+  db::device_record r;
+  r.name = nb::cast<std::string>(d["name"]);
+  r.uuid = nb::cast<std::string>(d["uuid"]);
+  r.cc_major = get_or<int>(d, "cc_major", 0);
+  r.cc_minor = get_or<int>(d, "cc_minor", 0);
+  r.sm_count = get_or<int>(d, "sm_count", 0);
+  r.l2_bytes = get_or<std::int64_t>(d, "l2_bytes", 0);
+  r.bus_width_bits = get_or<int>(d, "bus_width_bits", 0);
+  r.memory_clock_khz = get_or<int>(d, "memory_clock_khz", 0);
+  r.driver_version = get_or<int>(d, "driver_version", 0);
+  r.toolkit_version = get_or<int>(d, "toolkit_version", get_or<int>(d, "runtime_version", 0));
+  return r;
+}
+
+nb::dict device_dict(const db::device_record &r) {
+  nb::dict d;
+  d["id"] = r.id;
+  d["name"] = r.name;
+  d["uuid"] = r.uuid;
+  d["cc_major"] = r.cc_major;
+  d["cc_minor"] = r.cc_minor;
+  d["sm_count"] = r.sm_count;
+  d["l2_bytes"] = r.l2_bytes;
+  d["bus_width_bits"] = r.bus_width_bits;
+  d["memory_clock_khz"] = r.memory_clock_khz;
+  d["driver_version"] = r.driver_version;
+  d["toolkit_version"] = r.toolkit_version;
+  d["peak_bytes_per_s"] = 2.0 * r.memory_clock_khz * 1e3 * r.bus_width_bits / 8.0;
+  return d;
+}
+
+db::measurement_key key_of(const nb::dict &d) {
+  db::measurement_key k;
+  k.device_id = nb::cast<std::int64_t>(d["device_id"]);
+  k.variant_label = nb::cast<std::string>(d["variant_label"]);
+  k.launch_label = nb::cast<std::string>(d["launch_label"]);
+  k.workload = workload_of(d);
+  k.template_hash = get_or<std::string>(d, "template_hash", "");
+  k.driver_version = get_or<int>(d, "driver_version", 0);
+  k.toolkit_version = get_or<int>(d, "toolkit_version", 0);
+  return k;
+}
+
+db::measurement_record measurement_of(const nb::dict &d) {
+  db::measurement_record m;
+  const auto k = key_of(d);
+  m.device_id = k.device_id;
+  m.variant.family = get_or<std::string>(d, "family", k.variant_label.substr(0, k.variant_label.find('.')));
+  m.variant.dtype = k.workload.dtype;
+  m.variant.op = k.workload.op;
+  m.variant.label = k.variant_label;
+  m.variant.parameters_json = get_or<std::string>(d, "parameters_json", "{}");
+  m.launch_label = k.launch_label;
+  m.workload = k.workload;
+  m.template_hash = k.template_hash;
+  m.driver_version = k.driver_version;
+  m.toolkit_version = k.toolkit_version;
+  m.study_id = get_or<std::optional<std::int64_t>>(d, "study_id", std::nullopt);
+  m.samples_s = get_or<std::vector<double>>(d, "samples_s", {});
+  m.gbps = get_or<std::optional<double>>(d, "gbps", std::nullopt);
+  m.pct_of_peak = get_or<std::optional<double>>(d, "pct_of_peak", std::nullopt);
+  m.pct_of_ceiling = get_or<std::optional<double>>(d, "pct_of_ceiling", std::nullopt);
+  m.status = db::parse_measurement_status(get_or<std::string>(d, "status", "ok"));
+  m.reason = get_or<std::string>(d, "reason", "");
+  m.created_at = get_or<std::string>(d, "created_at", "");
+  return m;
+}
+
+nb::dict measurement_dict(const db::measurement_record &m) {
+  nb::dict d;
+  d["id"] = m.id;
+  d["device_id"] = m.device_id;
+  d["family"] = m.variant.family;
+  d["variant_label"] = m.variant.label;
+  d["parameters_json"] = m.variant.parameters_json;
+  d["launch_label"] = m.launch_label;
+  put_workload(d, m.workload);
+  d["template_hash"] = m.template_hash;
+  d["driver_version"] = m.driver_version;
+  d["toolkit_version"] = m.toolkit_version;
+  d["study_id"] = m.study_id;
+  d["samples_s"] = m.samples_s;
+  d["count"] = m.stats ? m.stats->count : 0;
+  d["median_s"] = m.stats ? std::optional<double>(m.stats->median_s) : std::nullopt;
+  d["min_s"] = m.stats ? std::optional<double>(m.stats->min_s) : std::nullopt;
+  d["rel_stddev"] = m.stats ? std::optional<double>(m.stats->rel_stddev) : std::nullopt;
+  d["gbps"] = m.gbps;
+  d["pct_of_peak"] = m.pct_of_peak;
+  d["pct_of_ceiling"] = m.pct_of_ceiling;
+  d["status"] = std::string(db::to_string(m.status));
+  d["reason"] = m.reason;
+  d["created_at"] = m.created_at;
+  return d;
+}
+
+nb::dict best_dict(const db::best_choice &b) {
+  nb::dict d;
+  d["measurement_id"] = b.measurement_id;
+  d["requested_n"] = b.requested_n;
+  d["bucket_n"] = b.bucket_n;
+  d["family"] = b.variant.family;
+  d["dtype"] = b.variant.dtype;
+  d["op"] = b.variant.op;
+  d["variant_label"] = b.variant.label;
+  d["parameters_json"] = b.variant.parameters_json;
+  d["launch_label"] = b.launch_label;
+  d["median_s"] = b.median_s;
+  d["gbps"] = b.gbps;
+  d["pct_of_peak"] = b.pct_of_peak;
+  return d;
+}
+
+// A store that can be closed explicitly (tests, and so a file can be moved on Windows-like
+// file systems); every call after close() raises StoreError.
+class py_store {
+public:
+  explicit py_store(const std::string &path)
+      : m_store(std::make_unique<db::store>(db::store::open(path))) {}
+  db::store &get() {
+    if (!m_store)
+      throw reducetune::store_error("the store is closed");
+    return *m_store;
+  }
+  void close() { m_store.reset(); }
+
+private:
+  std::unique_ptr<db::store> m_store;
+};
+
+} // namespace
+
+void bind_store(nb::module_ &m) {
+  nb::class_<py_store>(m, "Store")
+      .def(nb::init<const std::string &>(), nb::arg("path"),
+           "Opens (creating or migrating) a results file; StoreError for a corrupt, foreign or "
+           "newer file, which is left untouched.")
+      .def("close", &py_store::close)
+      .def_prop_ro("path", [](py_store &s) { return s.get().path().string(); })
+      .def("schema_version", [](py_store &s) { return s.get().schema_version(); })
+      .def("integrity_check", [](py_store &s) { return s.get().integrity_check(); })
+      .def("register_device",
+           [](py_store &s, const nb::dict &d) { return s.get().register_device(device_of(d)); })
+      .def("find_device",
+           [](py_store &s, const std::string &uuid) -> nb::object {
+             const auto r = s.get().find_device(uuid);
+             return r ? nb::object(device_dict(*r)) : nb::none();
+           })
+      .def("devices",
+           [](py_store &s) {
+             nb::list out;
+             for (const auto &r : s.get().devices())
+               out.append(device_dict(r));
+             return out;
+           })
+      .def("register_template", [](py_store &s, const std::string &family,
+                                   const std::string &hash) {
+        return s.get().register_template(family, hash);
+      })
+      .def("create_study",
+           [](py_store &s, const nb::dict &d) {
+             db::study_record r;
+             r.name = nb::cast<std::string>(d["name"]);
+             r.device_id = get_or<std::optional<std::int64_t>>(d, "device_id", std::nullopt);
+             r.dtype = get_or<std::string>(d, "dtype", "");
+             r.op = get_or<std::string>(d, "op", "");
+             r.strategy = get_or<std::string>(d, "strategy", "");
+             r.config_json = get_or<std::string>(d, "config_json", "{}");
+             return s.get().create_study(r);
+           })
+      .def("record_measurement",
+           [](py_store &s, const nb::dict &d) { return s.get().record_measurement(measurement_of(d)); })
+      .def("is_measured",
+           [](py_store &s, const nb::dict &d) { return s.get().is_measured(key_of(d)); })
+      .def("record_baseline",
+           [](py_store &s, const nb::dict &d) {
+             db::baseline_record b;
+             b.device_id = nb::cast<std::int64_t>(d["device_id"]);
+             b.workload = workload_of(d);
+             b.kind = nb::cast<std::string>(d["kind"]);
+             b.driver_version = get_or<int>(d, "driver_version", 0);
+             b.toolkit_version = get_or<int>(d, "toolkit_version", 0);
+             b.samples_s = nb::cast<std::vector<double>>(d["samples_s"]);
+             b.gbps = get_or<double>(d, "gbps", 0.0);
+             return s.get().record_baseline(b);
+           })
+      .def("find_baseline",
+           [](py_store &s, std::int64_t device_id, const nb::dict &w,
+              const std::string &kind) -> nb::object {
+             const auto b = s.get().find_baseline(device_id, workload_of(w), kind);
+             if (!b)
+               return nb::none();
+             nb::dict d;
+             d["kind"] = b->kind;
+             d["median_s"] = b->median_s;
+             d["gbps"] = b->gbps;
+             d["samples_s"] = b->samples_s;
+             put_workload(d, b->workload);
+             return d;
+           })
+      .def(
+          "best",
+          [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,
+             std::uint64_t n) -> nb::object {
+            const auto b = s.get().best(device_id, dtype, op, n);
+            return b ? nb::object(best_dict(*b)) : nb::none();
+          },
+          nb::arg("device_id"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"))
+      .def(
+          "history",
+          [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,
+             std::optional<std::uint64_t> n) {
+            nb::list out;
+            for (const auto &r : s.get().history(device_id, dtype, op, n))
+              out.append(measurement_dict(r));
+            return out;
+          },
+          nb::arg("device_id"), nb::arg("dtype"), nb::arg("op"), nb::arg("n") = nb::none())
+      .def("merge_from", [](py_store &s, const std::string &other) {
+        const auto st = s.get().merge_from(other);
+        nb::dict d;
+        d["inserted"] = st.inserted;
+        d["replaced"] = st.replaced;
+        d["kept"] = st.kept;
+        d["builds_inserted"] = st.builds_inserted;
+        d["baselines_inserted"] = st.baselines_inserted;
+        return d;
+      });
+
+  m.def(
+      "export_header",
+      [](const std::string &path, const std::string &ns) {
+        return db::export_header(db::catalog::open(path), ns);
+      },
+      nb::arg("path"), nb::arg("namespace") = "reducetune_dispatch");
+  m.def(
+      "export_json",
+      [](const std::string &path) { return db::export_json(db::catalog::open(path)).dump(2); },
+      nb::arg("path"));
+  m.def(
+      "catalog_best",
+      [](const std::string &path, const std::string &device, const std::string &dtype,
+         const std::string &op, std::uint64_t n) -> nb::object {
+        const auto b = db::catalog::open(path).best(device, dtype, op, n);
+        return b ? nb::object(best_dict(*b)) : nb::none();
+      },
+      nb::arg("path"), nb::arg("device"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"));
+  m.def(
+      "write_file_atomically",
+      [](const std::string &path, const std::string &content) {
+        db::write_file_atomically(path, content);
+      },
+      nb::arg("path"), nb::arg("content"));
+}
+
+} // namespace rtpy

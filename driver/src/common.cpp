@@ -1,0 +1,149 @@
+#include "common.hpp"
+
+#include "reducetune/errors.hpp"
+#include "reducetune/space/element.hpp"
+#include "reducetune/verify/patterns.hpp"
+
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace rtpy {
+namespace {
+
+struct loaded {
+  rt::template_library lib;
+  std::map<std::string, rt::family> families;
+  std::unique_ptr<rt::compiler> comp;
+};
+
+std::mutex g_mutex;
+std::optional<std::string> g_dir; // set_templates(); nullopt: from the environment
+std::unique_ptr<loaded> g_loaded;
+
+loaded &state() {
+  std::lock_guard lock(g_mutex);
+  if (!g_loaded) {
+    auto s = std::make_unique<loaded>(loaded{
+        g_dir && !g_dir->empty() ? rt::template_library::from_directory(*g_dir)
+                                 : rt::template_library::from_environment(),
+        {}, nullptr});
+    for (auto &f : rt::family::load_all(s->lib))
+      s->families.emplace(f.name, std::move(f));
+    s->comp = std::make_unique<rt::compiler>(s->lib);
+    g_loaded = std::move(s);
+  }
+  return *g_loaded;
+}
+
+std::optional<rt::value> find(const params &p, const std::string &name) {
+  const auto it = p.find(name);
+  if (it == p.end())
+    return std::nullopt;
+  return it->second;
+}
+
+void reject_unknown(const rt::family &f, const params &p) {
+  for (const auto &[name, v] : p)
+    if (!f.find_parameter(name))
+      throw rt::invalid_configuration("family '" + f.name + "' has no parameter '" + name + "'");
+}
+
+} // namespace
+
+const rt::template_library &library() { return state().lib; }
+
+void set_templates(const std::string &dir) {
+  std::lock_guard lock(g_mutex);
+  g_dir = dir;
+  g_loaded.reset();
+}
+
+const rt::family &family_named(const std::string &name) {
+  auto &s = state();
+  const auto it = s.families.find(name);
+  if (it == s.families.end()) {
+    std::string known;
+    for (const auto &[n, f] : s.families)
+      known += (known.empty() ? "" : ", ") + n;
+    throw rt::invalid_configuration("unknown template family '" + name + "' (known: " + known +
+                                    "; templates from " + s.lib.origin() + ")");
+  }
+  return it->second;
+}
+
+rt::compiler &shared_compiler() { return *state().comp; }
+
+rt::variant to_variant(const rt::family &f, rt::dtype t, rt::reduce_op o, const params &p) {
+  reject_unknown(f, p);
+  rt::variant v = rt::default_variant(f, t, o);
+  const auto idx = f.compile_parameters();
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    if (auto x = find(p, f.parameters[idx[i]].name))
+      v.values[i] = *x;
+  rt::validate(f, v);
+  return v;
+}
+
+rt::launch_config to_launch(const rt::family &f, const params &p) {
+  reject_unknown(f, p);
+  rt::launch_config c = rt::default_launch_config(f);
+  const auto idx = f.launch_parameters();
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    if (auto x = find(p, f.parameters[idx[i]].name))
+      c.values[i] = *x;
+  rt::validate(f, c);
+  return c;
+}
+
+params to_params(const rt::family &f, const rt::variant &v) {
+  params out;
+  const auto idx = f.compile_parameters();
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    out[f.parameters[idx[i]].name] = v.values[i];
+  return out;
+}
+
+params to_params(const rt::family &f, const rt::variant &v, const rt::launch_config &c) {
+  params out = to_params(f, v);
+  const auto idx = f.launch_parameters();
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    out[f.parameters[idx[i]].name] = c.values[i];
+  return out;
+}
+
+rt::workload to_workload(const nb::dict &d) {
+  rt::workload w;
+  w.type = rt::dtype_from_string(get_or<std::string>(d, "dtype", "float32"));
+  w.op = rt::op_from_string(get_or<std::string>(d, "op", "sum"));
+  w.n = get_or<std::uint64_t>(d, "n", w.n);
+  w.pattern = rt::data_pattern_from_string(get_or<std::string>(d, "pattern", "uniform"));
+  w.seed = get_or<std::uint64_t>(d, "seed", w.seed);
+  w.offset_elements = get_or<unsigned>(d, "offset_elements", 0);
+  if (w.n == 0)
+    throw rt::invalid_configuration("a workload needs n >= 1");
+  return w;
+}
+
+nb::dict device_to_dict(const rt::device_info &d) {
+  nb::dict out;
+  out["ordinal"] = d.ordinal;
+  out["name"] = d.name;
+  out["uuid"] = d.uuid;
+  out["cc_major"] = d.cc_major;
+  out["cc_minor"] = d.cc_minor;
+  out["arch"] = d.arch();
+  out["sm_count"] = d.sm_count;
+  out["l2_bytes"] = d.l2_bytes;
+  out["bus_width_bits"] = d.bus_width_bits;
+  out["memory_clock_khz"] = d.memory_clock_khz;
+  out["global_memory_bytes"] = d.global_memory_bytes;
+  out["max_threads_per_block"] = d.max_threads_per_block;
+  out["max_shared_per_block"] = d.max_shared_per_block;
+  out["driver_version"] = d.driver_version;
+  out["runtime_version"] = d.runtime_version;
+  out["peak_bytes_per_s"] = d.peak_bytes_per_s();
+  return out;
+}
+
+} // namespace rtpy

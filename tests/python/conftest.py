@@ -1,0 +1,106 @@
+"""Fixtures for the Python tests.
+
+Databases made here are SYNTHETIC: their "measurements" come from a deterministic formula,
+written through the real store API into a temporary folder, so that the tuner, the replay
+evaluator and the command line can be tested without a GPU. They are never committed and
+never presented as measurements. Tests that need a real recording (tests/data/recorded/*.db,
+made on a GPU by an exhaustive sweep) skip with a visible reason when it is absent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+reducetune = pytest.importorskip("reducetune", reason="the reducetune package is not installed "
+                                 "(pip install . from the repository root)")
+from reducetune import _core  # noqa: E402
+from reducetune._evaluators import CEILING_WORKLOAD, workload  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+RECORDED = sorted((REPO / "tests" / "data" / "recorded").glob("*.db"))
+
+SYNTHETIC_DEVICE = {
+    "name": "SYNTHETIC test device (not a measurement)",
+    "uuid": "GPU-00000000-0000-0000-0000-5y7the71c000",
+    "cc_major": 9, "cc_minor": 0, "sm_count": 132, "l2_bytes": 50 * 2**20,
+    "bus_width_bits": 5120, "memory_clock_khz": 2_619_000,
+    "driver_version": 13000, "toolkit_version": 13000,
+}
+SIZES = [1 << 10, 1 << 20]
+# A small corner of the tunable space: 2*2*2*2*2*2*3*2 = 768 points, of which the redux half
+# is invalid for float32 (so invalid points are sampled and must never be evaluated).
+RESTRICT = {
+    "block_size": ["128", "256"], "unroll": ["1", "4"], "vec": ["1", "4"],
+    "warp": ["shuffle", "redux"], "block_strategy": ["tree", "warp_partials"],
+    "finish": ["two_pass", "atomic"], "elements_per_thread": ["4", "16", "64"],
+    "grid_cap": ["0", "4"],
+}
+RESTRICT_ARGS = [a for k, v in RESTRICT.items() for a in ("--restrict", f"{k}={','.join(v)}")]
+
+
+def synthetic_median(label: str, launch: str, n: int) -> float:
+    """A deterministic, bumpy "time" with one clear optimum region (not a measurement)."""
+    h = int(hashlib.sha256(f"{label}|{launch}|{n}".encode()).hexdigest()[:8], 16) / 2**32
+    ept = int(launch.split(".")[0].split("_")[1])
+    bs = int(label.split(".bs_")[1].split(".")[0])
+    shape = 1.0 + abs(math.log2(ept) - 4) * 0.15 + abs(math.log2(bs) - 8) * 0.1
+    return (n * 4 / 3.0e12 + 2e-6) * shape * (1.0 + 0.3 * h)
+
+
+def build_synthetic_db(path: Path, sizes: list[int] = SIZES) -> dict[str, Any]:
+    """Every valid point of the RESTRICT corner for float32 sum, as a sweep would record it;
+    a few points recorded as failed/wrong so that failures are served too."""
+    from reducetune._space import Space, limits_for_arch
+
+    store = _core.Store(str(path))
+    dev_id = store.register_device(SYNTHETIC_DEVICE)
+    space = Space("tunable", "float32", "sum", limits_for_arch("sm_90"), RESTRICT)
+    th = _core.template_hash("tunable")
+    count = 0
+    for n in sizes:
+        w = workload("float32", "sum", n)
+        for i, p in enumerate(space.valid_points()):
+            label, launch = space.labels(p)
+            t = synthetic_median(label, launch, n)
+            status = "wrong" if i % 97 == 5 else "ok"
+            store.record_measurement({
+                "device_id": dev_id, **w, "variant_label": label, "launch_label": launch,
+                "template_hash": th, "driver_version": 13000, "toolkit_version": 13000,
+                "samples_s": [t * (1 + 0.001 * k) for k in range(10)], "status": status,
+                "reason": "synthetic wrong result" if status != "ok" else "",
+                "gbps": n * 4 / t / 1e9, "pct_of_peak": 100 * n * 4 / t / 3.35e12})
+            count += 1
+        cub = n * 4 / 3.0e12 + 3e-6
+        store.record_baseline({"device_id": dev_id, **w, "kind": "cub",
+                               "samples_s": [cub] * 10, "gbps": n * 4 / cub / 1e9,
+                               "driver_version": 13000, "toolkit_version": 13000})
+    store.record_baseline({"device_id": dev_id, **CEILING_WORKLOAD, "kind": "ceiling",
+                           "samples_s": [1 / 3.0e3] * 10, "gbps": 3000.0,
+                           "driver_version": 13000, "toolkit_version": 13000})
+    store.close()
+    return {"points": len(space.valid_points()), "measurements": count}
+
+
+@pytest.fixture(scope="session")
+def synthetic_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("synthetic") / "synthetic-sweep.db"
+    build_synthetic_db(path)
+    return path
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):
+    """Runs the command line in-process: (exit status, stdout, stderr)."""
+    from reducetune.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

@@ -1,0 +1,209 @@
+"""The command line end to end in replay mode, against a SYNTHETIC sweep (see conftest.py):
+tune, best, export; budgets of every sampler; resume; invalid points; bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import reducetune
+from reducetune._evaluators import ReplayEvaluator
+from reducetune._samplers import STRATEGIES
+
+from conftest import RESTRICT, RESTRICT_ARGS
+
+
+def tune_args(db, replay, *extra):
+    return ["tune", "--replay", replay, "--db", db, "--dtype", "float32", "--op", "sum",
+            "--quiet", *RESTRICT_ARGS, *extra]
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Every point the replay evaluator is asked for, with a check that it is valid."""
+    asked = []
+    original = ReplayEvaluator.evaluate
+    space = reducetune.Space("tunable", "float32", "sum", reducetune.limits_for_arch("sm_90"))
+
+    def evaluate(self, variant_label, launch_label, w):
+        params = reducetune._core.parse_labels(variant_label, launch_label)["params"]
+        assert space.check(params) == [], f"invalid point evaluated: {variant_label}"
+        asked.append((variant_label, launch_label, w["n"]))
+        return original(self, variant_label, launch_label, w)
+
+    monkeypatch.setattr(ReplayEvaluator, "evaluate", evaluate)
+    return asked
+
+
+def test_tune_best_and_export_work_end_to_end(cli, tmp_path, synthetic_db):
+    db = tmp_path / "results.db"
+    code, out, err = cli(*tune_args(db, synthetic_db, "--sizes", "2^10", "2^20",
+                                    "--max-evals", "25", "--seed", "1"))
+    assert code == 0, err
+    assert "GB/s" in out and "CUB" in out and "tunable.float32.sum." in out
+
+    code, out, err = cli("best", "--db", db, "--dtype", "float32", "--op", "sum",
+                         "--n", "2^20", "--json")
+    assert code == 0, err
+    best = json.loads(out)
+    assert best["variant_label"].startswith("tunable.float32.sum.")
+
+    code, out, _ = cli("export", "header", "--db", db)
+    assert code == 0 and "constexpr" in out and best["variant_label"] in out
+    code, out, _ = cli("export", "json", "--db", db)
+    assert code == 0 and best["variant_label"] in out
+    code, out, _ = cli("show", "--db", db, "--dtype", "float32", "--op", "sum", "--limit", "3")
+    assert code == 0 and "tunable.float32.sum" in out
+
+
+def test_the_base_variant_is_measured_first(counted, cli, tmp_path, synthetic_db):
+    code, _, err = cli(*tune_args(tmp_path / "r.db", synthetic_db, "--sizes", "2^20",
+                                  "--max-evals", "3", "--base", "good"))
+    assert code == 0, err
+    good = reducetune.Space("tunable", "float32", "sum",
+                            reducetune.limits_for_arch("sm_90")).preset("good")
+    if all(str(good.params[k]) in v for k, v in RESTRICT.items()):
+        assert counted[0][:2] == (good.variant_label, good.launch_label)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_every_sampler_respects_the_evaluation_budget(strategy, counted, cli, tmp_path,
+                                                      synthetic_db):
+    code, out, err = cli(*tune_args(tmp_path / "r.db", synthetic_db, "--sizes", "2^10",
+                                    "--strategy", strategy, "--max-evals", "12", "--seed", "3",
+                                    "--json"))
+    if code == 2 and "needs the Python package" in err:
+        pytest.skip(err.strip())
+    assert code == 0, err
+    size = json.loads(out)["sizes"][0]
+    assert size["points"] == 12 and size["stopped"] == "max-evals"
+    assert len(counted) == len(set(counted)) == 12  # each point evaluated once
+
+
+def test_grid_is_exhaustive_over_the_valid_points_only(counted, cli, tmp_path, synthetic_db):
+    code, out, err = cli(*tune_args(tmp_path / "r.db", synthetic_db, "--sizes", "2^10",
+                                    "--strategy", "grid", "--json"))
+    assert code == 0, err
+    space = reducetune.Space("tunable", "float32", "sum", reducetune.limits_for_arch("sm_90"),
+                             RESTRICT)
+    size = json.loads(out)["sizes"][0]
+    assert size["stopped"] == "exhausted" and size["invalid"] == 0
+    assert len(counted) == len(space.valid_points())
+
+
+def test_invalid_points_are_told_to_the_study_and_never_evaluated(counted, cli, tmp_path,
+                                                                  synthetic_db):
+    code, out, err = cli(*tune_args(tmp_path / "r.db", synthetic_db, "--sizes", "2^10",
+                                    "--strategy", "random", "--max-evals", "40", "--seed", "5",
+                                    "--json"))
+    assert code == 0, err
+    size = json.loads(out)["sizes"][0]
+    assert size["invalid"] > 0  # the redux half of the space was sampled ...
+    assert all(".warp_redux." not in v for v, _, _ in counted)  # ... and never evaluated
+
+
+def test_an_interrupted_run_resumed_re_measures_nothing(monkeypatch, counted, cli, tmp_path,
+                                                        synthetic_db):
+    db = tmp_path / "r.db"
+    args = tune_args(db, synthetic_db, "--sizes", "2^20", "--strategy", "tpe", "--seed", "7",
+                     "--max-evals", "20", "--json")
+    wrapped = ReplayEvaluator.evaluate
+
+    def interrupt_at_ninth(self, *a):
+        if len(counted) == 8:
+            raise KeyboardInterrupt
+        return wrapped(self, *a)
+
+    monkeypatch.setattr(ReplayEvaluator, "evaluate", interrupt_at_ninth)
+    code, _, err = cli(*args)
+    assert code == 130 and "resume" in err
+    first = list(counted)
+    assert len(first) == 8
+
+    monkeypatch.setattr(ReplayEvaluator, "evaluate", wrapped)
+    code, out, err = cli(*args)
+    assert code == 0, err
+    resumed = counted[8:]
+    assert not set(resumed) & set(first), "a point measured before the interruption again"
+    size = json.loads(out)["sizes"][0]
+    assert size["points"] == 20 and len(resumed) == 20 - 8
+
+    code, out, _ = cli(*args)  # a finished study measures nothing more
+    assert code == 0 and len(counted) == 20
+
+
+def test_points_already_in_the_database_are_served_not_measured(counted, cli, tmp_path,
+                                                                synthetic_db):
+    db = tmp_path / "r.db"
+    base = tune_args(db, synthetic_db, "--sizes", "2^10", "--strategy", "grid", "--max-evals")
+    assert cli(*base, "10")[0] == 0
+    assert len(counted) == 10
+    code, out, _ = cli(*tune_args(db, synthetic_db, "--sizes", "2^10", "--strategy", "random",
+                                  "--seed", "1", "--max-evals", "400", "--json"))
+    size = json.loads(out)["sizes"][0]
+    assert code == 0 and size["served"] > 0 and size["evaluated"] + size["served"] == 400 - 0
+    assert len(counted) == 10 + size["evaluated"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--strategy", "annealing"], "unknown strategy 'annealing'"),
+    (["--dtype", "float16"], "unknown element type 'float16'"),
+    (["--op", "mean"], "unknown operator 'mean'"),
+    (["--sizes", "2^x"], "is not an integer, 2^k, or a range"),
+    (["--sizes", "2^30..2^10"], "is empty"),
+    (["--restrict", "block_size=300"], "not a declared value"),
+    (["--restrict", "nosuch=1"], "has no parameter 'nosuch'"),
+])
+def test_bad_input_gets_a_clear_message_and_exit_status_2(args, message, cli, tmp_path,
+                                                          synthetic_db):
+    db = tmp_path / "r.db"
+    code, _, err = cli("tune", "--replay", synthetic_db, "--db", db, "--quiet", *args)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_argparse_refuses_a_bad_budget(cli, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        cli("tune", "--max-evals", "0", "--db", tmp_path / "r.db")
+    assert e.value.code == 2
+
+
+def test_a_corrupt_database_stops_the_run_before_anything_is_measured(counted, cli, tmp_path,
+                                                                      synthetic_db):
+    bad = tmp_path / "corrupt.db"
+    content = b"this is not a database" * 100
+    bad.write_bytes(content)
+    code, _, err = cli(*tune_args(bad, synthetic_db, "--sizes", "2^10", "--max-evals", "5"))
+    assert code == 1 and "reducetune: error:" in err
+    assert bad.read_bytes() == content and counted == []
+
+
+def test_a_missing_replay_database_is_an_error(cli, tmp_path):
+    code, _, err = cli("tune", "--replay", tmp_path / "none.db", "--db", tmp_path / "r.db",
+                       "--quiet")
+    assert code == 1 and "does not exist" in err
+
+
+def test_without_a_gpu_tune_asks_for_replay(cli, tmp_path):
+    try:
+        reducetune.query_device(0)
+        pytest.skip("a GPU is present: the no-GPU message cannot be shown here")
+    except reducetune.DeviceError:
+        pass
+    code, _, err = cli("tune", "--db", tmp_path / "r.db", "--quiet", "--max-evals", "1")
+    assert code == 1 and "--replay" in err
+
+
+def test_best_on_a_missing_database_says_so(cli, tmp_path):
+    code, _, err = cli("best", "--db", tmp_path / "none.db", "--n", "2^20")
+    assert code == 1 and "no database" in err
+
+
+def test_db_merge_and_presets_and_devices(cli, tmp_path, synthetic_db):
+    db = tmp_path / "m.db"
+    code, out, err = cli("db", "merge", synthetic_db, "--db", db)
+    assert code == 0 and "inserted" in out, err
+    code, out, _ = cli("devices", "--db", db)
+    assert code == 0 and "SYNTHETIC" in out
+    code, out, _ = cli("presets", "--family", "tunable")
+    assert code == 0 and "good" in out

@@ -1,0 +1,26 @@
+"""The search-efficiency experiment runs in replay mode and writes its report (synthetic)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def test_search_efficiency_writes_markdown_png_and_curves(cli, tmp_path, synthetic_db):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "se"
+    code, _, err = cli("experiment", "search-efficiency", "--replay", synthetic_db,
+                       "--n", "2^10", "--strategies", "tpe", "random", "--seeds", "2",
+                       "--max-evals", "15", "--restrict", "warp=shuffle,redux",
+                       "--restrict", "block_size=128,256", "--restrict", "unroll=1,4",
+                       "--restrict", "vec=1,4", "--restrict", "finish=two_pass,atomic",
+                       "--restrict", "elements_per_thread=4,16,64",
+                       "--restrict", "grid_cap=0,4", "--out", out)
+    assert code == 0, err
+    report = json.loads((out / "curves.json").read_text())
+    curve = report["sizes"][str(1 << 10)]["strategies"]["tpe"]["mean"]
+    assert len(curve) == 15 and all(0 <= x <= 1 for x in curve)
+    assert curve == sorted(curve)  # best-so-far never gets worse
+    assert (out / "curves.png").stat().st_size > 0
+    assert "tpe" in (out / "report.md").read_text()

@@ -1,0 +1,82 @@
+"""Sizes on the command line, and the search space seen from Python (no GPU)."""
+
+from __future__ import annotations
+
+import pytest
+
+import reducetune
+from reducetune import InvalidConfiguration, parse_sizes
+
+
+@pytest.mark.parametrize("text, sizes", [
+    ("1048576", [1 << 20]),
+    ("2^20", [1 << 20]),
+    ("2^10..2^13", [1 << 10, 1 << 11, 1 << 12, 1 << 13]),
+    ("2^10..2^30:10", [1 << 10, 1 << 20, 1 << 30]),
+    ("100..400:100", [100, 200, 300, 400]),
+    ("2^4,1000 2^4", [16, 1000]),
+])
+def test_sizes_are_parsed_from_powers_ranges_and_integers(text, sizes):
+    assert parse_sizes(text) == sizes
+
+
+@pytest.mark.parametrize("text", ["", "2^", "2**20", "1e6", "2^30..2^10", "2^10..1000",
+                                  "2^10..2^20:0", "0", "-5", "2^10..", "abc"])
+def test_malformed_sizes_are_refused_with_a_reason(text):
+    with pytest.raises(InvalidConfiguration):
+        parse_sizes(text)
+
+
+def test_families_are_read_from_their_declarations():
+    names = [f["name"] for f in reducetune.families()]
+    assert "tunable" in names
+    tunable = reducetune.family("tunable")
+    assert [p["name"] for p in tunable["parameters"]][:2] == ["block_size", "unroll"]
+
+
+def test_a_point_that_breaks_a_constraint_gets_its_reasons():
+    space = reducetune.Space("tunable", "float32", "sum", reducetune.limits_for_arch("sm_90"))
+    good = space.preset("good")
+    assert space.check(good.params) == []
+    reasons = space.check({**good.params, "warp": "redux"})
+    assert reasons and any("redux" in expr for expr, _ in reasons)
+
+
+def test_labels_are_stable_and_name_the_type_and_operator():
+    space = reducetune.Space("tunable", "int32", "max", reducetune.limits_for_arch("sm_90"))
+    variant, launch = space.labels(space.preset("good").params)
+    assert variant.startswith("tunable.int32.max.")
+    assert launch.startswith("ept_")
+
+
+def test_unknown_names_raise_the_python_form_of_the_cpp_exception():
+    limits = reducetune.limits_for_arch("sm_90")
+    with pytest.raises(InvalidConfiguration, match="float16|known|valid"):
+        reducetune.Space("tunable", "float16", "sum", limits).sizes()
+    with pytest.raises(InvalidConfiguration, match="unknown template family"):
+        reducetune.Space("nosuch", "float32", "sum", limits)
+    with pytest.raises(InvalidConfiguration):
+        reducetune.limits_for_arch("sm_1")
+
+
+def test_a_restricted_space_holds_only_the_chosen_values():
+    limits = reducetune.limits_for_arch("sm_90")
+    space = reducetune.Space("tunable", "float32", "sum", limits, {"block_size": ["256"]})
+    assert space.choices()["block_size"] == [256]
+    assert all(p["block_size"] == 256 for p in space.valid_points())
+    with pytest.raises(InvalidConfiguration, match="not a declared value"):
+        reducetune.Space("tunable", "float32", "sum", limits, {"block_size": ["300"]})
+
+
+def test_compile_error_carries_its_log():
+    e = reducetune.CompileError("NVRTC failed", "line 3: error")
+    assert isinstance(e, reducetune.Error) and e.log == "line 3: error"
+
+
+def test_without_a_gpu_query_device_raises_device_error():
+    try:
+        reducetune.query_device(0)
+    except reducetune.DeviceError as e:
+        assert str(e)
+    else:
+        pytest.skip("a GPU is present: the no-GPU error cannot be shown here")
