@@ -271,10 +271,11 @@ std::vector<bench_variant> racy_variants(const options &o, const device_info &de
         add("good." + warp + "." + strategy, v);
       }
   }
-  if (const auto p = preset_named(ts, "harris6_point"); p && wanted(o, "harris6_point")) {
-    b.add("harris6_point", tunable, p->point, p->launch);
-    b.add("harris6_point.volatile_sync", tunable,
-          with_value(tunable, p->point, "warp", std::string{"volatile_sync"}), p->launch);
+  if (const auto p = preset_named(ts, "harris6_point")) {
+    if (wanted(o, "harris6_point")) b.add("harris6_point", tunable, p->point, p->launch);
+    if (wanted(o, "harris6_point.volatile_sync"))
+      b.add("harris6_point.volatile_sync", tunable,
+            with_value(tunable, p->point, "warp", std::string{"volatile_sync"}), p->launch);
   }
   const family seeds = family::load(comp.library(), "seeds");
   const search_space ss(seeds, t, o.op, b.limits);
