@@ -10,8 +10,7 @@
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compile_cache.hpp"
 #include "reducetune/jit/compiler.hpp"
-#include "reducetune/jit/variant_request.hpp"
-#include "reducetune/space/space.hpp"
+#include "reducetune/jit/space_jobs.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -26,11 +25,7 @@ namespace {
 
 struct options {
   std::string arch = "sm_90";
-  bool all = false;
-  std::size_t sample = 500;
-  std::string family_filter;
-  std::vector<dtype> dtypes{std::begin(all_dtypes), std::end(all_dtypes)};
-  std::vector<reduce_op> ops{std::begin(all_ops), std::end(all_ops)};
+  job_selection select;
   batch_options batch;
   std::string templates;
   bool list_failures = false;
@@ -66,15 +61,15 @@ options parse(int argc, char **argv) {
     if (a == "--arch")
       o.arch = next();
     else if (a == "--all")
-      o.all = true;
+      o.select.all = true;
     else if (a == "--sample")
-      o.sample = to_count(a, next());
+      o.select.sample = to_count(a, next());
     else if (a == "--family")
-      o.family_filter = next();
+      o.select.family = next();
     else if (a == "--dtype")
-      o.dtypes = {dtype_from_string(next())};
+      o.select.dtypes = {dtype_from_string(next())};
     else if (a == "--op")
-      o.ops = {op_from_string(next())};
+      o.select.ops = {op_from_string(next())};
     else if (a == "--threads")
       o.batch.threads = static_cast<unsigned>(to_count(a, next()));
     else if (a == "--batch")
@@ -89,40 +84,6 @@ options parse(int argc, char **argv) {
   return o;
 }
 
-struct job {
-  std::string label;
-  compile_request request;
-};
-
-// Every preset of every family, and the tunable points (all, or a seeded sample).
-std::vector<job> collect(const options &o, const template_library &lib,
-                         const device_limits &limits) {
-  std::vector<job> jobs;
-  const auto families = family::load_all(lib);
-  const std::size_t pairs = o.dtypes.size() * o.ops.size();
-  for (const auto &f : families) {
-    if (!o.family_filter.empty() && f.name != o.family_filter)
-      continue;
-    for (const dtype t : o.dtypes) {
-      for (const reduce_op op : o.ops) {
-        const search_space space(f, t, op, limits);
-        std::vector<variant> points;
-        for (const auto &p : space.presets())
-          if (space.check(p.point))
-            points.push_back(p.point);
-        if (f.name == "tunable" || !o.family_filter.empty()) {
-          const auto more = o.all ? space.valid_points()
-                                  : space.sample((o.sample + pairs - 1) / pairs);
-          points.insert(points.end(), more.begin(), more.end());
-        }
-        for (const auto &v : points)
-          jobs.push_back({to_label(f, v), request_for(f, v, limits.arch)});
-      }
-    }
-  }
-  return jobs;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -134,7 +95,7 @@ int main(int argc, char **argv) try {
   const device_limits limits = device_limits::for_arch(o.arch);
   const template_library lib = o.templates.empty() ? template_library::from_environment()
                                                    : template_library::from_directory(o.templates);
-  const std::vector<job> jobs = collect(o, lib, limits);
+  const std::vector<compile_job> jobs = select_jobs(lib, limits, o.select);
   std::vector<compile_request> requests;
   for (const auto &j : jobs)
     requests.push_back(j.request);

@@ -92,8 +92,13 @@ const compiler::bundle &compiler::bundle_for(const std::string &source_path) {
 std::vector<std::string> compiler::options_for(const compile_request &request) const {
   std::vector<std::string> options{"--gpu-architecture=" + request.arch, "-std=c++17",
                                    "-DRT_NVRTC=1"};
+  // -minimal drops the runtime-API declarations, textures and device-side launch from NVRTC's
+  // built-in prelude, which the self-contained templates never use; it shortens every
+  // front-end pass. Device-runtime families (rdc) need those declarations.
   if (request.rdc)
     options.emplace_back("-rdc=true");
+  else
+    options.emplace_back("-minimal");
   options.insert(options.end(), request.extra_options.begin(), request.extra_options.end());
   return options;
 }

@@ -1,0 +1,158 @@
+// Every preset and a seeded sample of the search space compile with NVRTC for the
+// architectures we target, invalid points never reach the compiler, and the test-only
+// families fail (or not) the way they say. No GPU needed. `reducetune-compile --all` compiles
+// every point; this CI test compiles presets + 500 sampled points per architecture.
+#include "catch.hpp"
+
+#include "reducetune/errors.hpp"
+#include "reducetune/jit/compiler.hpp"
+#include "reducetune/jit/space_jobs.hpp"
+#include "reducetune/jit/variant_request.hpp"
+#include "reducetune/space/space.hpp"
+
+#include <set>
+
+using namespace reducetune;
+
+namespace {
+
+// The embedded library plus one test-only family from tests/data/templates/<name>.
+template_library with_test_family(const std::string &name) {
+  template_library lib = template_library::embedded();
+  const auto extra = template_library::from_directory(RT_TEST_DATA_DIR "/templates");
+  for (const auto &path : extra.paths_under(name + "/"))
+    lib.put(path, *extra.read(path));
+  return lib;
+}
+
+compile_request preset_request(const template_library &lib, const std::string &family_name,
+                               int arch) {
+  const family f = family::load(lib, family_name);
+  const search_space space(f, dtype::int32, reduce_op::sum, device_limits::for_arch("sm_90"));
+  if (!space.presets().empty())
+    return request_for(f, space.presets().front().point, arch);
+  return request_for(f, default_variant(f, dtype::int32, reduce_op::sum), arch);
+}
+
+} // namespace
+
+TEST_CASE("Every preset and 500 sampled points compile for sm_80 and sm_90", "[jit][space][slow]") {
+  const template_library lib = template_library::embedded();
+  for (const std::string arch : {"sm_80", "sm_90"}) {
+    DYNAMIC_SECTION("architecture " << arch) {
+      job_selection selection;
+      selection.sample = 500;
+      const auto jobs = select_jobs(lib, device_limits::for_arch(arch), selection);
+
+      // What the selection must contain, counted independently of select_jobs.
+      std::size_t presets = 0;
+      std::set<std::string> families;
+      for (const auto &f : family::load_all(lib)) {
+        families.insert(f.name);
+        for (const dtype t : all_dtypes)
+          for (const reduce_op o : all_ops) {
+            const search_space space(f, t, o, device_limits::for_arch(arch));
+            for (const auto &p : space.presets())
+              presets += space.check(p.point) ? 1 : 0;
+          }
+      }
+      REQUIRE(families.count("seeds") == 1);
+      REQUIRE(families.count("tunable") == 1);
+      REQUIRE(families.count("nested") == 1);
+      REQUIRE(jobs.size() >= presets + 500 - 4 * 4 * 4); // presets may also be sampled points
+
+      compiler c(lib);
+      const auto outcomes = c.compile_batch([&] {
+        std::vector<compile_request> r;
+        for (const auto &j : jobs)
+          r.push_back(j.request);
+        return r;
+      }());
+      std::size_t failed = 0;
+      for (std::size_t i = 0; i < jobs.size(); ++i) {
+        if (outcomes[i].program)
+          continue;
+        ++failed;
+        UNSCOPED_INFO(jobs[i].label << ": " << outcomes[i].error.substr(0, 2000));
+      }
+      REQUIRE(failed == 0);
+      for (const auto &o : outcomes)
+        REQUIRE(o.program->cubin.compare(0, 4, "\x7f" "ELF") == 0);
+    }
+  }
+}
+
+TEST_CASE("An invalid point is rejected with its reason before any compile", "[jit][space]") {
+  const template_library lib = template_library::embedded();
+  const family f = family::load(lib, "tunable");
+  const search_space space(f, dtype::int64, reduce_op::sum, device_limits::for_arch("sm_90"));
+  variant v = default_variant(f, dtype::int64, reduce_op::sum);
+  const auto vec = f.find_parameter("vec");
+  REQUIRE(vec != nullptr);
+  for (std::size_t i = 0; i < f.parameters.size(); ++i)
+    if (f.parameters[i].name == "vec")
+      v.values[i] = value{std::int64_t{4}}; // 4 x 8 bytes = 32-byte loads
+  const check_result verdict = space.check(v);
+  REQUIRE_FALSE(verdict.ok());
+  REQUIRE(verdict.reasons().find("16 bytes") != std::string::npos);
+
+  // The selection of points to compile never holds an invalid one.
+  job_selection selection;
+  selection.family = "tunable";
+  selection.dtypes = {dtype::int64};
+  selection.ops = {reduce_op::sum};
+  selection.sample = 200;
+  const auto jobs = select_jobs(lib, device_limits::for_arch("sm_90"), selection);
+  REQUIRE(jobs.size() >= 200);
+  for (const auto &j : jobs) {
+    const variant point = parse_variant_label(f, j.label);
+    REQUIRE(space.check(point).ok());
+  }
+}
+
+TEST_CASE("A deliberately broken template fails with an error that carries its log",
+          "[jit][errors]") {
+  const template_library lib = with_test_family("broken");
+  compiler c(lib);
+  try {
+    (void)c.compile(preset_request(lib, "broken", 90));
+    FAIL("the broken family compiled");
+  } catch (const compile_error &e) {
+    REQUIRE(e.log().find("broken/broken.cuh") != std::string::npos);
+    REQUIRE(e.log().find("error") != std::string::npos);
+  }
+}
+
+TEST_CASE("The seed's nested reduction with device-side cudaDeviceSynchronize does not "
+          "compile on CUDA 13, and the log says why",
+          "[jit][seeds]") {
+  const template_library lib = with_test_family("nested_faithful");
+  compiler c(lib);
+  try {
+    (void)c.compile(preset_request(lib, "nested_faithful", 90));
+    FAIL("device-side cudaDeviceSynchronize compiled");
+  } catch (const compile_error &e) {
+    INFO(e.log());
+    REQUIRE(e.log().find("cudaDeviceSynchronize") != std::string::npos);
+    REQUIRE(e.log().find("undefined") != std::string::npos);
+  }
+}
+
+TEST_CASE("The nested family compiles as relocatable code and links with the device runtime",
+          "[jit][seeds]") {
+  const template_library lib = template_library::embedded();
+  compiler c(lib);
+  const compile_request r = preset_request(lib, "nested", 90);
+  REQUIRE(r.rdc);
+  const auto program = c.compile(r);
+  REQUIRE(program->cubin.compare(0, 4, "\x7f" "ELF") == 0);
+  REQUIRE(std::find(program->options.begin(), program->options.end(), "-rdc=true") !=
+          program->options.end());
+}
+
+TEST_CASE("The faulting test family compiles (it fails only when it runs)", "[jit]") {
+  const template_library lib = with_test_family("faulting");
+  compiler c(lib);
+  const auto program = c.compile(preset_request(lib, "faulting", 90));
+  REQUIRE_FALSE(program->cubin.empty());
+}
