@@ -138,6 +138,7 @@ class GpuEvaluator:
         self.limits.max_threads_per_block = info["max_threads_per_block"]
         self.calls = 0
         self._ceiling: float | None = None
+        self.ceiling_samples_s: list[float] = []  # kept so the tuner can record them
 
     def _run(self, name: str, **args: Any) -> dict[str, Any]:
         reply = self._worker.call(name, ordinal=self.ordinal, **args)
@@ -160,6 +161,7 @@ class GpuEvaluator:
         if self._ceiling is None:
             r = self._worker.call("streaming_ceiling", ordinal=self.ordinal)
             self._ceiling = float(r["result"]["bytes_per_s"]) if r["ok"] else 0.0
+            self.ceiling_samples_s = list(r["result"]["samples_s"]) if r["ok"] else []
         return self._ceiling or None
 
     def close(self) -> None:

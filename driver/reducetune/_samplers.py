@@ -27,7 +27,12 @@ def _require(module: str, strategy: str) -> None:
 
 
 def make_sampler(strategy: str, seed: int | None) -> Any:
+    import warnings
+
     import optuna
+
+    # multivariate TPE, GP and the like are "experimental" in Optuna: say it once, here.
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
     if strategy not in STRATEGIES:
         raise InvalidConfiguration(

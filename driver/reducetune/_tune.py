@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from reducetune import _core
-from reducetune._evaluators import Evaluator, workload
+from reducetune._evaluators import CEILING_WORKLOAD, Evaluator, workload
 from reducetune._samplers import decode, distributions, encode, make_sampler
 from reducetune._space import Space
 from reducetune.errors import InvalidConfiguration
@@ -139,7 +139,8 @@ def _baselines(ctx: _Context, evaluator: Evaluator, w: dict, gpu: bool) -> float
 def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = None,
               storage: Any = None, deadline: float | None = None,
               on_trial: Callable[[SizeResult], None] | None = None,
-              ctx: _Context | None = None, space: Space | None = None) -> SizeResult:
+              ctx: _Context | None = None, space: Space | None = None,
+              ceiling: float | None = None) -> SizeResult:
     """One workload's study. ``store`` (a reducetune Store) serves and records points;
     ``storage`` is Optuna's (None: in memory)."""
     import optuna
@@ -151,7 +152,8 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     result = SizeResult(n)
     gpu = not hasattr(evaluator, "table")
     result.cub_gbps = _baselines(ctx, evaluator, w, gpu)
-    ceiling = evaluator.ceiling_bytes_per_s() if config.target_pct is not None else None
+    if ceiling is None and config.target_pct is not None:
+        ceiling = evaluator.ceiling_bytes_per_s()
 
     choices = space.choices()
     dists = distributions(choices, config.strategy)
@@ -290,6 +292,12 @@ def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage
     ctx = _Context(evaluator, store, config.family)
     space = Space(config.family, config.dtype, config.op, evaluator.limits, config.restrict)
     space.preset(config.base_preset)  # an unknown base preset fails before any measurement
+    # The streaming ceiling, once per run: % of ceiling in the results, and --target.
+    ceiling = evaluator.ceiling_bytes_per_s()
+    samples = getattr(evaluator, "ceiling_samples_s", None)
+    if store is not None and ceiling and samples:
+        store.record_baseline({**ctx.key(), **CEILING_WORKLOAD, "kind": "ceiling",
+                               "samples_s": samples, "gbps": ceiling / 1e9})
     start = time.monotonic()
     results = []
     for i, n in enumerate(config.sizes):
@@ -299,7 +307,7 @@ def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage
         if on_size:
             on_size(n, None)
         r = tune_size(evaluator, config, n, store=store, storage=storage, deadline=deadline,
-                      on_trial=on_trial, ctx=ctx, space=space)
+                      on_trial=on_trial, ctx=ctx, space=space, ceiling=ceiling)
         if on_size:
             on_size(n, r)
         results.append(r)

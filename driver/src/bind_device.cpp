@@ -5,6 +5,7 @@
 
 #include "reducetune/baseline/cub_baseline.hpp"
 #include "reducetune/baseline/streaming_ceiling.hpp"
+#include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/measure/evaluate.hpp"
@@ -25,13 +26,6 @@ const rt::device_info &device(int ordinal) {
   if (it == devices.end())
     it = devices.emplace(ordinal, rt::query_device(ordinal)).first;
   return it->second;
-}
-
-rt::device_limits limits_of(const rt::device_info &d) {
-  rt::device_limits l = rt::device_limits::for_arch(std::to_string(d.arch()));
-  l.sm_count = d.sm_count;
-  l.max_threads_per_block = d.max_threads_per_block;
-  return l;
 }
 
 rt::evaluate_options options_of(const nb::dict &d) {
@@ -98,7 +92,7 @@ nb::dict evaluate_variant(const std::string &variant_label, const std::string &l
     throw rt::invalid_configuration("variant " + variant_label + " is not for the workload's " +
                                     rt::to_string(w.type) + " " + rt::to_string(w.op));
   const rt::device_info &dev = device(ordinal);
-  const rt::search_space space(f, v.type, v.op, limits_of(dev));
+  const rt::search_space space(f, v.type, v.op, rt::limits_of(dev));
   if (const auto r = space.check(v, c); !r)
     return failure_dict("invalid", "invalid_configuration", r.reasons());
   const rt::launch_plan plan = space.plan_launch(v, c);
@@ -125,7 +119,7 @@ void bind_device(nb::module_ &m) {
       "query_device", [](int ordinal) { return device_to_dict(device(ordinal)); },
       nb::arg("ordinal") = 0, "The device's identity and limits; DeviceError without a GPU.");
   m.def(
-      "device_limits", [](int ordinal) { return limits_of(device(ordinal)); },
+      "device_limits", [](int ordinal) { return rt::limits_of(device(ordinal)); },
       nb::arg("ordinal") = 0);
   m.def("evaluate", &evaluate_variant, nb::arg("variant_label"), nb::arg("launch_label"),
         nb::arg("workload"), nb::arg("ordinal") = 0, nb::arg("options") = nb::dict(),

@@ -37,12 +37,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=int, default=20)
     p.add_argument("--max-evals", type=int, default=None,
                    help="evaluations per run (default: 10%% of the valid space, at most 400)")
+    p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
+                   help="the same restriction as the recording sweep's (repeatable)")
     p.add_argument("--out", type=Path, default=Path("search-efficiency"),
                    help="folder for report.md, curves.json and curves.png")
 
 
 def curves_for(evaluator: Any, family: str, dtype: str, op: str, n: int, strategy: str,
-               seeds: int, max_evals: int) -> list[list[float]]:
+               seeds: int, max_evals: int,
+               restrict: dict[str, list[Any]] | None = None) -> list[list[float]]:
     """Per seed, the best median time after 1..max_evals evaluations (inf before any ok)."""
     from reducetune._tune import TuneConfig, tune_size
 
@@ -55,7 +58,7 @@ def curves_for(evaluator: Any, family: str, dtype: str, op: str, n: int, strateg
                 best_after.append(r.best["median_s"] if r.best else float("inf"))
 
         config = TuneConfig(dtype=dtype, op=op, sizes=[n], family=family, strategy=strategy,
-                            max_evals=max_evals, seed=seed)
+                            max_evals=max_evals, seed=seed, restrict=dict(restrict or {}))
         tune_size(evaluator, config, n, on_trial=on_trial)
         while len(best_after) < max_evals:  # a strategy that ran out of points keeps its best
             best_after.append(best_after[-1] if best_after else float("inf"))
@@ -73,7 +76,8 @@ def _quantile(xs: list[float], q: float) -> float:
 
 
 def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
-        strategies: list[str], seeds: int, max_evals: int | None, out: Path) -> dict[str, Any]:
+        strategies: list[str], seeds: int, max_evals: int | None, out: Path,
+        restrict: dict[str, list[Any]] | None = None) -> dict[str, Any]:
     import optuna
 
     from reducetune._evaluators import ReplayEvaluator
@@ -87,7 +91,7 @@ def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
     if seeds < 1:
         raise InvalidConfiguration("--seeds must be at least 1")
     evaluator = ReplayEvaluator(replay)
-    space = Space(family, dtype, op, evaluator.limits)
+    space = Space(family, dtype, op, evaluator.limits, restrict)
     valid = {space.labels(p) for p in space.valid_points()}
     if sizes is None:
         rows = evaluator._store.history(evaluator.device["id"], dtype, op, None)
@@ -109,7 +113,7 @@ def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
                                  "optimum_s": optimum, "max_evals": budget, "strategies": {}}
         for s in strategies:
             start = time.monotonic()
-            fr = _fractions(curves_for(evaluator, family, dtype, op, n, s, seeds, budget),
+            fr = _fractions(curves_for(evaluator, family, dtype, op, n, s, seeds, budget, restrict),
                             optimum)
             entry["strategies"][s] = {
                 "mean": [statistics.fmean(col) for col in zip(*fr)],
@@ -198,9 +202,10 @@ def _plot(report: dict[str, Any], path: Path) -> None:
 
 def run_from_args(args: argparse.Namespace) -> int:
     from reducetune._sizes import parse_sizes
+    from reducetune.cli import _restrictions
 
     sizes = parse_sizes(args.n) if args.n else None
     run(args.replay, args.dtype, args.op, sizes, args.family, args.strategies, args.seeds,
-        args.max_evals, args.out)
+        args.max_evals, args.out, _restrictions(args.restrict))
     print(f"wrote {args.out}/report.md, curves.png, curves.json", file=sys.stderr)
     return 0
