@@ -8,6 +8,7 @@
 #include "catch.hpp"
 
 #include "reducetune/cuda/device_info.hpp"
+#include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/jit/template_library.hpp"
 #include "reducetune/measure/remote_evaluate.hpp"
 #include "reducetune/space/space.hpp"
@@ -78,7 +79,7 @@ TEST_CASE("a faulting variant in the middle of ten fails with its reason; the ni
           "are measured",
           "[gpu][worker][fault]") {
   const device_info device = query_device();
-  const std::vector<study_point> points = ten_points(limits_for(device));
+  const std::vector<study_point> points = ten_points(limits_of(device));
   REQUIRE(points.size() == 10);
 
   remote_evaluator client;

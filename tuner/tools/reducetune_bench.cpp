@@ -26,6 +26,7 @@
 #include "reducetune/baseline/streaming_ceiling.hpp"
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/device_info.hpp"
+#include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/cuda/l2_flush.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
 #include "reducetune/cuda/stream.hpp"
@@ -236,7 +237,7 @@ std::optional<preset_point> preset_named(const search_space &s, const std::strin
 
 std::vector<bench_variant> table_variants(const options &o, const device_info &device,
                                           compiler &comp, dtype t) {
-  variant_builder b{device, limits_for(device), comp, {}, {}};
+  variant_builder b{device, limits_of(device), comp, {}, {}};
   const family seeds = family::load(comp.library(), "seeds");
   const search_space ss(seeds, t, o.op, b.limits);
   for (int k = 0; k <= 6; ++k) {
@@ -256,7 +257,7 @@ std::vector<bench_variant> table_variants(const options &o, const device_info &d
 
 std::vector<bench_variant> racy_variants(const options &o, const device_info &device,
                                          compiler &comp, dtype t) {
-  variant_builder b{device, limits_for(device), comp, {}, {}};
+  variant_builder b{device, limits_of(device), comp, {}, {}};
   const family tunable = family::load(comp.library(), "tunable");
   const search_space ts(tunable, t, o.op, b.limits);
   if (const auto good = preset_named(ts, "good")) {

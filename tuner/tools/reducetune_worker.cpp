@@ -9,6 +9,7 @@
 // lost, and the next request must find a fresh process. Nothing but replies goes to stdout;
 // diagnostics go to stderr. Exit status 0 at end of input.
 #include "reducetune/cuda/device_info.hpp"
+#include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/jit/variant_request.hpp"
@@ -73,7 +74,7 @@ private:
       throw invalid_configuration("the workload (" + std::string{to_string(request.load.type)} +
                                   "." + to_string(request.load.op) +
                                   ") does not match the variant " + request.variant_label);
-    const launch_plan plan = plan_launch(f, v, lc, limits_for(device));
+    const launch_plan plan = plan_launch(f, v, lc, limits_of(device));
 
     std::shared_ptr<const compiled_program> program;
     if (request.program) {

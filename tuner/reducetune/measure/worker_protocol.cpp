@@ -461,18 +461,6 @@ worker_reply parse_reply(std::string_view line) {
   return r;
 }
 
-device_limits limits_for(const device_info &device) {
-  device_limits limits;
-  try {
-    limits = device_limits::for_arch(std::to_string(device.arch()));
-  } catch (const invalid_configuration &) {
-    limits.arch = device.arch(); // a newer architecture than the table knows
-  }
-  if (device.sm_count > 0) limits.sm_count = device.sm_count;
-  if (device.max_threads_per_block > 0) limits.max_threads_per_block = device.max_threads_per_block;
-  return limits;
-}
-
 worker_reply bad_request_reply(std::uint64_t id, const std::string &reason) {
   worker_reply r;
   r.id = id;

@@ -39,7 +39,6 @@
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/measure/evaluate.hpp"
-#include "reducetune/space/device_limits.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -95,11 +94,6 @@ struct worker_reply {
 // The inverses of to_string for the enums the protocol carries; throw protocol_error.
 [[nodiscard]] failure_kind failure_kind_from_string(const std::string &name);
 [[nodiscard]] stop_reason stop_reason_from_string(const std::string &name);
-
-// The limits a worker checks points against on this device: the table entry of its
-// architecture (the default entry when unknown) with the device's SM count and block limit.
-// (Belongs in cuda/device_info.hpp; here until that header has it.)
-[[nodiscard]] device_limits limits_for(const device_info &device);
 
 // RFC 4648 base64 (with padding) for cubins; decode throws protocol_error on bad input.
 [[nodiscard]] std::string base64_encode(std::string_view bytes);
