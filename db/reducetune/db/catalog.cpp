@@ -37,34 +37,55 @@ catalog catalog::load(const database &db) {
   for (std::size_t i = 0; i < c.m_devices.size(); ++i)
     index_of[c.m_devices[i].device.id] = i;
 
-  // Sorted so that the first row of each (device, dtype, op, n) is the fastest.
-  auto s = db.prepare(
-      "SELECT m.device_id, w.dtype, w.op, w.n, m.id, v.id, v.family, v.label, v.parameters,"
-      " m.launch_label, m.median_s, m.gbps, m.pct_of_peak"
-      " FROM rt_measurements m JOIN rt_variants v ON v.id = m.variant_id"
-      " JOIN rt_workloads w ON w.id = m.workload_id"
-      " WHERE m.status = 'ok' AND m.median_s IS NOT NULL"
-      " ORDER BY m.device_id, w.dtype, w.op, w.n, m.median_s, m.id");
-  while (s.step()) {
-    auto &dev = c.m_devices.at(index_of.at(s.column_int(0)));
-    const auto dtype = s.column_text(1);
-    const auto op = s.column_text(2);
-    const auto n = static_cast<std::uint64_t>(s.column_int(3));
-    if (dev.tables.empty() || dev.tables.back().dtype != dtype || dev.tables.back().op != op)
-      dev.tables.push_back(catalog_table{dtype, op, {}, {}});
+  // First pass reads only rt_measurements_by_workload (it covers device, workload, status,
+  // median and the row id), sorted so that the first row of each (device, dtype, op, n) is
+  // the fastest; only those winners' rows are then read.
+  struct winner {
+    std::size_t device;
+    std::string dtype, op;
+    std::uint64_t n;
+    std::int64_t id;
+  };
+  std::vector<winner> winners;
+  {
+    auto s = db.prepare("SELECT m.device_id, w.dtype, w.op, w.n, m.id"
+                        " FROM rt_measurements m JOIN rt_workloads w ON w.id = m.workload_id"
+                        " WHERE m.status = 'ok' AND m.median_s IS NOT NULL"
+                        " ORDER BY m.device_id, w.dtype, w.op, w.n, m.median_s, m.id");
+    while (s.step()) {
+      const auto device = index_of.at(s.column_int(0));
+      auto dtype = s.column_text(1);
+      auto op = s.column_text(2);
+      const auto n = static_cast<std::uint64_t>(s.column_int(3));
+      if (!winners.empty() && winners.back().device == device && winners.back().n == n &&
+          winners.back().dtype == dtype && winners.back().op == op)
+        continue; // a slower variant at a size already answered
+      winners.push_back({device, std::move(dtype), std::move(op), n, s.column_int(4)});
+    }
+  }
+  auto s = db.prepare("SELECT v.id, v.family, v.label, v.parameters, m.launch_label,"
+                      " m.median_s, m.gbps, m.pct_of_peak FROM rt_measurements m"
+                      " JOIN rt_variants v ON v.id = m.variant_id WHERE m.id = ?1");
+  for (const auto &w : winners) {
+    auto &dev = c.m_devices[w.device];
+    if (dev.tables.empty() || dev.tables.back().dtype != w.dtype || dev.tables.back().op != w.op)
+      dev.tables.push_back(catalog_table{w.dtype, w.op, {}, {}});
     auto &table = dev.tables.back();
-    if (!table.sizes.empty() && table.sizes.back() == n)
-      continue; // a slower variant at a size already answered
+    s.bind(1, w.id);
+    if (!s.step())
+      throw store_error("measurement " + std::to_string(w.id) + " vanished while loading");
     catalog_entry e;
-    e.bucket_n = n;
-    e.measurement_id = s.column_int(4);
-    e.variant = {s.column_int(5), s.column_text(6), dtype, op, s.column_text(7), s.column_text(8)};
-    e.launch_label = s.column_text(9);
-    e.median_s = s.column_double(10);
-    e.gbps = s.column_optional_double(11);
-    e.pct_of_peak = s.column_optional_double(12);
-    e.min_n = table.sizes.empty() ? 0 : bucket_threshold(table.sizes.back(), n);
-    table.sizes.push_back(n);
+    e.bucket_n = w.n;
+    e.measurement_id = w.id;
+    e.variant = {s.column_int(0),  s.column_text(1), w.dtype, w.op,
+                 s.column_text(2), s.column_text(3)};
+    e.launch_label = s.column_text(4);
+    e.median_s = s.column_double(5);
+    e.gbps = s.column_optional_double(6);
+    e.pct_of_peak = s.column_optional_double(7);
+    s.reset();
+    e.min_n = table.sizes.empty() ? 0 : bucket_threshold(table.sizes.back(), w.n);
+    table.sizes.push_back(w.n);
     table.entries.push_back(std::move(e));
   }
   return c;
