@@ -57,16 +57,16 @@ class Evaluator(Protocol):
 class WorkerClient:
     """One worker process at a time; a dead or stuck one is replaced at the next call."""
 
-    def __init__(self, timeout_s: float = 60.0) -> None:
+    def __init__(self, timeout_s: float = 60.0, argv: list[str] | None = None) -> None:
         self.timeout_s = timeout_s
+        self.argv = argv or [sys.executable, "-m", "reducetune._worker"]
         self.started = 0
         self._proc: subprocess.Popen[str] | None = None
 
     def _start(self) -> subprocess.Popen[str]:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "reducetune._worker"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
             )
             self.started += 1
         return self._proc
@@ -118,14 +118,28 @@ class WorkerClient:
 _ERRORS = {"DeviceError": DeviceError}
 
 
+class _InProcess:
+    """The worker's calls made in this process (no fault isolation: a faulting variant
+    leaves the CUDA context unusable for the rest of the run). For debugging."""
+
+    def call(self, name: str, **args: Any) -> dict[str, Any]:
+        try:
+            return {"ok": True, "result": getattr(_core, name)(**args)}
+        except Exception as e:
+            return {"ok": False, "error": type(e).__name__, "message": str(e)}
+
+    def close(self) -> None:
+        pass
+
+
 class GpuEvaluator:
-    """Measures on a GPU: device detection here, every kernel run in the worker."""
+    """Measures on a GPU: every call runs in the worker process (in_process=True: here)."""
 
     def __init__(self, ordinal: int = 0, timeout_s: float = 60.0,
-                 options: dict[str, Any] | None = None) -> None:
+                 options: dict[str, Any] | None = None, in_process: bool = False) -> None:
         self.ordinal = ordinal
         self.options = dict(options or {})
-        self._worker = WorkerClient(timeout_s)
+        self._worker: Any = _InProcess() if in_process else WorkerClient(timeout_s)
         reply = self._worker.call("query_device", ordinal=ordinal)
         if not reply["ok"]:
             raise _ERRORS.get(reply["error"], DeviceError)(

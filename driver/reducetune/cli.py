@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="evaluate from a recorded database instead of the GPU")
     p.add_argument("--timeout", type=_seconds, default=120.0,
                    help="per evaluation, before the worker is killed (default 120 s)")
+    p.add_argument("--in-process", action="store_true",
+                   help="evaluate in this process instead of a worker (no fault isolation)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_db(p)
@@ -209,7 +211,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         raise errors.InvalidConfiguration("--replay and --db must be different files")
     store = open_store(db)  # refuses a corrupt or foreign file before anything runs
     evaluator = (ReplayEvaluator(args.replay, args.device) if args.replay is not None
-                 else GpuEvaluator(args.device, timeout_s=args.timeout))
+                 else GpuEvaluator(args.device, timeout_s=args.timeout, in_process=args.in_process))
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     storage = optuna.storages.RDBStorage(f"sqlite:///{db.resolve()}",
                                          engine_kwargs={"connect_args": {"timeout": 60}})

@@ -100,7 +100,9 @@ def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
         raise InvalidConfiguration(f"{replay} holds no {dtype} {op} measurement")
     report: dict[str, Any] = {"replay": str(replay), "device": evaluator.device["name"],
                               "dtype": dtype, "op": op, "family": family, "seeds": seeds,
-                              "date": datetime.date.today().isoformat(), "sizes": {}}
+                              "date": datetime.date.today().isoformat(), "sizes": {},
+                              "command": "reducetune " + " ".join(sys.argv[1:]),
+                              "restrict": restrict or {}}
     for n in sizes:
         table = evaluator.table(dtype, op, n)
         ok = [r["median_s"] for k, r in table.items() if r["status"] == "ok" and k in valid]
@@ -139,8 +141,7 @@ def _markdown(report: dict[str, Any], replay: Path) -> str:
         "Fraction of the exhaustive optimum (optimum time / best time found) after k "
         "evaluations (distinct valid points); mean over seeds, [p10, p90] in brackets.",
         "",
-        "Command: `reducetune experiment search-efficiency --replay "
-        f"{replay} --dtype {report['dtype']} --op {report['op']} --seeds {report['seeds']}`",
+        f"Command: `{report['command']}`",
         "",
     ]
     for n, e in report["sizes"].items():
