@@ -101,7 +101,12 @@ class WorkerClient:
         line = proc.stdout.readline()
         if not line:
             return {"ok": False, "error": "worker_crashed", "message": self._gone(proc, False)}
-        return dict(json.loads(line))
+        try:
+            return dict(json.loads(line))
+        except ValueError:
+            reason = self._gone(proc, True)
+            return {"ok": False, "error": "worker_crashed",
+                    "message": f"worker wrote {line[:200]!r}, not a reply ({reason})"}
 
     def close(self) -> None:
         if self._proc is not None and self._proc.poll() is None:

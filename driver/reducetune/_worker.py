@@ -18,7 +18,15 @@ import sys
 CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device")
 
 
-def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
+def serve(stdin=sys.stdin, stdout=None) -> int:
+    import os
+
+    if stdout is None:
+        # Replies go to the original stdout; anything else written to fd 1 (by CUDA, NVRTC or
+        # a stray printf in C++) goes to stderr instead of corrupting the protocol.
+        stdout = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
     from reducetune import _core
 
     for line in stdin:
