@@ -211,3 +211,25 @@ def test_db_merge_and_presets_and_devices(cli, tmp_path, synthetic_db):
     assert code == 0 and "SYNTHETIC" in out
     code, out, _ = cli("presets", "--family", "tunable")
     assert code == 0 and "good" in out
+
+
+@pytest.mark.parametrize("strategy", ["tpe", "random"])
+def test_the_time_limit_is_split_over_the_sizes_and_respected(strategy, cli, tmp_path,
+                                                              synthetic_db):
+    import time
+
+    start = time.monotonic()
+    code, out, err = cli(*tune_args(tmp_path / "r.db", synthetic_db, "--sizes", "2^10", "2^20",
+                                    "--strategy", strategy, "--time-limit", "3", "--json"))
+    elapsed = time.monotonic() - start
+    assert code == 0, err
+    assert [s["stopped"] for s in json.loads(out)["sizes"]] == ["time-limit", "time-limit"]
+    assert elapsed < 3 + 10  # one trial past the deadline at most, plus start-up
+
+
+def test_the_target_stops_a_size_within_p_percent_of_the_ceiling(cli, tmp_path, synthetic_db):
+    code, out, err = cli(*tune_args(tmp_path / "r.db", synthetic_db, "--sizes", "2^20",
+                                    "--target", "65", "--seed", "2", "--json"))
+    assert code == 0, err
+    size = json.loads(out)["sizes"][0]
+    assert size["stopped"] == "target" and size["best"]["pct_of_ceiling"] >= 35
