@@ -39,7 +39,7 @@ def make_sampler(strategy: str, seed: int | None) -> Any:
             f"unknown strategy '{strategy}' (choose one of: {', '.join(STRATEGIES)})"
         )
     if strategy == "tpe":
-        return optuna.samplers.TPESampler(seed=seed, multivariate=True, warn_independent_sampling=False)
+        return optuna.samplers.TPESampler(seed=seed, multivariate=True)
     if strategy in ("random", "grid"):
         return optuna.samplers.RandomSampler(seed=seed)
     if strategy == "gp":
@@ -48,7 +48,7 @@ def make_sampler(strategy: str, seed: int | None) -> Any:
         return optuna.samplers.GPSampler(seed=seed)
     if strategy == "cmaes":
         _require("cmaes", strategy)
-        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+        return optuna.samplers.CmaEsSampler(seed=seed)
     return optuna.samplers.NSGAIISampler(seed=seed)
 
 
