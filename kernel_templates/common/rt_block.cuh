@@ -18,9 +18,14 @@ enum class block_strategy { tree, warp_partials };
 
 // Shared-memory elements block_reduce needs: the volatile warp forms reduce in shared
 // memory, so they need a slot per thread; the register forms only one slot per warp.
+// Shared slots a block reduction needs. The volatile warp step reads s[lane + 16] for every
+// lane (lanes 16..31 compute values nobody uses, as in the seeds), so the last warp's slice
+// reads 16 slots past its end: 16 slots of padding keep those reads inside the allocation
+// (without them a 32-thread tree or the last warp of warp_partials reads out of bounds,
+// seen on an H200 as an illegal address).
 template <unsigned BS, warp_strategy W, block_strategy B>
 __host__ __device__ constexpr unsigned block_reduce_slots() {
-  return (B == block_strategy::tree || uses_smem<W>()) ? BS : 32u;
+  return uses_smem<W>() ? BS + 16u : (B == block_strategy::tree ? BS : 32u);
 }
 
 template <class T, class Op, unsigned BS, warp_strategy W>

@@ -45,6 +45,16 @@ launch_sequence::launch_sequence(const loaded_module &module, const launch_plan 
     m_pong = device_buffer(std::uint64_t{grid} * m_elem);
   }
   plan_steps(module, plan);
+  if (plan.device_launches) {
+    // CDP2 keeps every not-yet-started device launch in a fixed pool (2048 by default); a
+    // child per block of a large grid overflows it and the extra launches silently fail,
+    // which the verifier then reports as a wrong result (seen at n = 2^24 on an H200).
+    std::size_t current = 0;
+    RT_CUDA_CALL(cudaDeviceGetLimit(&current, cudaLimitDevRuntimePendingLaunchCount));
+    const std::size_t needed = 2 * std::size_t{grid} + 64;
+    if (current < needed)
+      RT_CUDA_CALL(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, needed));
+  }
   const unsigned limit = 48 * 1024;
   if (plan.dynamic_shared_bytes > limit)
     for (const step &s : m_steps)

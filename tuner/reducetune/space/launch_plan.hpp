@@ -20,6 +20,9 @@ struct launch_plan {
   unsigned block_size = 0;
   unsigned dynamic_shared_bytes = 0;
   bool in_place = false; // the pass kernel overwrites its input: give it a scratch copy
+  // The kernels launch kernels (dynamic parallelism): the runner raises the device runtime's
+  // pending-launch limit so that one child launch per block of the first grid fits.
+  bool device_launches = false;
   // Grid of a pass over n elements (the family's "grid" expression, bound to this point and
   // launch config). multipass calls it again for each pass over the partials.
   std::function<std::uint64_t(std::uint64_t n)> grid_for;
