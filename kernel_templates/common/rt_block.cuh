@@ -19,13 +19,18 @@ enum class block_strategy { tree, warp_partials };
 // Shared-memory elements block_reduce needs: the volatile warp forms reduce in shared
 // memory, so they need a slot per thread; the register forms only one slot per warp.
 // Shared slots a block reduction needs. The volatile warp step reads s[lane + 16] for every
-// lane (lanes 16..31 compute values nobody uses, as in the seeds), so the last warp's slice
-// reads 16 slots past its end: 16 slots of padding keep those reads inside the allocation
-// (without them a 32-thread tree or the last warp of warp_partials reads out of bounds,
-// seen on an H200 as an illegal address).
+// lane (lanes 16..31 compute values nobody uses, as in the seeds), so a warp's slice is read
+// 16 slots past its end. The tree gives its one working warp BS + 16 slots; warp_partials
+// gives each warp a slice of its own of 32 + 16 slots, so that no warp reads the slice
+// another warp is writing (with shared 32-slot slices compute-sanitizer's racecheck reported
+// cross-warp hazards on an H200, and a 32-thread block read out of bounds).
+constexpr unsigned volatile_slice = 48;
+
 template <unsigned BS, warp_strategy W, block_strategy B>
 __host__ __device__ constexpr unsigned block_reduce_slots() {
-  return uses_smem<W>() ? BS + 16u : (B == block_strategy::tree ? BS : 32u);
+  if (uses_smem<W>())
+    return B == block_strategy::tree ? BS + 16u : (BS / 32u) * volatile_slice;
+  return B == block_strategy::tree ? BS : 32u;
 }
 
 template <class T, class Op, unsigned BS, warp_strategy W>
@@ -59,7 +64,7 @@ __device__ __forceinline__ T block_reduce_warp_partials(T v, T *s) {
   constexpr unsigned warps = BS / 32;
   const unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   if constexpr (uses_smem<W>()) {
-    volatile T *ws = s + warp * 32;
+    volatile T *ws = s + warp * volatile_slice;
     ws[lane] = v;
     __syncwarp();
     warp_reduce_smem<T, Op, W, 32>(ws, lane);
@@ -67,7 +72,7 @@ __device__ __forceinline__ T block_reduce_warp_partials(T v, T *s) {
     __syncthreads();
     T r = v;
     if (warp == 0) {
-      const T x = lane < warps ? s[lane * 32] : Op::template identity<T>();
+      const T x = lane < warps ? s[lane * volatile_slice] : Op::template identity<T>();
       __syncwarp(); // every lane has read its partial before lane 1..31 overwrite s[1..31]
       s[lane] = x;
       __syncwarp();
