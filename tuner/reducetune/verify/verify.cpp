@@ -17,9 +17,8 @@ std::string format(long double x) {
 std::string format(long long x) { return std::to_string(x); }
 std::string format(int x) { return std::to_string(x); }
 
-template <class T> verdict verify_integer(reduce_op op, std::span<const T> data, T got) {
+template <class T> verdict verify_integer(reduce_op op, T expected, T got) {
   verdict v;
-  const T expected = reference_integer(op, data);
   v.expected = format(expected);
   v.got = format(got);
   v.ok = got == expected;
@@ -104,8 +103,7 @@ verdict verify_rounded(reduce_op op, const float_reference &ref, T got,
 }
 
 template <class T>
-verdict verify_float(reduce_op op, std::span<const T> data, T got, tolerance_options options) {
-  const float_reference ref = reference_float(op, data);
+verdict verify_float(reduce_op op, const float_reference &ref, T got, tolerance_options options) {
   verdict v = (op == reduce_op::min || op == reduce_op::max)
                   ? verify_minmax(ref, got)
                   : verify_rounded(op, ref, got, options);
@@ -124,9 +122,9 @@ template <class T>
 verdict verify(reduce_op op, std::span<const T> data, T got, tolerance_options options) {
   if constexpr (std::is_integral_v<T>) {
     (void)options;
-    return verify_integer(op, data, got);
+    return verify_integer(op, reference_integer(op, data), got);
   } else {
-    return verify_float(op, data, got, options);
+    return verify_float(op, reference_float(op, data), got, options);
   }
 }
 
@@ -142,6 +140,29 @@ verdict verify(dtype t, reduce_op op, const void *data, std::size_t n, const voi
     using T = decltype(zero);
     return verify<T>(op, std::span<const T>(static_cast<const T *>(data), n),
                      *static_cast<const T *>(got), options);
+  });
+}
+
+prepared_reference::prepared_reference(dtype t, reduce_op op, const void *data, std::size_t n)
+    : m_type(t), m_op(op) {
+  visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    const std::span<const T> span(static_cast<const T *>(data), n);
+    if constexpr (std::is_integral_v<T>)
+      m_integer = reference_integer(op, span);
+    else
+      m_float = reference_float(op, span);
+  });
+}
+
+verdict prepared_reference::check(const void *got, tolerance_options options) const {
+  return visit_dtype(m_type, [&](auto zero) {
+    using T = decltype(zero);
+    const T value = *static_cast<const T *>(got);
+    if constexpr (std::is_integral_v<T>)
+      return verify_integer(m_op, static_cast<T>(m_integer), value);
+    else
+      return verify_float(m_op, m_float, value, options);
   });
 }
 

@@ -40,4 +40,19 @@ template <class T>
 [[nodiscard]] verdict verify(dtype t, reduce_op op, const void *data, std::size_t n,
                              const void *got, tolerance_options options = {});
 
+// The reference of one (type, operator, data) computed once, then any number of results
+// checked against it: a 2^30-element float reference costs seconds, and a benchmark checks
+// every variant's result (twice) against the same input.
+class prepared_reference {
+public:
+  prepared_reference(dtype t, reduce_op op, const void *data, std::size_t n);
+  [[nodiscard]] verdict check(const void *got, tolerance_options options = {}) const;
+
+private:
+  dtype m_type;
+  reduce_op m_op;
+  long long m_integer = 0;    // int32 / int64: the exact result
+  float_reference m_float{};  // float32 / float64
+};
+
 } // namespace reducetune
