@@ -60,6 +60,11 @@
 using namespace reducetune;
 
 namespace {
+// Progress lines on stderr carry the time since start, so a slow size shows where time goes.
+const auto bench_start = std::chrono::steady_clock::now();
+} // namespace
+
+namespace {
 
 struct options {
   std::vector<dtype> dtypes{dtype::float32, dtype::int32};
@@ -670,10 +675,6 @@ int run_racy(const options &o, const device_info &device, compiler &comp) {
 }
 
 } // namespace
-
-namespace {
-const auto bench_start = std::chrono::steady_clock::now();
-}
 
 int main(int argc, char **argv) try {
   const options o = parse(argc, argv);
