@@ -1,4 +1,4 @@
--- reducetune results database: the current schema (version 2). A new file is created from
+-- reducetune results database: the current schema (version 3). A new file is created from
 -- this text; an older file is brought here by migrations/NNNN_*.sql, and a test checks that
 -- both roads give the same tables, columns and indexes.
 -- Tables carry the rt_ prefix so that an Optuna study can live in the same file.
@@ -46,7 +46,8 @@ CREATE TABLE rt_builds (
   log             TEXT NOT NULL DEFAULT '',
   compile_seconds REAL NOT NULL,
   cubin           BLOB,
-  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  lowered         TEXT NOT NULL DEFAULT '{}'
 );
 
 CREATE TABLE rt_workloads (

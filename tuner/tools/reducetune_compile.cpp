@@ -2,7 +2,8 @@
 // needed, and prints the compile throughput cold and cached.
 //
 //   reducetune-compile --arch sm_90 [--all | --sample N] [--family NAME] [--dtype T] [--op O]
-//                      [--threads K] [--batch B] [--templates DIR] [--list-failures]
+//                      [--threads K] [--batch B] [--templates DIR] [--db PATH]
+//                      [--list-failures]
 //
 // --sample N (default 500) compiles a seeded sample of N valid tunable points spread over
 // every dtype x op, plus every preset of every family; --all compiles every valid point.
@@ -11,6 +12,7 @@
 #include "reducetune/jit/compile_cache.hpp"
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/jit/space_jobs.hpp"
+#include "reducetune/jit/store_cache.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -28,6 +30,7 @@ struct options {
   job_selection select;
   batch_options batch;
   std::string templates;
+  std::string database; // persistent compile cache (rt_builds); "" = memory only
   bool list_failures = false;
 };
 
@@ -36,7 +39,8 @@ struct options {
                "reducetune-compile: %s\n"
                "usage: reducetune-compile --arch sm_90 [--all | --sample N] [--family NAME]\n"
                "         [--dtype int32|int64|float32|float64] [--op sum|min|max|prod]\n"
-               "         [--threads K] [--batch B] [--templates DIR] [--list-failures]\n",
+               "         [--threads K] [--batch B] [--templates DIR] [--db PATH]\n"
+               "         [--list-failures]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -76,6 +80,8 @@ options parse(int argc, char **argv) {
       o.batch.max_requests_per_program = static_cast<unsigned>(to_count(a, next()));
     else if (a == "--templates")
       o.templates = next();
+    else if (a == "--db")
+      o.database = next();
     else if (a == "--list-failures")
       o.list_failures = true;
     else
@@ -100,7 +106,12 @@ int main(int argc, char **argv) try {
   for (const auto &j : jobs)
     requests.push_back(j.request);
 
-  compiler c(lib);
+  // With --db, programs persist in the results database: a second run (another process)
+  // loads them instead of compiling.
+  compiler c(lib, o.database.empty()
+                      ? nullptr
+                      : std::make_shared<compile_cache>(
+                            std::make_shared<store_cache_backend>(o.database)));
   const unsigned threads = o.batch.threads ? o.batch.threads : std::max(1u, std::thread::hardware_concurrency());
   std::printf("compiling %zu variants for %s (templates: %s, %u threads, batch %u)\n",
               requests.size(), o.arch.c_str(), lib.origin().c_str(), threads,

@@ -68,6 +68,7 @@ struct build_record {
   double compile_seconds = 0.0;
   std::vector<std::byte> cubin;
   std::string created_at; // filled by the store
+  std::string lowered = "{}"; // JSON {name expression: mangled name} of the cubin's kernels
 };
 
 // rt_workloads: what was reduced.

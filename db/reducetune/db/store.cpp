@@ -190,17 +190,17 @@ std::int64_t store::record_build(const build_record &b) {
   write_transaction(m_db, [&] {
     auto s = m_db.prepare(
         "INSERT INTO rt_builds (cache_key, program_key, variant_label, arch, nvrtc_version,"
-        " options, status, log, compile_seconds, cubin)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+        " options, status, log, compile_seconds, cubin, lowered)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
         " ON CONFLICT (cache_key) DO UPDATE SET program_key = excluded.program_key,"
         " variant_label = excluded.variant_label, arch = excluded.arch,"
         " nvrtc_version = excluded.nvrtc_version, options = excluded.options,"
         " status = excluded.status, log = excluded.log,"
         " compile_seconds = excluded.compile_seconds, cubin = excluded.cubin,"
-        " created_at = excluded.created_at RETURNING id");
+        " lowered = excluded.lowered, created_at = excluded.created_at RETURNING id");
     s.bind(1, b.cache_key).bind(2, b.program_key).bind(3, b.variant_label).bind(4, b.arch);
     s.bind(5, b.nvrtc_version).bind(6, b.options).bind(7, to_string(b.status)).bind(8, b.log);
-    s.bind(9, b.compile_seconds);
+    s.bind(9, b.compile_seconds).bind(11, b.lowered);
     if (b.status == build_status::ok)
       s.bind_blob(10, b.cubin);
     else
@@ -212,7 +212,7 @@ std::int64_t store::record_build(const build_record &b) {
 
 std::optional<build_record> store::find_build(std::string_view cache_key) const {
   auto s = m_db.prepare("SELECT id, cache_key, program_key, variant_label, arch, nvrtc_version,"
-                        " options, status, log, compile_seconds, cubin, created_at"
+                        " options, status, log, compile_seconds, cubin, created_at, lowered"
                         " FROM rt_builds WHERE cache_key = ?1");
   s.bind(1, cache_key);
   if (!s.step())
@@ -230,6 +230,7 @@ std::optional<build_record> store::find_build(std::string_view cache_key) const 
   b.compile_seconds = s.column_double(9);
   b.cubin = s.column_blob(10);
   b.created_at = s.column_text(11);
+  b.lowered = s.column_text(12);
   return b;
 }
 
@@ -451,7 +452,7 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
     // find_build reads through this store's API shape; reuse it on the other connection.
     for (const auto &k : keys) {
       auto b = other.prepare("SELECT program_key, variant_label, arch, nvrtc_version, options,"
-                             " status, log, compile_seconds, cubin FROM rt_builds"
+                             " status, log, compile_seconds, cubin, lowered FROM rt_builds"
                              " WHERE cache_key = ?1");
       b.bind(1, k);
       if (b.step())
@@ -466,7 +467,8 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
                                       b.column_text(6),
                                       b.column_double(7),
                                       b.column_blob(8),
-                                      {}});
+                                      {},
+                                      b.column_text(9)});
     }
   }
   std::vector<baseline_record> baselines;
@@ -539,11 +541,12 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
     for (const auto &b : builds) {
       auto s = m_db.prepare(
           "INSERT INTO rt_builds (cache_key, program_key, variant_label, arch, nvrtc_version,"
-          " options, status, log, compile_seconds, cubin)"
-          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (cache_key) DO NOTHING");
+          " options, status, log, compile_seconds, cubin, lowered)"
+          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+          " ON CONFLICT (cache_key) DO NOTHING");
       s.bind(1, b.cache_key).bind(2, b.program_key).bind(3, b.variant_label).bind(4, b.arch);
       s.bind(5, b.nvrtc_version).bind(6, b.options).bind(7, to_string(b.status));
-      s.bind(8, b.log).bind(9, b.compile_seconds);
+      s.bind(8, b.log).bind(9, b.compile_seconds).bind(11, b.lowered);
       if (b.status == build_status::ok)
         s.bind_blob(10, b.cubin);
       else
