@@ -169,3 +169,23 @@ TEST_CASE("A persistent backend serves programs across compilers (processes)", "
   REQUIRE(second.cache().misses() == 0);
   REQUIRE(loaded->cubin == program->cubin);
 }
+
+TEST_CASE("A family's include folders are what NVRTC can include, and nothing else",
+          "[jit][includes]") {
+  template_library lib = toy_library();
+  lib.put("shared/twice.cuh", "#pragma once\ntemplate <class T> __device__ T twice(T x) { return x + x; }\n");
+  lib.put("user/user.cu", R"(
+#include "shared/twice.cuh"
+template <class T> __global__ void k(const T* in, T* out) { out[0] = twice(in[0]); }
+)");
+  compile_request r;
+  r.source_path = "user/user.cu";
+  r.name_expressions = {"k<int>"};
+
+  compiler without(lib);
+  REQUIRE_THROWS_AS(without.compile(r), compile_error); // "shared" is not offered by default
+
+  r.include_folders = {"common", "shared"};
+  compiler with(lib);
+  REQUIRE_FALSE(with.compile(r)->cubin.empty());
+}

@@ -58,9 +58,17 @@ compiler::compiler(template_library library, std::shared_ptr<compile_cache> cach
       m_cache(cache ? std::move(cache) : std::make_shared<compile_cache>()),
       m_nvrtc_version(nvrtc_program::nvrtc_version()) {}
 
-const compiler::bundle &compiler::bundle_for(const std::string &source_path) {
+const compiler::bundle &compiler::bundle_for(const compile_request &request) {
+  const std::string &source_path = request.source_path;
+  std::vector<std::string> folders = request.include_folders;
+  if (folders.empty())
+    folders = {"common"};
+  folders.push_back(folder_of(source_path));
+  std::string bundle_key = source_path;
+  for (const auto &f : folders)
+    bundle_key += "\n" + f;
   std::lock_guard lock(m_bundles_mutex);
-  if (const auto it = m_bundles.find(source_path); it != m_bundles.end())
+  if (const auto it = m_bundles.find(bundle_key); it != m_bundles.end())
     return *it->second;
   auto source = m_library.read(source_path);
   if (!source)
@@ -69,13 +77,15 @@ const compiler::bundle &compiler::bundle_for(const std::string &source_path) {
   auto b = std::make_shared<bundle>();
   b->path = source_path;
   b->source = std::move(*source);
-  // Every header of the shared "common/" folder and of the source's own folder is offered to
-  // NVRTC under its library path; templates include them by that path.
+  // Every header of the included folders and of the source's own folder is offered to NVRTC
+  // under its library path; templates include them by that path.
   std::set<std::string> names;
-  for (const auto &p : m_library.paths_under("common/"))
-    names.insert(p);
-  for (const auto &p : m_library.paths_under(folder_of(source_path)))
-    names.insert(p);
+  for (const auto &folder : folders) {
+    const std::string prefix =
+        folder.empty() || folder.back() == '/' ? folder : folder + "/";
+    for (const auto &p : m_library.paths_under(prefix))
+      names.insert(p);
+  }
   content_hash h;
   h.field(source_path).field(b->source);
   for (const auto &name : names) {
@@ -86,7 +96,7 @@ const compiler::bundle &compiler::bundle_for(const std::string &source_path) {
     b->headers.push_back(std::move(file));
   }
   b->hash = h.hex();
-  return *m_bundles.emplace(source_path, std::move(b)).first->second;
+  return *m_bundles.emplace(bundle_key, std::move(b)).first->second;
 }
 
 std::vector<std::string> compiler::options_for(const compile_request &request) const {
@@ -104,7 +114,7 @@ std::vector<std::string> compiler::options_for(const compile_request &request) c
 }
 
 std::string compiler::key_of(const compile_request &request) {
-  const bundle &b = bundle_for(request.source_path);
+  const bundle &b = bundle_for(request);
   content_hash h;
   h.field(b.hash).field(m_nvrtc_version);
   for (const auto &o : options_for(request))
@@ -152,7 +162,7 @@ std::shared_ptr<const compiled_program> compiler::compile(const compile_request 
   const std::string key = key_of(request);
   if (auto hit = m_cache->find(key))
     return hit;
-  compiled_program program = compile_now(bundle_for(request.source_path), {&request});
+  compiled_program program = compile_now(bundle_for(request), {&request});
   program.key = key;
   auto shared = std::make_shared<const compiled_program>(std::move(program));
   m_cache->insert(key, shared);
@@ -181,6 +191,8 @@ std::vector<compile_outcome> compiler::compile_batch(const std::vector<compile_r
     }
     first_with_key.emplace(keys[i], i);
     std::string group_key = requests[i].source_path + "\n";
+    for (const auto &f : requests[i].include_folders)
+      group_key += "include " + f + "\n";
     for (const auto &o : options_for(requests[i]))
       group_key += o + "\n";
     groups[group_key].push_back(i);
@@ -195,7 +207,7 @@ std::vector<compile_outcome> compiler::compile_batch(const std::vector<compile_r
                                     members.begin() + static_cast<std::ptrdiff_t>(
                                                           std::min(members.size(), begin + chunk)));
       pending.push_back(pool.submit([this, part, &requests, &outcomes, &keys] {
-        const bundle &b = bundle_for(requests[part.front()].source_path);
+        const bundle &b = bundle_for(requests[part.front()]);
         const auto store = [&](std::size_t i, std::shared_ptr<const compiled_program> p) {
           m_cache->insert(keys[i], p);
           outcomes[i].program = std::move(p);

@@ -21,6 +21,9 @@ struct compile_request {
   std::vector<std::string> name_expressions; // instantiations to emit (deduplicated)
   std::string arch = "sm_90";                // real architecture: cubin, not PTX
   std::vector<std::string> extra_options;    // appended to the standard options
+  // Folders of the template library offered to NVRTC as headers, besides the source's own
+  // folder (the family's "includes"); empty means {"common"}.
+  std::vector<std::string> include_folders;
   bool rdc = false;                          // relocatable code + device runtime via nvJitLink
 };
 
@@ -75,7 +78,7 @@ public:
 
 private:
   struct bundle; // a main source with the headers it may include, and their hash
-  const bundle &bundle_for(const std::string &source_path);
+  const bundle &bundle_for(const compile_request &request);
   compiled_program compile_now(const bundle &b, const std::vector<const compile_request *> &group);
 
   template_library m_library;

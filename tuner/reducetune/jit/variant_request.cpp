@@ -13,6 +13,7 @@ compile_request request_for(const family &f, const variant &v, int arch) {
     r.name_expressions.push_back(expr);
   r.arch = arch_name(arch);
   r.rdc = f.requires_rdc;
+  r.include_folders = f.includes;
   return r;
 }
 
