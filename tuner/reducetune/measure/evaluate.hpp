@@ -2,7 +2,7 @@
 // workload, verify it, time it, and return a measurement or a typed failure.
 //
 // In-process: a fault that destroys the CUDA context is reported here as a launch_error, but
-// the context stays unusable; run evaluate() in a worker (worker_supervisor.hpp) so that the
+// the context stays unusable; run evaluate() in a worker (remote_evaluate.hpp) so that the
 // study goes on with a fresh process.
 #pragma once
 

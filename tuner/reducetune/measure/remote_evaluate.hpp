@@ -1,9 +1,9 @@
 // evaluate() in a separate worker process (`reducetune-worker`, worker_protocol.hpp), so that a
 // variant that faults the CUDA context or hangs is a typed failure and the caller goes on.
 //
-// The worker is a real executable started with posix_spawn (fork + exec): unlike a plain fork
-// (worker_supervisor.hpp) the caller may have initialised CUDA — a forked CUDA context is
-// unusable, an exec'd process creates its own. Its stdin and stdout are one end of a Unix
+// The worker is a real executable started with posix_spawn (fork + exec), not a plain fork:
+// the caller may have initialised CUDA, a forked CUDA context is unusable, and an exec'd
+// process creates its own. Its stdin and stdout are one end of a Unix
 // socket pair; its stderr is the caller's.
 //
 // For each request: write one line, wait for one line up to the timeout. Then:
