@@ -121,3 +121,20 @@ TEMPLATE_TEST_CASE("float min and max are the exact extremes", "[verify][referen
     CHECK(reference_float(reduce_op::max, std::span<const TestType>(data)).value == hi);
   }
 }
+
+TEST_CASE("Exactness in any order is decided from the inputs' lowest set bits, subnormals too",
+          "[verify][reference]") {
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  const std::vector<float> subnormals{tiny, tiny, 3 * tiny};
+  CHECK(reference_float(reduce_op::sum, std::span<const float>(subnormals)).exact_in_any_order);
+  // 1 + 2^-23 is a float; 1 + 2^-24 is not (24-bit significand).
+  const std::vector<float> fits{1.0f, std::ldexp(1.0f, -23)};
+  CHECK(reference_float(reduce_op::sum, std::span<const float>(fits)).exact_in_any_order);
+  const std::vector<float> rounds{1.0f, std::ldexp(1.0f, -24)};
+  CHECK_FALSE(reference_float(reduce_op::sum, std::span<const float>(rounds)).exact_in_any_order);
+  const std::vector<double> fits64{1.0, std::ldexp(1.0, -52), -0.5};
+  CHECK(reference_float(reduce_op::sum, std::span<const double>(fits64)).exact_in_any_order);
+  const std::vector<double> rounds64{1.0, std::ldexp(1.0, -53)};
+  CHECK_FALSE(
+      reference_float(reduce_op::sum, std::span<const double>(rounds64)).exact_in_any_order);
+}

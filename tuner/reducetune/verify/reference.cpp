@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <bit>
 #include <limits>
 #include <type_traits>
 
@@ -25,16 +27,20 @@ template <class T> T integer_prod(std::span<const T> data) {
 }
 
 // Exponent of the lowest set bit of a finite non-zero x: x is an integer multiple of 2^result.
+// Read off the IEEE bits (exponent field, mantissa with its implicit bit, trailing zeros) in
+// constant time: the loop over long double halvings it replaces cost ~150 ns per element,
+// minutes for a 2^30-element reference.
 template <class T> int lowest_bit_exponent(T x) {
-  int e = 0;
-  long double m = std::frexp(static_cast<long double>(std::fabs(x)), &e); // x = m·2^e
-  // Shift the mantissa left until it is an integer; digits is the most that can be needed.
-  int shift = 0;
-  while (m != std::floor(m) && shift < std::numeric_limits<T>::digits + 64) {
-    m *= 2;
-    ++shift;
-  }
-  return e - shift;
+  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  constexpr int mantissa_bits = std::numeric_limits<T>::digits - 1;      // 23 or 52
+  constexpr int bias = std::numeric_limits<T>::max_exponent - 1;         // 127 or 1023
+  constexpr int exponent_bits = static_cast<int>(8 * sizeof(T)) - 1 - mantissa_bits;
+  const U bits = std::bit_cast<U>(x);
+  const U fraction = bits & ((U{1} << mantissa_bits) - 1);
+  const int field = static_cast<int>((bits >> mantissa_bits) & ((U{1} << exponent_bits) - 1));
+  const U mantissa = field == 0 ? fraction : (fraction | (U{1} << mantissa_bits)); // subnormal
+  const int exponent = (field == 0 ? 1 : field) - bias;
+  return exponent - mantissa_bits + std::countr_zero(mantissa);
 }
 
 template <class T> float_reference float_sum(std::span<const T> data) {
