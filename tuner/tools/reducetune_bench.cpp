@@ -551,9 +551,13 @@ nlohmann::json to_json(const table_row &r) {
   return j;
 }
 
-void emit(const options &o, const std::string &markdown) {
-  std::fputs(markdown.c_str(), stdout);
-  std::fflush(stdout);
+// Writes the report to --out, and (final only) to stdout. Called after every size with the
+// rows so far, so that a run stopped by a time limit still leaves what it measured.
+void emit(const options &o, const std::string &markdown, bool final = true) {
+  if (final) {
+    std::fputs(markdown.c_str(), stdout);
+    std::fflush(stdout);
+  }
   if (!o.out.empty()) {
     std::ofstream f(o.out);
     f << markdown;
@@ -581,6 +585,17 @@ int run_table(const options &o, const device_info &device, compiler &comp) {
   stream s;
   l2_flush flush(device.l2_bytes);
   std::vector<table_row> rows;
+  bool pass = true;
+  const auto report = [&](bool final) {
+    std::string md = header(o, device, ceiling.bytes_per_s, ceiling.cold.samples_s.size()) +
+                     protocol_text(o, r);
+    if (!final)
+      md += "\n**Partial report: the run was still going when this was written.**\n";
+    for (int run = 1; run <= o.repeat; ++run)
+      for (dtype t : o.dtypes) md += table(rows, run, t, device, ceiling.bytes_per_s);
+    if (final && o.repeat > 1) md += repeat_report(rows, o.repeat, pass);
+    emit(o, md, final);
+  };
   for (int run = 1; run <= o.repeat; ++run)
     for (dtype t : o.dtypes) {
       cub_reduce cub(t, o.op, 1ULL << o.hi);
@@ -604,16 +619,10 @@ int run_table(const options &o, const device_info &device, compiler &comp) {
         table_row cub_row{run, t, k, "CUB", "cub::DeviceReduce", "", "", {}};
         cub_row.r = measure_cub(cub, in, s, flush, r);
         rows.push_back(std::move(cub_row));
+        report(false);
       }
     }
-
-  std::string md = header(o, device, ceiling.bytes_per_s, ceiling.cold.samples_s.size()) +
-                   protocol_text(o, r);
-  for (int run = 1; run <= o.repeat; ++run)
-    for (dtype t : o.dtypes) md += table(rows, run, t, device, ceiling.bytes_per_s);
-  bool pass = true;
-  if (o.repeat > 1) md += repeat_report(rows, o.repeat, pass);
-  emit(o, md);
+  report(true);
 
   if (!o.json_path.empty()) {
     nlohmann::json j{{"device", device.name}, {"uuid", device.uuid}, {"date", utc_now()},
