@@ -25,7 +25,7 @@ loaded &state() {
   std::lock_guard lock(g_mutex);
   if (!g_loaded) {
     auto s = std::make_unique<loaded>(loaded{
-        g_dir && !g_dir->empty() ? rt::template_library::from_directory(*g_dir)
+        g_dir && !g_dir->empty() ? rt::template_library::embedded_with(*g_dir)
                                  : rt::template_library::from_environment(),
         {}, nullptr});
     for (auto &f : rt::family::load_all(s->lib))

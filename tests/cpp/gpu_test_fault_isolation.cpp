@@ -60,10 +60,8 @@ std::vector<study_point> ten_points(const device_limits &limits) {
   REQUIRE(points.size() >= 9);
   points.resize(9);
 
-  template_library with_faulting = lib;
-  const auto extra = template_library::from_directory(RT_TEST_DATA_DIR "/templates");
-  for (const auto &path : extra.paths_under("faulting/"))
-    with_faulting.put(path, *extra.read(path));
+  const template_library with_faulting =
+      template_library::embedded_with(RT_TEST_DATA_DIR "/templates");
   const family faulting = family::load(with_faulting, "faulting");
   const search_space fspace(faulting, dtype::int32, reduce_op::sum, limits);
   const preset_point fault = fspace.presets().front();

@@ -100,7 +100,7 @@ int main(int argc, char **argv) try {
   const options o = parse(argc, argv);
   const device_limits limits = device_limits::for_arch(o.arch);
   const template_library lib = o.templates.empty() ? template_library::from_environment()
-                                                   : template_library::from_directory(o.templates);
+                                                   : template_library::embedded_with(o.templates);
   const std::vector<compile_job> jobs = select_jobs(lib, limits, o.select);
   std::vector<compile_request> requests;
   for (const auto &j : jobs)

@@ -91,12 +91,9 @@ private:
     auto &slot = m_compilers[templates];
     if (!slot) {
       // A folder is laid over the embedded library: test and user families include common/.
-      template_library lib = template_library::embedded();
-      if (!templates.empty()) {
-        const template_library extra = template_library::from_directory(templates);
-        for (const auto &path : extra.paths_under("")) lib.put(path, *extra.read(path));
-      }
-      slot = std::make_unique<compiler>(std::move(lib));
+      slot = std::make_unique<compiler>(templates.empty()
+                                            ? template_library::embedded()
+                                            : template_library::embedded_with(templates));
     }
     return *slot;
   }

@@ -16,13 +16,9 @@ using namespace reducetune;
 
 namespace {
 
-// The embedded library plus one test-only family from tests/data/templates/<name>.
-template_library with_test_family(const std::string &name) {
-  template_library lib = template_library::embedded();
-  const auto extra = template_library::from_directory(RT_TEST_DATA_DIR "/templates");
-  for (const auto &path : extra.paths_under(name + "/"))
-    lib.put(path, *extra.read(path));
-  return lib;
+// The embedded library with the test-only families of tests/data/templates laid over it.
+template_library with_test_families() {
+  return template_library::embedded_with(RT_TEST_DATA_DIR "/templates");
 }
 
 compile_request preset_request(const template_library &lib, const std::string &family_name,
@@ -112,7 +108,7 @@ TEST_CASE("An invalid point is rejected with its reason before any compile", "[j
 
 TEST_CASE("A deliberately broken template fails with an error that carries its log",
           "[jit][errors]") {
-  const template_library lib = with_test_family("broken");
+  const template_library lib = with_test_families();
   compiler c(lib);
   try {
     (void)c.compile(preset_request(lib, "broken", 90));
@@ -126,7 +122,7 @@ TEST_CASE("A deliberately broken template fails with an error that carries its l
 TEST_CASE("The seed's nested reduction with device-side cudaDeviceSynchronize does not "
           "compile on CUDA 13, and the log says why",
           "[jit][seeds]") {
-  const template_library lib = with_test_family("nested_faithful");
+  const template_library lib = with_test_families();
   compiler c(lib);
   try {
     (void)c.compile(preset_request(lib, "nested_faithful", 90));
@@ -151,7 +147,7 @@ TEST_CASE("The nested family compiles as relocatable code and links with the dev
 }
 
 TEST_CASE("The faulting test family compiles (it fails only when it runs)", "[jit]") {
-  const template_library lib = with_test_family("faulting");
+  const template_library lib = with_test_families();
   compiler c(lib);
   const auto program = c.compile(preset_request(lib, "faulting", 90));
   REQUIRE_FALSE(program->cubin.empty());

@@ -7,6 +7,9 @@
 #include "reducetune/jit/compiler.hpp"
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 using namespace reducetune;
 
@@ -188,4 +191,17 @@ template <class T> __global__ void k(const T* in, T* out) { out[0] = twice(in[0]
   r.include_folders = {"common", "shared"};
   compiler with(lib);
   REQUIRE_FALSE(with.compile(r)->cubin.empty());
+}
+
+TEST_CASE("A user's template folder is laid over the embedded library, not in its place",
+          "[jit][templates]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("rt-user-templates-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "mine");
+  std::ofstream(dir / "mine" / "mine.cuh") << "#include \"common/rt_ops.cuh\"\n";
+  const template_library lib = template_library::embedded_with(dir);
+  REQUIRE(lib.read("mine/mine.cuh").has_value());
+  REQUIRE(lib.read("common/rt_ops.cuh") == template_library::embedded().read("common/rt_ops.cuh"));
+  REQUIRE(lib.families() == template_library::embedded().families()); // mine has no family.json
+  fs::remove_all(dir);
 }

@@ -64,9 +64,8 @@ TEST_CASE("the test-only families load and declare the outcome they are built fo
   // They include common/ from the shipped library, so they are laid over it.
   const auto test_only =
       template_library::from_directory(std::string(RT_TEST_DATA_DIR) + "/templates");
-  auto lib = template_library::embedded();
-  for (const auto &path : test_only.paths_under(""))
-    lib.put(path, *test_only.read(path));
+  const auto lib =
+      template_library::embedded_with(std::string(RT_TEST_DATA_DIR) + "/templates");
   std::vector<family> families;
   for (const auto &name : test_only.families())
     families.push_back(family::load(lib, name));

@@ -37,9 +37,18 @@ template_library template_library::from_directory(const std::filesystem::path &r
   return lib;
 }
 
+template_library template_library::embedded_with(const std::filesystem::path &overlay) {
+  template_library lib = embedded();
+  const template_library extra = from_directory(overlay);
+  for (const auto &e : extra.m_files)
+    lib.put(e.path, e.content);
+  lib.m_origin = "embedded + " + extra.m_origin;
+  return lib;
+}
+
 template_library template_library::from_environment() {
   if (const char *dir = std::getenv("REDUCETUNE_TEMPLATE_DIR"); dir && *dir)
-    return from_directory(dir);
+    return embedded_with(dir);
   return embedded();
 }
 

@@ -19,7 +19,11 @@ public:
   [[nodiscard]] static template_library embedded();
   // Every file under a folder (recursively), read now.
   [[nodiscard]] static template_library from_directory(const std::filesystem::path &root);
-  // REDUCETUNE_TEMPLATE_DIR when it is set, else the embedded library.
+  // The embedded library with every file of a folder laid over it (a file of the folder
+  // replaces the embedded file of the same path). User and test families live in such a
+  // folder and include the shipped common/ headers without copying them.
+  [[nodiscard]] static template_library embedded_with(const std::filesystem::path &overlay);
+  // embedded_with(REDUCETUNE_TEMPLATE_DIR) when it is set, else the embedded library.
   [[nodiscard]] static template_library from_environment();
 
   // The content of one file, or nullopt.
