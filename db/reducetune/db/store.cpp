@@ -98,6 +98,44 @@ private:
   statement *m_s;
 };
 
+// One place for the columns of rt_builds, read (find_build, merge) and written (record_build,
+// merge).
+constexpr std::string_view build_select =
+    "SELECT id, cache_key, program_key, variant_label, arch, nvrtc_version, options, status,"
+    " log, compile_seconds, cubin, created_at, lowered FROM rt_builds ";
+constexpr std::string_view build_insert =
+    "INSERT INTO rt_builds (cache_key, program_key, variant_label, arch, nvrtc_version,"
+    " options, status, log, compile_seconds, cubin, lowered)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+
+build_record read_build(statement &s) {
+  build_record b;
+  b.id = s.column_int(0);
+  b.cache_key = s.column_text(1);
+  b.program_key = s.column_text(2);
+  b.variant_label = s.column_text(3);
+  b.arch = s.column_text(4);
+  b.nvrtc_version = s.column_text(5);
+  b.options = s.column_text(6);
+  b.status = parse_build_status(s.column_text(7));
+  b.log = s.column_text(8);
+  b.compile_seconds = s.column_double(9);
+  b.cubin = s.column_blob(10);
+  b.created_at = s.column_text(11);
+  b.lowered = s.column_text(12);
+  return b;
+}
+
+void bind_build(statement &s, const build_record &b) {
+  s.bind(1, b.cache_key).bind(2, b.program_key).bind(3, b.variant_label).bind(4, b.arch);
+  s.bind(5, b.nvrtc_version).bind(6, b.options).bind(7, to_string(b.status)).bind(8, b.log);
+  s.bind(9, b.compile_seconds).bind(11, b.lowered);
+  if (b.status == build_status::ok) // a failed build keeps its log, never a cubin
+    s.bind_blob(10, b.cubin);
+  else
+    s.bind_null(10);
+}
+
 } // namespace
 
 statement &store::cached(const char *sql) const {
@@ -189,49 +227,25 @@ std::int64_t store::record_build(const build_record &b) {
   std::int64_t id = 0;
   write_transaction(m_db, [&] {
     auto s = m_db.prepare(
-        "INSERT INTO rt_builds (cache_key, program_key, variant_label, arch, nvrtc_version,"
-        " options, status, log, compile_seconds, cubin, lowered)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+        std::string(build_insert) +
         " ON CONFLICT (cache_key) DO UPDATE SET program_key = excluded.program_key,"
         " variant_label = excluded.variant_label, arch = excluded.arch,"
         " nvrtc_version = excluded.nvrtc_version, options = excluded.options,"
         " status = excluded.status, log = excluded.log,"
         " compile_seconds = excluded.compile_seconds, cubin = excluded.cubin,"
         " lowered = excluded.lowered, created_at = excluded.created_at RETURNING id");
-    s.bind(1, b.cache_key).bind(2, b.program_key).bind(3, b.variant_label).bind(4, b.arch);
-    s.bind(5, b.nvrtc_version).bind(6, b.options).bind(7, to_string(b.status)).bind(8, b.log);
-    s.bind(9, b.compile_seconds).bind(11, b.lowered);
-    if (b.status == build_status::ok)
-      s.bind_blob(10, b.cubin);
-    else
-      s.bind_null(10);
+    bind_build(s, b);
     id = returning_id(s);
   });
   return id;
 }
 
 std::optional<build_record> store::find_build(std::string_view cache_key) const {
-  auto s = m_db.prepare("SELECT id, cache_key, program_key, variant_label, arch, nvrtc_version,"
-                        " options, status, log, compile_seconds, cubin, created_at, lowered"
-                        " FROM rt_builds WHERE cache_key = ?1");
+  auto s = m_db.prepare(std::string(build_select) + "WHERE cache_key = ?1");
   s.bind(1, cache_key);
   if (!s.step())
     return std::nullopt;
-  build_record b;
-  b.id = s.column_int(0);
-  b.cache_key = s.column_text(1);
-  b.program_key = s.column_text(2);
-  b.variant_label = s.column_text(3);
-  b.arch = s.column_text(4);
-  b.nvrtc_version = s.column_text(5);
-  b.options = s.column_text(6);
-  b.status = parse_build_status(s.column_text(7));
-  b.log = s.column_text(8);
-  b.compile_seconds = s.column_double(9);
-  b.cubin = s.column_blob(10);
-  b.created_at = s.column_text(11);
-  b.lowered = s.column_text(12);
-  return b;
+  return read_build(s);
 }
 
 std::int64_t store::upsert_variant(const variant_record &v) {
@@ -445,31 +459,9 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
   }
   std::vector<build_record> builds;
   {
-    auto s = other.prepare("SELECT cache_key FROM rt_builds ORDER BY id");
-    std::vector<std::string> keys;
+    auto s = other.prepare(std::string(build_select) + "ORDER BY id");
     while (s.step())
-      keys.push_back(s.column_text(0));
-    // find_build reads through this store's API shape; reuse it on the other connection.
-    for (const auto &k : keys) {
-      auto b = other.prepare("SELECT program_key, variant_label, arch, nvrtc_version, options,"
-                             " status, log, compile_seconds, cubin, lowered FROM rt_builds"
-                             " WHERE cache_key = ?1");
-      b.bind(1, k);
-      if (b.step())
-        builds.push_back(build_record{0,
-                                      k,
-                                      b.column_text(0),
-                                      b.column_text(1),
-                                      b.column_text(2),
-                                      b.column_text(3),
-                                      b.column_text(4),
-                                      parse_build_status(b.column_text(5)),
-                                      b.column_text(6),
-                                      b.column_double(7),
-                                      b.column_blob(8),
-                                      {},
-                                      b.column_text(9)});
-    }
+      builds.push_back(read_build(s));
   }
   std::vector<baseline_record> baselines;
   {
@@ -539,18 +531,8 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
       }
     }
     for (const auto &b : builds) {
-      auto s = m_db.prepare(
-          "INSERT INTO rt_builds (cache_key, program_key, variant_label, arch, nvrtc_version,"
-          " options, status, log, compile_seconds, cubin, lowered)"
-          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
-          " ON CONFLICT (cache_key) DO NOTHING");
-      s.bind(1, b.cache_key).bind(2, b.program_key).bind(3, b.variant_label).bind(4, b.arch);
-      s.bind(5, b.nvrtc_version).bind(6, b.options).bind(7, to_string(b.status));
-      s.bind(8, b.log).bind(9, b.compile_seconds).bind(11, b.lowered);
-      if (b.status == build_status::ok)
-        s.bind_blob(10, b.cubin);
-      else
-        s.bind_null(10);
+      auto s = m_db.prepare(std::string(build_insert) + " ON CONFLICT (cache_key) DO NOTHING");
+      bind_build(s, b);
       s.run();
       stats.builds_inserted += static_cast<std::size_t>(sqlite3_changes(m_db.handle()));
     }
