@@ -91,6 +91,11 @@ def compile_points(family: str, dtype: str, op: str, arch: int, points: Sequence
     Compiles points of one space in a batch; failures are data (ok=False, error).
     """
 
+def precompile(variant_labels: Sequence[str], arch: str = 'sm_90', threads: int = 0) -> dict:
+    """
+    Compiles variants (by label) in parallel into the cache that evaluate() uses: {requested, compiled, cached, failed, failures: {label: error}, seconds, threads}.
+    """
+
 def query_device(ordinal: int = 0) -> dict:
     """The device's identity and limits; DeviceError without a GPU."""
 

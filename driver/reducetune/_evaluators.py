@@ -28,12 +28,28 @@ __all__ = [
     "ReplayEvaluator",
     "WorkerClient",
     "CEILING_WORKLOAD",
+    "MIN_SAMPLES",
+    "MAX_NOISE",
+    "sampling_options",
     "workload",
 ]
 
 # The streaming ceiling is stored as a baseline of this conventional workload (1 GiB read).
 CEILING_WORKLOAD = {"dtype": "float32", "op": "sum", "n": 1 << 28, "data_pattern": "uniform",
                     "seed": 0}
+
+
+# The measurement protocol of issue 3: at least 10 cold samples, stop once their relative
+# standard deviation is 1% or less. Tuning changes only the caps (time, count) and hot samples.
+MIN_SAMPLES = 10
+MAX_NOISE = 0.01
+
+
+def sampling_options(time_cap_s: float, max_samples: int, hot: bool) -> dict[str, Any]:
+    """The stopping rule the worker applies to cold (and, with hot, hot) samples: the keys
+    ``_core.evaluate`` and ``_core.evaluate_cub`` read from their ``options``."""
+    return {"hot": bool(hot), "min_samples": MIN_SAMPLES, "max_samples": int(max_samples),
+            "max_noise": MAX_NOISE, "time_cap_s": float(time_cap_s)}
 
 
 def workload(dtype: str, op: str, n: int, pattern: str = "uniform", seed: int = 0x5EED) -> dict:
@@ -48,6 +64,8 @@ class Evaluator(Protocol):
     limits: Any  # DeviceLimits
     calls: int  # evaluate() calls so far (what "measured" means in tests)
 
+    def set_sampling(self, options: dict[str, Any]) -> None: ...
+    def precompile(self, variant_labels: list[str]) -> dict[str, Any] | None: ...
     def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]: ...
     def cub(self, w: dict) -> dict[str, Any] | None: ...
     def ceiling_bytes_per_s(self) -> float | None: ...
@@ -80,9 +98,16 @@ class WorkerClient:
             return f"worker died with {signal.Signals(-code).name} (signal {-code})"
         return f"worker exited with status {code}"
 
-    def call(self, name: str, **args: Any) -> dict[str, Any]:
+    @property
+    def running(self) -> bool:
+        """False once the worker died or was killed (and before the first call)."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def call(self, name: str, timeout_s: float | None = None, **args: Any) -> dict[str, Any]:
         """{"ok": True, "result": ...} or {"ok": False, "error", "message"}; a crash or a
-        timeout is reported as error "worker_crashed" / "timed_out"."""
+        timeout (``timeout_s``, default the client's) is reported as error "worker_crashed" /
+        "timed_out"."""
+        timeout_s = self.timeout_s if timeout_s is None else timeout_s
         proc = self._start()
         assert proc.stdin and proc.stdout
         try:
@@ -92,21 +117,24 @@ class WorkerClient:
             return {"ok": False, "error": "worker_crashed", "message": self._gone(proc, False)}
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
-        ready = sel.select(self.timeout_s)
+        ready = sel.select(timeout_s)
         sel.close()
         if not ready:
             self._gone(proc, True)
             return {"ok": False, "error": "timed_out",
-                    "message": f"no reply within {self.timeout_s:g} s (worker killed)"}
+                    "message": f"no reply within {timeout_s:g} s (worker killed)"}
         line = proc.stdout.readline()
         if not line:
             return {"ok": False, "error": "worker_crashed", "message": self._gone(proc, False)}
         try:
-            return dict(json.loads(line))
+            reply = dict(json.loads(line))
         except ValueError:
             reason = self._gone(proc, True)
             return {"ok": False, "error": "worker_crashed",
                     "message": f"worker wrote {line[:200]!r}, not a reply ({reason})"}
+        if reply.pop("exits", False):
+            self._gone(proc, False)  # it exits after a sticky CUDA error; the next call starts one
+        return reply
 
     def close(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -127,7 +155,9 @@ class _InProcess:
     """The worker's calls made in this process (no fault isolation: a faulting variant
     leaves the CUDA context unusable for the rest of the run). For debugging."""
 
-    def call(self, name: str, **args: Any) -> dict[str, Any]:
+    running = True  # this process: its compile cache lives as long as the run
+
+    def call(self, name: str, timeout_s: float | None = None, **args: Any) -> dict[str, Any]:
         try:
             return {"ok": True, "result": getattr(_core, name)(**args)}
         except Exception as e:
@@ -137,12 +167,21 @@ class _InProcess:
         pass
 
 
+# Allowance per variant when precompiling, on top of the per-call timeout: NVRTC compiles
+# about 20 variants/s per core (docs/results), so this is ten times a single core's time.
+PRECOMPILE_S_PER_VARIANT = 0.5
+
+
 class GpuEvaluator:
-    """Measures on a GPU: every call runs in the worker process (in_process=True: here)."""
+    """Measures on a GPU: every call runs in the worker process (in_process=True: here).
+
+    ``options`` go to every evaluate and CUB call (keys: ``sampling_options``); the tuner
+    replaces their sampling keys with its config's through ``set_sampling``."""
 
     def __init__(self, ordinal: int = 0, timeout_s: float = 60.0,
                  options: dict[str, Any] | None = None, in_process: bool = False) -> None:
         self.ordinal = ordinal
+        self.timeout_s = timeout_s
         self.options = dict(options or {})
         self._worker: Any = _InProcess() if in_process else WorkerClient(timeout_s)
         reply = self._worker.call("query_device", ordinal=ordinal)
@@ -158,6 +197,31 @@ class GpuEvaluator:
         self.calls = 0
         self._ceiling: float | None = None
         self.ceiling_samples_s: list[float] = []  # kept so the tuner can record them
+        self._precompiled: list[str] = []  # compiled into the current worker's cache
+
+    def set_sampling(self, options: dict[str, Any]) -> None:
+        """The stopping rule for the variants and CUB alike (``sampling_options``)."""
+        self.options.update(options)
+
+    def precompile(self, variant_labels: list[str]) -> dict[str, Any]:
+        """Compiles the variants in parallel in the worker, whose cache evaluate() serves
+        from: {requested, compiled, cached, failed, failures, seconds, threads}, or {error,
+        message} when the call itself failed (then each variant compiles when measured)."""
+        labels = list(dict.fromkeys(variant_labels))
+        self._precompiled = labels
+        timeout = self.timeout_s + PRECOMPILE_S_PER_VARIANT * len(labels)
+        reply = self._worker.call("precompile", timeout_s=timeout, variant_labels=labels,
+                                  arch=str(self.device["arch"]), threads=0)
+        if not reply["ok"]:
+            self._precompiled = []
+            return {"error": reply["error"], "message": reply["message"]}
+        return dict(reply["result"])
+
+    def _rewarm(self) -> None:
+        # A worker replaced after a crash or a timeout starts with an empty cache: fill it
+        # again rather than compile every remaining variant alone.
+        if self._precompiled and not self._worker.running:
+            self.precompile(self._precompiled)
 
     def _run(self, name: str, **args: Any) -> dict[str, Any]:
         reply = self._worker.call(name, ordinal=self.ordinal, **args)
@@ -167,6 +231,7 @@ class GpuEvaluator:
 
     def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]:
         self.calls += 1
+        self._rewarm()
         options = dict(self.options)
         if self._ceiling:
             options["ceiling_bytes_per_s"] = self._ceiling
@@ -217,6 +282,12 @@ class ReplayEvaluator:
             self.limits.sm_count = chosen["sm_count"]
         self.calls = 0
         self._tables: dict[tuple[str, str, int], dict[tuple[str, str], dict[str, Any]]] = {}
+
+    def set_sampling(self, options: dict[str, Any]) -> None:
+        pass  # a recording keeps the protocol it was measured with
+
+    def precompile(self, variant_labels: list[str]) -> None:
+        return None  # nothing is compiled in replay
 
     def table(self, dtype: str, op: str, n: int) -> dict[tuple[str, str], dict[str, Any]]:
         """Every recorded point of one workload: (variant label, launch label) -> row."""

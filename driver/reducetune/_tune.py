@@ -8,12 +8,14 @@ worker or replay) and recorded → tell (the median time, or FAIL with the reaso
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from reducetune import _core
-from reducetune._evaluators import CEILING_WORKLOAD, Evaluator, workload
+from reducetune._evaluators import (CEILING_WORKLOAD, MIN_SAMPLES, Evaluator, sampling_options,
+                                    workload)
 from reducetune._samplers import decode, distributions, encode, make_sampler
 from reducetune._space import Space
 from reducetune.errors import InvalidConfiguration
@@ -40,6 +42,29 @@ class TuneConfig:
     pattern: str = "uniform"
     # Only these values of these parameters (a smaller space, e.g. for an exhaustive sweep).
     restrict: dict[str, list[Any]] = field(default_factory=dict)
+    # How long each point is sampled (variants and CUB alike; driver/README.md says why):
+    # cold samples stop at 1% noise, after sample_time_s or after max_samples.
+    sample_time_s: float = 0.1
+    max_samples: int = 200
+    hot: bool = False  # also back-to-back samples (not stored: they only cost time here)
+
+    def sampling(self) -> dict[str, Any]:
+        """The evaluator options of this run's stopping rule."""
+        return sampling_options(self.sample_time_s, self.max_samples, self.hot)
+
+    def validate(self) -> None:
+        """InvalidConfiguration for budgets and sampling that cannot work."""
+        if self.max_evals is not None and self.max_evals < 1:
+            raise InvalidConfiguration("--max-evals must be at least 1")
+        if self.target_pct is not None and not 0 <= self.target_pct < 100:
+            raise InvalidConfiguration("--target is a percentage in [0, 100)")
+        if not (math.isfinite(self.sample_time_s) and self.sample_time_s > 0):
+            raise InvalidConfiguration(
+                f"--sample-time must be a positive number of seconds, not {self.sample_time_s}")
+        if self.max_samples < MIN_SAMPLES:
+            raise InvalidConfiguration(
+                f"--max-samples must be at least {MIN_SAMPLES} (every measurement takes at "
+                f"least {MIN_SAMPLES} samples), not {self.max_samples}")
 
 
 @dataclass
@@ -151,6 +176,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     w = workload(config.dtype, config.op, n, config.pattern)
     result = SizeResult(n)
     gpu = not hasattr(evaluator, "table")
+    evaluator.set_sampling(config.sampling())  # before CUB: both are measured alike
     result.cub_gbps = _baselines(ctx, evaluator, w, gpu)
     if ceiling is None and config.target_pct is not None:
         ceiling = evaluator.ceiling_bytes_per_s()
@@ -167,8 +193,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
         study_id = ctx.store.create_study({
             "name": study.study_name, "device_id": ctx.device_id, "dtype": config.dtype,
             "op": config.op, "strategy": config.strategy,
-            "config_json": json.dumps({"n": n, "max_evals": config.max_evals, "seed": config.seed,
-                                       "family": config.family})})
+            "config_json": json.dumps(_study_config(config, n, gpu))})
 
     known = ctx.known(w)
     seen: set[tuple[str, str]] = set()
@@ -260,6 +285,14 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     return result
 
 
+def _study_config(config: TuneConfig, n: int, gpu: bool) -> dict[str, Any]:
+    """What rt_studies.config records. The sampling is the rule this study's points (the rows
+    with its study_id) were measured with; null when they are copied from a replay recording,
+    which kept its own protocol."""
+    return {"n": n, "max_evals": config.max_evals, "seed": config.seed, "family": config.family,
+            "restrict": config.restrict, "sampling": config.sampling() if gpu else None}
+
+
 def _consider(result: SizeResult, row: dict[str, Any], ceiling: float | None) -> None:
     value = _row_value(row)
     if value is None:
@@ -281,14 +314,19 @@ def _reached(result: SizeResult, target_pct: float, ceiling: float | None) -> bo
     return pct is not None and float(pct) >= 100.0 - target_pct
 
 
+def variant_labels(space: Space) -> list[str]:
+    """The distinct variant labels of every valid point of the (restricted) space, in
+    enumeration order: what a study of that space may compile."""
+    return list(dict.fromkeys(space.labels(p)[0] for p in space.valid_points()))
+
+
 def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage: Any = None,
          on_trial: Callable[[SizeResult], None] | None = None,
-         on_size: Callable[[int, SizeResult | None], None] | None = None) -> list[SizeResult]:
-    """Every size of the config, in ascending order; the time limit is split evenly."""
-    if config.max_evals is not None and config.max_evals < 1:
-        raise InvalidConfiguration("--max-evals must be at least 1")
-    if config.target_pct is not None and not 0 <= config.target_pct < 100:
-        raise InvalidConfiguration("--target is a percentage in [0, 100)")
+         on_size: Callable[[int, SizeResult | None], None] | None = None,
+         on_precompile: Callable[[dict[str, Any]], None] | None = None) -> list[SizeResult]:
+    """Every size of the config, in ascending order; the time limit (which includes
+    precompiling) is split evenly. ``on_precompile`` gets the precompile summary."""
+    config.validate()
     ctx = _Context(evaluator, store, config.family)
     space = Space(config.family, config.dtype, config.op, evaluator.limits, config.restrict)
     space.preset(config.base_preset)  # an unknown base preset fails before any measurement
@@ -299,11 +337,20 @@ def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage
         store.record_baseline({**ctx.key(), **CEILING_WORKLOAD, "kind": "ceiling",
                                "samples_s": samples, "gbps": ceiling / 1e9})
     start = time.monotonic()
+    # Every variant of the space, compiled in parallel once for all sizes, instead of one at a
+    # time when first measured. A failure here is not fatal: that point fails when measured.
+    summary = evaluator.precompile(variant_labels(space))
+    if summary is not None and on_precompile:
+        on_precompile(summary)
+    left = config.time_limit_s
+    if left is not None:
+        left = max(0.0, left - (time.monotonic() - start))
+        start = time.monotonic()
     results = []
     for i, n in enumerate(config.sizes):
         deadline = None
-        if config.time_limit_s is not None:
-            deadline = start + config.time_limit_s * (i + 1) / len(config.sizes)
+        if left is not None:
+            deadline = start + left * (i + 1) / len(config.sizes)
         if on_size:
             on_size(n, None)
         r = tune_size(evaluator, config, n, store=store, storage=storage, deadline=deadline,

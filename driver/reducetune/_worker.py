@@ -5,9 +5,10 @@ to run anything else, and one that hangs would stall the study. The tuner theref
 to this process over JSON lines on stdin/stdout (one request, one reply) and starts a fresh
 one when it dies or times out (``_evaluators.WorkerClient``).
 
-Request: ``{"call": "evaluate" | "evaluate_cub" | "streaming_ceiling" | "query_device",
-"args": {...}}``. Reply: ``{"ok": true, "result": ...}`` or ``{"ok": false, "error":
-"<exception class>", "message": "..."}``.
+Request: ``{"call": "evaluate" | "evaluate_cub" | "streaming_ceiling" | "query_device" |
+"precompile", "args": {...}}``. Reply: ``{"ok": true, "result": ...}`` or ``{"ok": false,
+"error": "<exception class>", "message": "..."}``. ``precompile`` fills this process's
+compile cache, which ``evaluate`` then serves from: it must run here, not in the tuner.
 """
 
 from __future__ import annotations
@@ -15,7 +16,19 @@ from __future__ import annotations
 import json
 import sys
 
-CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device")
+CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device", "precompile")
+
+# Failure kinds after which this process's CUDA context may be unusable (an illegal address
+# is sticky): the worker replies, says it exits, and exits, so the next point gets a fresh
+# process instead of inheriting a dead context. The C++ reducetune-worker does the same.
+FATAL_KINDS = ("launch_error", "device_error", "LaunchError", "DeviceError")
+
+
+def _exits_after(reply: dict) -> bool:
+    if not reply["ok"]:
+        return reply["error"] in FATAL_KINDS
+    result = reply["result"]
+    return isinstance(result, dict) and result.get("kind") in FATAL_KINDS
 
 
 def serve(stdin=sys.stdin, stdout=None) -> int:
@@ -40,8 +53,13 @@ def serve(stdin=sys.stdin, stdout=None) -> int:
             reply = {"ok": True, "result": result}
         except Exception as e:  # every failure goes back as data; the worker stays up
             reply = {"ok": False, "error": type(e).__name__, "message": str(e)}
+        exits = _exits_after(reply)
+        if exits:
+            reply["exits"] = True
         stdout.write(json.dumps(reply) + "\n")
         stdout.flush()
+        if exits:
+            return 3
     return 0
 
 

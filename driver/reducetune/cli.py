@@ -33,14 +33,15 @@ def _console(stderr: bool = False) -> Any:
 
 
 def _seconds(text: str) -> float:
-    """``90``, ``90s``, ``10m``, ``2h``."""
-    units = {"s": 1, "m": 60, "h": 3600}
+    """``90``, ``90s``, ``10m``, ``2h``, ``100ms``."""
+    units = {"ms": 1e-3, "s": 1, "m": 60, "h": 3600}
     try:
-        if text and text[-1] in units:
-            return float(text[:-1]) * units[text[-1]]
+        for unit in sorted(units, key=len, reverse=True):  # "ms" before "s"
+            if text.endswith(unit):
+                return float(text[: -len(unit)]) * units[unit]
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a duration (90, 90s, 10m, 2h)")
+        raise argparse.ArgumentTypeError(f"'{text}' is not a duration (90, 90s, 10m, 2h, 100ms)")
 
 
 def _positive_int(text: str) -> int:
@@ -99,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="evaluate from a recorded database instead of the GPU")
     p.add_argument("--timeout", type=_seconds, default=120.0,
                    help="per evaluation, before the worker is killed (default 120 s)")
+    p.add_argument("--sample-time", type=_seconds, default=0.1, metavar="S",
+                   help="cold sampling time cap per point, CUB included (default 0.1 s)")
+    p.add_argument("--max-samples", type=_positive_int, default=200, metavar="N",
+                   help="cold samples per point at most, at least 10 (default 200)")
+    p.add_argument("--hot", action="store_true",
+                   help="also take back-to-back hot samples (not stored; default off)")
     p.add_argument("--in-process", action="store_true",
                    help="evaluate in this process instead of a worker (no fault isolation)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -205,7 +212,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     config = TuneConfig(dtype=args.dtype, op=args.op, sizes=parse_sizes(args.sizes),
                         family=args.family, strategy=args.strategy, max_evals=args.max_evals,
                         time_limit_s=args.time_limit, target_pct=args.target, seed=args.seed,
-                        base_preset=args.base, restrict=_restrictions(args.restrict))
+                        base_preset=args.base, restrict=_restrictions(args.restrict),
+                        sample_time_s=args.sample_time, max_samples=args.max_samples,
+                        hot=args.hot)
+    config.validate()  # before the database is opened or a worker started
     db = _db(args)
     if args.replay is not None and args.replay.resolve() == db.resolve():
         raise errors.InvalidConfiguration("--replay and --db must be different files")
@@ -221,13 +231,16 @@ def cmd_tune(args: argparse.Namespace) -> int:
         from reducetune._progress import TuneProgress
 
         progress = TuneProgress(_console(stderr=True), config)
+    on_precompile = None if args.quiet else _print_precompile
     try:
         if progress:
             with progress:
                 results = tune(evaluator, config, store=store, storage=storage,
-                               on_trial=progress.trial, on_size=progress.size)
+                               on_trial=progress.trial, on_size=progress.size,
+                               on_precompile=on_precompile)
         else:
-            results = tune(evaluator, config, store=store, storage=storage)
+            results = tune(evaluator, config, store=store, storage=storage,
+                           on_precompile=on_precompile)
     finally:
         evaluator.close()
     from reducetune._report import results_json, results_table
@@ -237,6 +250,22 @@ def cmd_tune(args: argparse.Namespace) -> int:
     else:
         out.print(results_table(results, evaluator.device, config, db))
     return 0
+
+
+def _print_precompile(r: dict[str, Any]) -> None:
+    """One line on stderr: what precompiling cost, and what it could not do."""
+    if "error" in r:
+        print(f"reducetune: precompile failed ({r['error']}: {r['message']}); each variant "
+              "compiles when it is first measured", file=sys.stderr)
+        return
+    line = f"precompiled {r['requested']} variants in {r['seconds']:.1f} s ({r['threads']} threads"
+    if r["cached"]:
+        line += f"; {r['cached']} already cached"
+    if r["failed"]:
+        label, error = next(iter(r["failures"].items()))
+        first = error.strip().splitlines()[0] if error.strip() else "no log"
+        line += f"; {r['failed']} failed, e.g. {label}: {first}"
+    print(line + ")", file=sys.stderr)
 
 
 def cmd_best(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
-// NVRTC compilation from Python: points of one space, or the same selection as
-// reducetune-compile (presets + a seeded sample or every valid point). No GPU needed.
+// NVRTC compilation from Python: points of one space, the same selection as
+// reducetune-compile (presets + a seeded sample or every valid point), or the variants a
+// study is about to measure (precompile, into the cache that evaluate uses). No GPU needed.
 #include "common.hpp"
 
 #include "reducetune/jit/space_jobs.hpp"
@@ -7,7 +8,10 @@
 #include "reducetune/space/device_limits.hpp"
 #include "reducetune/space/element.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <set>
+#include <thread>
 
 namespace rtpy {
 namespace {
@@ -75,6 +79,63 @@ nb::dict compile_jobs(const std::string &arch, bool all, std::size_t sample,
   return d;
 }
 
+// First occurrences, in order.
+std::vector<std::string> distinct(std::vector<std::string> labels) {
+  std::set<std::string> seen;
+  std::erase_if(labels, [&](const std::string &l) { return !seen.insert(l).second; });
+  return labels;
+}
+
+// One request per label; a label that names no family, type or declared value throws
+// invalid_configuration (the caller's bug: the tuner only passes labels of its own space).
+std::vector<rt::compile_request> requests_for(const std::vector<std::string> &labels, int arch) {
+  std::vector<rt::compile_request> requests;
+  requests.reserve(labels.size());
+  for (const auto &label : labels) {
+    const rt::family &f = family_named(label.substr(0, label.find('.')));
+    requests.push_back(rt::request_for(f, rt::parse_variant_label(f, label), arch));
+  }
+  return requests;
+}
+
+// Compiles the variants into the process-wide compiler's memory cache, so that evaluate()
+// finds them there instead of compiling each one alone, on one thread, when first measured.
+// A variant that fails is not cached: evaluating it compiles it again and reports the failure
+// as that point's (the run goes on).
+nb::dict precompile(std::vector<std::string> labels, const std::string &arch, unsigned threads) {
+  labels = distinct(std::move(labels)); // counts and failures are per distinct variant
+  const auto requests = requests_for(labels, rt::device_limits::for_arch(arch).arch);
+  rt::batch_options opts;
+  opts.threads = threads;
+  std::vector<rt::compile_outcome> outcomes;
+  double seconds = 0;
+  {
+    nb::gil_scoped_release release;
+    const auto start = std::chrono::steady_clock::now();
+    outcomes = shared_compiler().compile_batch(requests, opts);
+    seconds = seconds_since(start);
+  }
+  std::size_t compiled = 0, cached = 0;
+  nb::dict failures;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (!outcomes[i].program)
+      failures[nb::str(labels[i].c_str())] = outcomes[i].error;
+    else if (outcomes[i].cached)
+      ++cached;
+    else
+      ++compiled;
+  }
+  nb::dict d;
+  d["requested"] = labels.size();
+  d["compiled"] = compiled;
+  d["cached"] = cached;
+  d["failed"] = failures.size();
+  d["failures"] = failures;
+  d["seconds"] = seconds;
+  d["threads"] = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  return d;
+}
+
 } // namespace
 
 void bind_compile(nb::module_ &m) {
@@ -119,6 +180,11 @@ void bind_compile(nb::module_ &m) {
       },
       nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("arch"), nb::arg("points"),
       "Compiles points of one space in a batch; failures are data (ok=False, error).");
+
+  m.def("precompile", &precompile, nb::arg("variant_labels"), nb::arg("arch") = "sm_90",
+        nb::arg("threads") = 0u,
+        "Compiles variants (by label) in parallel into the cache that evaluate() uses: "
+        "{requested, compiled, cached, failed, failures: {label: error}, seconds, threads}.");
 }
 
 } // namespace rtpy

@@ -23,9 +23,16 @@ const rt::device_info &device(int ordinal) {
   static std::map<int, rt::device_info> devices;
   std::lock_guard lock(mutex);
   auto it = devices.find(ordinal);
-  if (it == devices.end())
-    it = devices.emplace(ordinal, rt::query_device(ordinal)).first;
+  if (it == devices.end()) it = devices.emplace(ordinal, rt::query_device(ordinal)).first;
   return it->second;
+}
+
+// The evaluating process keeps the last workload's input and reference between calls (a
+// study evaluates hundreds of points on one workload). Calls run one at a time.
+std::mutex cache_mutex;
+rt::evaluation_cache &evaluation_cache() {
+  static rt::evaluation_cache cache;
+  return cache;
 }
 
 rt::evaluate_options options_of(const nb::dict &d) {
@@ -43,9 +50,12 @@ rt::evaluate_options options_of(const nb::dict &d) {
 
 const char *status_of(rt::failure_kind k) {
   switch (k) {
-  case rt::failure_kind::invalid_configuration: return "invalid";
-  case rt::failure_kind::wrong_result: return "wrong";
-  default: return "failed";
+  case rt::failure_kind::invalid_configuration:
+    return "invalid";
+  case rt::failure_kind::wrong_result:
+    return "wrong";
+  default:
+    return "failed";
   }
 }
 
@@ -102,13 +112,13 @@ nb::dict evaluate_variant(const std::string &variant_label, const std::string &l
     nb::gil_scoped_release release;
     try {
       const auto program = shared_compiler().compile(rt::request_for(f, v, dev.arch()));
-      result = rt::evaluate(*program, plan, w, dev, opts);
+      std::lock_guard lock(cache_mutex);
+      result = rt::evaluate(*program, plan, w, dev, opts, evaluation_cache());
     } catch (const rt::compile_error &e) {
       compile_failure = e.what();
     }
   }
-  if (!compile_failure.empty())
-    return failure_dict("failed", "compile_error", compile_failure);
+  if (!compile_failure.empty()) return failure_dict("failed", "compile_error", compile_failure);
   return evaluation_dict(result);
 }
 
@@ -134,7 +144,8 @@ void bind_device(nb::module_ &m) {
         rt::evaluation e;
         {
           nb::gil_scoped_release release;
-          e = rt::evaluate_cub(w, dev, opts);
+          std::lock_guard lock(cache_mutex);
+          e = rt::evaluate_cub(w, dev, opts, evaluation_cache());
         }
         return evaluation_dict(e);
       },

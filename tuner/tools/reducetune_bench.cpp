@@ -20,8 +20,8 @@
 // counterparts and a shuffle control N times each at every size, counting wrong results
 // (integers are exact, so one lost partial shows). Under compute-sanitizer use --racy-trials 1.
 //
-// Every variant reuses one input and one host reference per (dtype, n): evaluate() would
-// regenerate both per call, seconds each at 2^30. The check is the verifier's (verify()).
+// Every variant reuses one input and one host reference per (dtype, n) (the runner's
+// prepared_workload, as evaluate() with an evaluation_cache). The check is the verifier's.
 #include "reducetune/baseline/cub_reduce.hpp"
 #include "reducetune/baseline/streaming_ceiling.hpp"
 #include "reducetune/cuda/device_buffer.hpp"
@@ -35,6 +35,7 @@
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/measure/bandwidth.hpp"
 #include "reducetune/measure/launch_sequence.hpp"
+#include "reducetune/measure/prepared_workload.hpp"
 #include "reducetune/measure/sampler.hpp"
 #include "reducetune/measure/worker_protocol.hpp"
 #include "reducetune/space/space.hpp"
@@ -294,36 +295,18 @@ std::vector<bench_variant> racy_variants(const options &o, const device_info &de
 
 // ---- one input, its reference, and the measurement of one row ------------------------------
 
+// One (dtype, n) input shared by every row: the runner's prepared workload (input and
+// reference made once) and a result slot for CUB.
 struct prepared_input {
-  dtype type;
-  reduce_op op;
-  std::uint64_t n;
-  std::vector<unsigned char> host;
-  device_buffer buffer;
+  prepared_workload load;
   device_buffer result; // CUB writes here
-  prepared_reference reference; // computed once per (dtype, n)
+  dtype type;
+  std::uint64_t n;
 
   prepared_input(dtype t, reduce_op o, std::uint64_t count)
-      : type(t), op(o), n(count),
-        host(generate_bytes(t, data_pattern::uniform, o, count, workload{}.seed)),
-        buffer(host.size()), result(size_of(t)), reference(t, o, host.data(), count) {
-    buffer.upload(host.data(), host.size());
-  }
-  [[nodiscard]] const void *data() const noexcept { return buffer.data(); }
-
-  // The verifier's verdict on a device result; the reference of (data, op) is computed once.
-  verdict check(const void *device_result) {
-    std::vector<unsigned char> got(size_of(type));
-    RT_CUDA_CALL(cudaMemcpy(got.data(), device_result, got.size(), cudaMemcpyDeviceToHost));
-    const std::string key(reinterpret_cast<const char *>(got.data()), got.size());
-    if (const auto it = m_seen.find(key); it != m_seen.end()) return it->second;
-    verdict v = reference.check(got.data());
-    m_seen.emplace(key, v);
-    return v;
-  }
-
-private:
-  std::map<std::string, verdict> m_seen; // result bytes → verdict (the same bytes, the same)
+      : load(workload{t, o, count, data_pattern::uniform}), result(size_of(t)), type(t), n(count) {}
+  [[nodiscard]] const void *data() const noexcept { return load.input(); }
+  [[nodiscard]] verdict check(const void *device_result) { return load.check(device_result, {}); }
 };
 
 struct row_result {
@@ -362,8 +345,8 @@ row_result measure_variant(bench_variant &v, prepared_input &in, stream &s, l2_f
                            const rules &r) {
   try {
     launch_sequence seq(*v.module, v.plan, in.type, in.data(), in.n);
-    row_result out = measure([&](cudaStream_t st) { seq.enqueue(st); }, seq.result(), in, s,
-                             flush, r);
+    row_result out =
+        measure([&](cudaStream_t st) { seq.enqueue(st); }, seq.result(), in, s, flush, r);
     out.launches = seq.launches();
     return out;
   } catch (const error &e) {
@@ -377,9 +360,9 @@ row_result measure_variant(bench_variant &v, prepared_input &in, stream &s, l2_f
 row_result measure_cub(cub_reduce &cub, prepared_input &in, stream &s, l2_flush &flush,
                        const rules &r) {
   try {
-    row_result out = measure(
-        [&](cudaStream_t st) { cub.enqueue(in.data(), in.result.data(), in.n, st); },
-        in.result.data(), in, s, flush, r);
+    row_result out =
+        measure([&](cudaStream_t st) { cub.enqueue(in.data(), in.result.data(), in.n, st); },
+                in.result.data(), in, s, flush, r);
     out.launches = 1;
     return out;
   } catch (const error &e) {
@@ -424,15 +407,15 @@ std::string header(const options &o, const device_info &d, double ceiling, std::
      << d.l2_bytes / (1 << 20) << " MiB, " << d.bus_width_bits << "-bit bus, memory clock "
      << d.memory_clock_khz / 1000 << " MHz), " << d.uuid << "\n";
   md << "- date: " << utc_now() << "\n";
-  md << "- driver: CUDA " << version_text(d.driver_version) << "; toolkit (runtime, NVRTC): "
-     << version_text(d.runtime_version) << "\n";
+  md << "- driver: CUDA " << version_text(d.driver_version)
+     << "; toolkit (runtime, NVRTC): " << version_text(d.runtime_version) << "\n";
   md << "- command: `" << o.command << "`\n";
   md << "- theoretical peak (2 x memory clock x bus width / 8): "
      << fmt("%.1f", d.peak_bytes_per_s() / 1e9) << " GB/s\n";
   if (ceiling > 0)
     md << "- measured streaming ceiling (16-byte vector reads of 1 GiB, median of " << samples
-       << " cold samples, measured once): " << fmt("%.1f", ceiling / 1e9) << " GB/s = "
-       << fmt("%.1f", percent_of(ceiling, d.peak_bytes_per_s())) << " % of peak\n";
+       << " cold samples, measured once): " << fmt("%.1f", ceiling / 1e9)
+       << " GB/s = " << fmt("%.1f", percent_of(ceiling, d.peak_bytes_per_s())) << " % of peak\n";
   return md.str();
 }
 
@@ -445,8 +428,8 @@ std::string protocol_text(const options &o, const rules &r) {
   md << "- timing: CUDA events around each launch sequence; **cold** (L2 flushed before each "
         "sample) is the headline, hot (back to back) an extra column. Stopping rule: at least "
      << r.cold.min_samples << " samples, stop at " << r.cold.max_noise * 100
-     << " % noise (relative stddev) or after " << r.cold.time_cap_s << " s (hot: "
-     << r.hot.time_cap_s << " s), at most " << r.cold.max_samples << " samples\n";
+     << " % noise (relative stddev) or after " << r.cold.time_cap_s
+     << " s (hot: " << r.hot.time_cap_s << " s), at most " << r.cold.max_samples << " samples\n";
   md << "- GB/s = bytes read / cold median; x CUB = t_CUB / t_variant (> 1: faster than CUB)\n";
   md << "- harris0..harris2 (interleaved addressing: the slow seeds) are measured up to n = 2^"
      << o.slow_max_log2 << " only (--slow-max-log2)\n";
@@ -492,8 +475,7 @@ std::string table(const std::vector<table_row> &rows, int run, dtype t, const de
   for (const auto &[k, r] : best) {
     const auto cub = cub_time.find(k);
     md << "| 2^" << k << " | " << r->name << " | " << fmt("%.2f", r->r.cold.stats.median * 1e6)
-       << " | "
-       << (cub != cub_time.end() ? fmt("%.3f", cub->second / r->r.cold.stats.median) : "")
+       << " | " << (cub != cub_time.end() ? fmt("%.3f", cub->second / r->r.cold.stats.median) : "")
        << " |\n";
   }
   return md.str();
@@ -506,8 +488,7 @@ std::string repeat_report(const std::vector<table_row> &rows, int runs, bool &pa
   std::string worst_row;
   std::map<std::tuple<dtype, int, std::string>, double> first;
   for (const auto &r : rows)
-    if (r.run == 1 && r.r.status == "ok")
-      first[{r.type, r.log2n, r.name}] = r.r.cold.stats.median;
+    if (r.run == 1 && r.r.status == "ok") first[{r.type, r.log2n, r.name}] = r.r.cold.stats.median;
   md << "\n## Run-to-run agreement (cold medians, run 1 vs later runs)\n\n";
   md << "| run | dtype | n | variant | run 1 us | this run us | difference % |\n";
   md << "|--:|---|---|---|--:|--:|--:|\n";
@@ -541,9 +522,10 @@ nlohmann::json to_json(const table_row &r) {
                           {"rel_stddev", t.stats.rel_stddev},
                           {"stopped", to_string(t.stopped)}};
   };
-  nlohmann::json j{{"run", r.run},       {"dtype", to_string(r.type)}, {"n", 1ULL << r.log2n},
-                   {"variant", r.name},  {"label", r.label},           {"launch", r.launch},
-                   {"status", r.r.status}, {"reason", r.r.reason},     {"launches", r.r.launches}};
+  nlohmann::json j{
+      {"run", r.run},         {"dtype", to_string(r.type)}, {"n", 1ULL << r.log2n},
+      {"variant", r.name},    {"label", r.label},           {"launch", r.launch},
+      {"status", r.r.status}, {"reason", r.r.reason},       {"launches", r.r.launches}};
   if (r.r.status == "ok") {
     j["cold"] = timing_json(r.r.cold);
     if (!r.r.hot.samples_s.empty()) j["hot"] = timing_json(r.r.hot);
@@ -573,7 +555,8 @@ int run_table(const options &o, const device_info &device, compiler &comp) {
   r.cold.time_cap_s = o.time_cap_s;
   r.hot.time_cap_s = o.time_cap_s / 3;
 
-  const std::uint64_t ceiling_bytes = std::min<std::uint64_t>(1ULL << 30, device.global_memory_bytes / 8);
+  const std::uint64_t ceiling_bytes =
+      std::min<std::uint64_t>(1ULL << 30, device.global_memory_bytes / 8);
   stopping_rule ceiling_rule = r.cold;
   ceiling_rule.time_cap_s = 1.0;
   const ceiling_result ceiling = measure_streaming_ceiling(device, ceiling_bytes, ceiling_rule);
@@ -587,10 +570,9 @@ int run_table(const options &o, const device_info &device, compiler &comp) {
   std::vector<table_row> rows;
   bool pass = true;
   const auto report = [&](bool final) {
-    std::string md = header(o, device, ceiling.bytes_per_s, ceiling.cold.samples_s.size()) +
-                     protocol_text(o, r);
-    if (!final)
-      md += "\n**Partial report: the run was still going when this was written.**\n";
+    std::string md =
+        header(o, device, ceiling.bytes_per_s, ceiling.cold.samples_s.size()) + protocol_text(o, r);
+    if (!final) md += "\n**Partial report: the run was still going when this was written.**\n";
     for (int run = 1; run <= o.repeat; ++run)
       for (dtype t : o.dtypes) md += table(rows, run, t, device, ceiling.bytes_per_s);
     if (final && o.repeat > 1) md += repeat_report(rows, o.repeat, pass);
@@ -601,10 +583,9 @@ int run_table(const options &o, const device_info &device, compiler &comp) {
       cub_reduce cub(t, o.op, 1ULL << o.hi);
       for (int k = o.lo; k <= o.hi; k += o.step) {
         const std::uint64_t n = 1ULL << k;
-        std::fprintf(stderr, "run %d %s n=2^%d (%.0f s since start)\n", run, to_string(t), k,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                   bench_start)
-                         .count());
+        std::fprintf(
+            stderr, "run %d %s n=2^%d (%.0f s since start)\n", run, to_string(t), k,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - bench_start).count());
         prepared_input in(t, o.op, n);
         for (auto &v : variants[t]) {
           table_row row{run, t, k, v.name, v.label, v.launch, v.flag, {}};
@@ -625,8 +606,11 @@ int run_table(const options &o, const device_info &device, compiler &comp) {
   report(true);
 
   if (!o.json_path.empty()) {
-    nlohmann::json j{{"device", device.name}, {"uuid", device.uuid}, {"date", utc_now()},
-                     {"command", o.command}, {"peak_bytes_per_s", device.peak_bytes_per_s()},
+    nlohmann::json j{{"device", device.name},
+                     {"uuid", device.uuid},
+                     {"date", utc_now()},
+                     {"command", o.command},
+                     {"peak_bytes_per_s", device.peak_bytes_per_s()},
                      {"ceiling_bytes_per_s", ceiling.bytes_per_s}};
     for (const auto &row : rows) j["rows"].push_back(to_json(row));
     std::ofstream f(o.json_path);
@@ -669,10 +653,10 @@ int run_racy(const options &o, const device_info &device, compiler &comp) {
           failed = std::string{"FAILED: "} + e.what();
         }
         total_wrong += wrong;
-        md << "| " << to_string(t) << " | " << v.name << (v.flag.empty() ? "" : " (racy)")
-           << " | " << v.label << " | 2^" << k << " | " << o.racy_trials << " | "
-           << (failed.empty() ? std::to_string(wrong) : failed.substr(0, 160)) << " | "
-           << example << " |\n";
+        md << "| " << to_string(t) << " | " << v.name << (v.flag.empty() ? "" : " (racy)") << " | "
+           << v.label << " | 2^" << k << " | " << o.racy_trials << " | "
+           << (failed.empty() ? std::to_string(wrong) : failed.substr(0, 160)) << " | " << example
+           << " |\n";
         std::fprintf(stderr, "%s %s 2^%d: %zu wrong of %zu\n", to_string(t), v.name.c_str(), k,
                      wrong, o.racy_trials);
       }

@@ -45,8 +45,8 @@ public:
       }
     } catch (const compile_error &e) {
       reply.wire_kind = reply_failure::compile_error;
-      reply.result = failure{failure_kind::invalid_configuration,
-                             std::string{"compile error: "} + e.what()};
+      reply.result =
+          failure{failure_kind::invalid_configuration, std::string{"compile error: "} + e.what()};
     } catch (const invalid_configuration &e) {
       reply.wire_kind = reply_failure::evaluation;
       reply.result = failure{failure_kind::invalid_configuration, e.what()};
@@ -84,7 +84,7 @@ private:
       reply.compiled = true;
       reply.compile_seconds = program->compile_seconds;
     }
-    return evaluate(*program, plan, request.load, device, request.options);
+    return evaluate(*program, plan, request.load, device, request.options, m_cache);
   }
 
   compiler &compiler_for(const std::string &templates) {
@@ -99,6 +99,7 @@ private:
   }
 
   std::optional<device_info> m_device;
+  evaluation_cache m_cache; // the last workload's input and reference, kept between requests
   std::map<std::string, std::unique_ptr<compiler>> m_compilers;
 };
 
@@ -120,8 +121,9 @@ bool write_reply(const worker_reply &reply) {
 
 int main(int argc, char **argv) {
   if (argc > 1) {
-    std::fprintf(stderr, "usage: %s  (JSON requests on stdin, one per line; see "
-                         "tuner/reducetune/measure/worker_protocol.hpp)\n",
+    std::fprintf(stderr,
+                 "usage: %s  (JSON requests on stdin, one per line; see "
+                 "tuner/reducetune/measure/worker_protocol.hpp)\n",
                  argv[0]);
     return 2;
   }
@@ -137,8 +139,9 @@ int main(int argc, char **argv) {
     }
     if (!write_reply(reply)) return 1;
     if (reply.exits) {
-      std::fprintf(stderr, "reducetune-worker: leaving after a %s (the CUDA context may be "
-                           "lost): %s\n",
+      std::fprintf(stderr,
+                   "reducetune-worker: leaving after a %s (the CUDA context may be "
+                   "lost): %s\n",
                    to_string(std::get<failure>(reply.result).kind),
                    std::get<failure>(reply.result).reason.c_str());
       // No exit handlers: tearing down a poisoned context can hang or fault.

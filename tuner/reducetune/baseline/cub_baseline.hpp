@@ -7,6 +7,8 @@
 namespace reducetune {
 
 [[nodiscard]] evaluation evaluate_cub(const workload &w, const device_info &device,
+                                      const evaluate_options &options, evaluation_cache &cache);
+[[nodiscard]] evaluation evaluate_cub(const workload &w, const device_info &device,
                                       const evaluate_options &options = {});
 
 } // namespace reducetune

@@ -8,33 +8,26 @@
 #include "reducetune/measure/bandwidth.hpp"
 #include "reducetune/measure/sampler.hpp"
 
-#include <vector>
-
 namespace reducetune {
 namespace {
 
-evaluation measure_cub(const workload &w, const device_info &device,
+evaluation measure_cub(prepared_workload &in, l2_flush &flush, const device_info &device,
                        const evaluate_options &options) {
-  const auto host = generate_bytes(w.type, w.pattern, w.op, w.n, w.seed);
-  const std::size_t elem = size_of(w.type);
-  device_buffer input((w.n + w.offset_elements) * elem), out(elem);
-  input.upload(host.data(), host.size(), w.offset_elements * elem);
-  const void *in = static_cast<const char *>(input.data()) + w.offset_elements * elem;
+  const workload &w = in.spec();
+  device_buffer out(size_of(w.type));
+  const void *input = in.input();
   cub_reduce cub(w.type, w.op, w.n);
   stream s;
-  const auto enqueue = [&](cudaStream_t st) { cub.enqueue(in, out.data(), w.n, st); };
+  const auto enqueue = [&](cudaStream_t st) { cub.enqueue(input, out.data(), w.n, st); };
 
   measurement m;
   m.bytes_read = w.bytes_read();
   m.launches = 1;
   enqueue(s.get());
   s.synchronize();
-  std::vector<unsigned char> got(elem);
-  out.download(got.data(), elem);
-  m.check = verify(w.type, w.op, host.data(), w.n, got.data(), options.tolerance);
+  m.check = in.check(out.data(), options.tolerance);
   if (!m.check.ok) return failure{failure_kind::wrong_result, "CUB: " + m.check.reason};
 
-  l2_flush flush(device.l2_bytes);
   m.cold = sample(enqueue, s.get(), &flush, options.cold_rule);
   if (options.hot) m.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
   m.bytes_per_s = bandwidth_bytes_per_s(m.bytes_read, m.cold.stats.median);
@@ -46,14 +39,20 @@ evaluation measure_cub(const workload &w, const device_info &device,
 } // namespace
 
 evaluation evaluate_cub(const workload &w, const device_info &device,
-                        const evaluate_options &options) {
+                        const evaluate_options &options, evaluation_cache &cache) {
   try {
-    return measure_cub(w, device, options);
+    return measure_cub(cache.workload_for(w), cache.flush_for(device), device, options);
   } catch (const device_error &e) {
     return failure{failure_kind::device_error, e.what()};
   } catch (const launch_error &e) {
     return failure{failure_kind::launch_error, e.what()};
   }
+}
+
+evaluation evaluate_cub(const workload &w, const device_info &device,
+                        const evaluate_options &options) {
+  evaluation_cache once;
+  return evaluate_cub(w, device, options, once);
 }
 
 } // namespace reducetune

@@ -9,6 +9,7 @@
 #include "reducetune/cuda/device_info.hpp"
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/measure/measurement.hpp"
+#include "reducetune/measure/prepared_workload.hpp"
 #include "reducetune/measure/workload.hpp"
 #include "reducetune/space/launch_plan.hpp"
 
@@ -17,12 +18,19 @@ namespace reducetune {
 struct evaluate_options {
   stopping_rule cold_rule{};
   stopping_rule hot_rule{};
-  bool hot = true;                 // also take back-to-back samples
-  double ceiling_bytes_per_s = 0;  // measured streaming ceiling (0: not known)
+  bool hot = true;                // also take back-to-back samples
+  double ceiling_bytes_per_s = 0; // measured streaming ceiling (0: not known)
   tolerance_options tolerance{};
 };
 
 // Never throws for a failure of the variant; programming errors (bad arguments) still throw.
+// The cache keeps the workload's input and reference, and the L2 flush buffer, for the next
+// call: a process that evaluates many points (the workers, the bench) passes the same one.
+[[nodiscard]] evaluation evaluate(const compiled_program &program, const launch_plan &plan,
+                                  const workload &w, const device_info &device,
+                                  const evaluate_options &options, evaluation_cache &cache);
+
+// One-off: prepares the workload for this call alone.
 [[nodiscard]] evaluation evaluate(const compiled_program &program, const launch_plan &plan,
                                   const workload &w, const device_info &device,
                                   const evaluate_options &options = {});

@@ -1,6 +1,7 @@
 // The timer shared by variants and baselines: CUDA events around each launch sequence, the
 // L2 flushed before each cold sample (outside the events), samples taken until the stopping
-// rule says so. Every sample is kept.
+// rule says so. Every sample is kept. The stream is held by a gate (cuda/stream_gate.hpp)
+// until the whole sequence is enqueued, so a sample is GPU time, not the host's launch rate.
 #pragma once
 
 #include "reducetune/cuda/l2_flush.hpp"

@@ -1,0 +1,63 @@
+#include "reducetune/measure/prepared_workload.hpp"
+
+#include "reducetune/errors.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace reducetune {
+
+prepared_workload::prepared_workload(const workload &w)
+    : m_spec(w), m_host(generate_bytes(w.type, w.pattern, w.op, w.n, w.seed)),
+      m_input((w.n + w.offset_elements) * size_of(w.type)),
+      m_reference(w.type, w.op, m_host.data(), w.n) {
+  restore_input();
+}
+
+void prepared_workload::restore_input() {
+  m_input.upload(m_host.data(), m_host.size(), m_spec.offset_elements * size_of(m_spec.type));
+}
+
+const void *prepared_workload::input() const noexcept {
+  return static_cast<const char *>(m_input.data()) + m_spec.offset_elements * size_of(m_spec.type);
+}
+
+bool prepared_workload::holds(const workload &w) const noexcept {
+  return w.type == m_spec.type && w.op == m_spec.op && w.n == m_spec.n &&
+         w.pattern == m_spec.pattern && w.seed == m_spec.seed &&
+         w.offset_elements == m_spec.offset_elements;
+}
+
+verdict prepared_workload::check(const void *device_result, const tolerance_options &options) {
+  std::string got(size_of(m_spec.type), '\0');
+  RT_CUDA_CALL(cudaMemcpy(got.data(), device_result, got.size(), cudaMemcpyDeviceToHost));
+  auto key = std::make_pair(options.depth, std::move(got));
+  if (const auto it = m_seen.find(key); it != m_seen.end()) return it->second;
+  verdict v = m_reference.check(key.second.data(), options);
+  m_seen.emplace(std::move(key), v);
+  return v;
+}
+
+prepared_workload &evaluation_cache::workload_for(const workload &w) {
+  if (!m_workload || !m_workload->holds(w)) {
+    m_workload.reset(); // free the old input before allocating the new one
+    m_workload = std::make_unique<prepared_workload>(w);
+  }
+  return *m_workload;
+}
+
+l2_flush &evaluation_cache::flush_for(const device_info &device) {
+  if (!m_flush || m_flush_l2_bytes != device.l2_bytes) {
+    m_flush.reset();
+    m_flush = std::make_unique<l2_flush>(device.l2_bytes);
+    m_flush_l2_bytes = device.l2_bytes;
+  }
+  return *m_flush;
+}
+
+void evaluation_cache::clear() noexcept {
+  m_workload.reset();
+  m_flush.reset();
+  m_flush_l2_bytes = 0;
+}
+
+} // namespace reducetune

@@ -1,0 +1,61 @@
+// A workload made ready to be reduced many times: the host data, the device input (at its
+// offset), the host reference computed once, and the verdicts already given, by result bytes.
+//
+// Why: a tuner evaluates hundreds of points on one workload, and a benchmark a dozen rows.
+// Generating 2^30 elements, uploading them and computing their compensated reference costs
+// seconds each time; the kernel being timed costs a millisecond.
+#pragma once
+
+#include "reducetune/cuda/device_buffer.hpp"
+#include "reducetune/cuda/device_info.hpp"
+#include "reducetune/cuda/l2_flush.hpp"
+#include "reducetune/measure/workload.hpp"
+#include "reducetune/verify/verify.hpp"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace reducetune {
+
+class prepared_workload {
+public:
+  explicit prepared_workload(const workload &w);
+
+  [[nodiscard]] const workload &spec() const noexcept { return m_spec; }
+  [[nodiscard]] const void *input() const noexcept; // device pointer, offset applied
+  [[nodiscard]] const std::vector<unsigned char> &host() const noexcept { return m_host; }
+  [[nodiscard]] bool holds(const workload &w) const noexcept; // the same data and operator
+
+  // Uploads the input again: after a wrong result, in case the variant wrote into it.
+  void restore_input();
+
+  // Copies one element back from device memory and checks it against the reference.
+  [[nodiscard]] verdict check(const void *device_result, const tolerance_options &options);
+
+private:
+  workload m_spec;
+  std::vector<unsigned char> m_host;
+  device_buffer m_input;
+  prepared_reference m_reference;
+  // (tolerance depth, result bytes) → verdict: the same bytes get the same verdict
+  std::map<std::pair<std::uint64_t, std::string>, verdict> m_seen;
+};
+
+// What an evaluating process keeps between evaluations: the last workload (only one: at 2^30
+// a float32 input holds 4 GiB of host and device memory) and the L2 flush buffer.
+class evaluation_cache {
+public:
+  [[nodiscard]] prepared_workload &workload_for(const workload &w);
+  [[nodiscard]] l2_flush &flush_for(const device_info &device);
+  void clear() noexcept;
+
+private:
+  std::unique_ptr<prepared_workload> m_workload;
+  std::unique_ptr<l2_flush> m_flush;
+  std::uint64_t m_flush_l2_bytes = 0;
+};
+
+} // namespace reducetune
