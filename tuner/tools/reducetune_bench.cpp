@@ -305,7 +305,6 @@ struct prepared_input {
 
   prepared_input(dtype t, reduce_op o, std::uint64_t count)
       : load(workload{t, o, count, data_pattern::uniform}), result(size_of(t)), type(t), n(count) {}
-  [[nodiscard]] const void *data() const noexcept { return load.input(); }
   [[nodiscard]] verdict check(const void *device_result) { return load.check(device_result, {}); }
 };
 
@@ -320,21 +319,36 @@ struct rules {
   stopping_rule cold, hot;
 };
 
-row_result measure(const std::function<void(cudaStream_t)> &enqueue, const void *result,
-                   prepared_input &in, stream &s, l2_flush &flush, const rules &r) {
+// Runs copy i of the input (prepared_workload rotates over copies at different addresses).
+using copy_runner = std::function<void(cudaStream_t, std::size_t)>;
+using copy_result = std::function<const void *(std::size_t)>;
+
+// Every copy once, each result checked; the first wrong verdict, or an ok one.
+verdict run_every_copy(const copy_runner &run, const copy_result &result, prepared_input &in,
+                       stream &s) {
+  verdict v;
+  for (std::size_t i = 0; i < in.load.copies(); ++i) {
+    run(s.get(), i);
+    s.synchronize();
+    v = in.check(result(i));
+    if (!v.ok) return v;
+  }
+  return v;
+}
+
+row_result measure(const copy_runner &run, const copy_result &result, prepared_input &in, stream &s,
+                   l2_flush &flush, const rules &r) {
   row_result out;
-  enqueue(s.get());
-  s.synchronize();
-  if (const verdict v = in.check(result); !v.ok) {
+  if (const verdict v = run_every_copy(run, result, in, s); !v.ok) {
     out.status = "WRONG";
     out.reason = "expected " + v.expected + ", got " + v.got + ": " + v.reason;
     return out;
   }
+  std::size_t next = 0;
+  const auto enqueue = [&](cudaStream_t st) { run(st, next++ % in.load.copies()); };
   out.cold = sample(enqueue, s.get(), &flush, r.cold);
   out.hot = sample(enqueue, s.get(), nullptr, r.hot);
-  enqueue(s.get());
-  s.synchronize();
-  if (const verdict v = in.check(result); !v.ok) {
+  if (const verdict v = run_every_copy(run, result, in, s); !v.ok) {
     out.status = "WRONG";
     out.reason = "after sampling: expected " + v.expected + ", got " + v.got;
   }
@@ -344,10 +358,13 @@ row_result measure(const std::function<void(cudaStream_t)> &enqueue, const void 
 row_result measure_variant(bench_variant &v, prepared_input &in, stream &s, l2_flush &flush,
                            const rules &r) {
   try {
-    launch_sequence seq(*v.module, v.plan, in.type, in.data(), in.n);
-    row_result out =
-        measure([&](cudaStream_t st) { seq.enqueue(st); }, seq.result(), in, s, flush, r);
-    out.launches = seq.launches();
+    std::vector<std::unique_ptr<launch_sequence>> seqs;
+    for (std::size_t i = 0; i < in.load.copies(); ++i)
+      seqs.push_back(
+          std::make_unique<launch_sequence>(*v.module, v.plan, in.type, in.load.input(i), in.n));
+    row_result out = measure([&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
+                             [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, r);
+    out.launches = seqs.front()->launches();
     return out;
   } catch (const error &e) {
     row_result out;
@@ -361,8 +378,9 @@ row_result measure_cub(cub_reduce &cub, prepared_input &in, stream &s, l2_flush 
                        const rules &r) {
   try {
     row_result out =
-        measure([&](cudaStream_t st) { cub.enqueue(in.data(), in.result.data(), in.n, st); },
-                in.result.data(), in, s, flush, r);
+        measure([&](cudaStream_t st,
+                    std::size_t i) { cub.enqueue(in.load.input(i), in.result.data(), in.n, st); },
+                [&](std::size_t) { return in.result.data(); }, in, s, flush, r);
     out.launches = 1;
     return out;
   } catch (const error &e) {
@@ -430,6 +448,10 @@ std::string protocol_text(const options &o, const rules &r) {
      << r.cold.min_samples << " samples, stop at " << r.cold.max_noise * 100
      << " % noise (relative stddev) or after " << r.cold.time_cap_s
      << " s (hot: " << r.hot.time_cap_s << " s), at most " << r.cold.max_samples << " samples\n";
+  md << "- each sample's stream is held by a gate kernel until the whole launch sequence is "
+        "enqueued (GPU time, not the host's launch rate); inputs up to 32 MiB are kept in "
+        "several copies at different addresses (up to 8, 256 MiB in all) and samples rotate "
+        "over them, every copy verified\n";
   md << "- GB/s = bytes read / cold median; x CUB = t_CUB / t_variant (> 1: faster than CUB)\n";
   md << "- harris0..harris2 (interleaved addressing: the slow seeds) are measured up to n = 2^"
      << o.slow_max_log2 << " only (--slow-max-log2)\n";
@@ -640,7 +662,7 @@ int run_racy(const options &o, const device_info &device, compiler &comp) {
         std::size_t wrong = 0;
         std::string example, failed;
         try {
-          launch_sequence seq(*v.module, v.plan, t, in.data(), in.n);
+          launch_sequence seq(*v.module, v.plan, t, in.load.input(), in.n);
           for (std::size_t i = 0; i < o.racy_trials; ++i) {
             seq.enqueue(s.get());
             s.synchronize();

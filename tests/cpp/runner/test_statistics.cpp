@@ -2,6 +2,7 @@
 #include "catch.hpp"
 
 #include "reducetune/measure/bandwidth.hpp"
+#include "reducetune/measure/prepared_workload.hpp"
 #include "reducetune/measure/statistics.hpp"
 #include "reducetune/measure/stopping_rule.hpp"
 
@@ -79,4 +80,17 @@ TEST_CASE("bandwidth is bytes over time, peak is 2 x clock x bus width / 8", "[m
   CHECK(near(peak, 2.0 * 2.619e9 * 640));
   CHECK(percent_of(peak / 2, peak) == 50.0);
   CHECK(percent_of(1, 0) == 0.0);
+}
+
+TEST_CASE("Small inputs are kept in several copies for rotation, large ones in one",
+          "[measure]") {
+  constexpr std::uint64_t MiB = 1ULL << 20;
+  CHECK(prepared_workload::copies_for(4) == 8);        // n = 1
+  CHECK(prepared_workload::copies_for(4 * MiB) == 8);  // 2^20 int32: capped at 8
+  CHECK(prepared_workload::copies_for(32 * MiB) == 8); // 256 MiB in all
+  CHECK(prepared_workload::copies_for(64 * MiB) == 4); // 2^24 float32
+  CHECK(prepared_workload::copies_for(100 * MiB) == 2);
+  CHECK(prepared_workload::copies_for(256 * MiB) == 1);
+  CHECK(prepared_workload::copies_for(4096 * MiB) == 1); // 2^30 float32
+  CHECK(prepared_workload::copies_for(0) == 1);
 }

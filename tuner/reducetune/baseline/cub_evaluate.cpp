@@ -15,18 +15,22 @@ evaluation measure_cub(prepared_workload &in, l2_flush &flush, const device_info
                        const evaluate_options &options) {
   const workload &w = in.spec();
   device_buffer out(size_of(w.type));
-  const void *input = in.input();
   cub_reduce cub(w.type, w.op, w.n);
   stream s;
-  const auto enqueue = [&](cudaStream_t st) { cub.enqueue(input, out.data(), w.n, st); };
+  std::size_t next = 0; // rotates over the input copies, as variants do (prepared_workload)
+  const auto enqueue = [&](cudaStream_t st) {
+    cub.enqueue(in.input(next++ % in.copies()), out.data(), w.n, st);
+  };
 
   measurement m;
   m.bytes_read = w.bytes_read();
   m.launches = 1;
-  enqueue(s.get());
-  s.synchronize();
-  m.check = in.check(out.data(), options.tolerance);
-  if (!m.check.ok) return failure{failure_kind::wrong_result, "CUB: " + m.check.reason};
+  for (std::size_t i = 0; i < in.copies(); ++i) { // also the warm-up runs
+    enqueue(s.get());
+    s.synchronize();
+    m.check = in.check(out.data(), options.tolerance);
+    if (!m.check.ok) return failure{failure_kind::wrong_result, "CUB: " + m.check.reason};
+  }
 
   m.cold = sample(enqueue, s.get(), &flush, options.cold_rule);
   if (options.hot) m.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);

@@ -8,36 +8,56 @@
 #include "reducetune/measure/launch_sequence.hpp"
 #include "reducetune/measure/sampler.hpp"
 
+#include <memory>
+#include <vector>
+
 namespace reducetune {
 namespace {
 
-// Runs the sequence once and verifies its result against the prepared reference.
-verdict run_and_verify(launch_sequence &seq, stream &s, prepared_workload &in,
-                       const evaluate_options &options) {
-  seq.enqueue(s.get());
-  s.synchronize();
-  return in.check(seq.result(), options.tolerance);
+// One launch sequence per input copy (prepared_workload rotates placements); each has its
+// own scratch, so the scratch's placement is averaged too.
+std::vector<std::unique_ptr<launch_sequence>>
+sequences(const loaded_module &module, const launch_plan &plan, const prepared_workload &in) {
+  std::vector<std::unique_ptr<launch_sequence>> seqs;
+  for (std::size_t i = 0; i < in.copies(); ++i)
+    seqs.push_back(
+        std::make_unique<launch_sequence>(module, plan, in.spec().type, in.input(i), in.spec().n));
+  return seqs;
+}
+
+// Runs every sequence once and verifies each result; the first wrong one is the verdict.
+verdict run_and_verify(std::vector<std::unique_ptr<launch_sequence>> &seqs, stream &s,
+                       prepared_workload &in, const evaluate_options &options) {
+  verdict v;
+  for (auto &seq : seqs) {
+    seq->enqueue(s.get());
+    s.synchronize();
+    v = in.check(seq->result(), options.tolerance);
+    if (!v.ok) return v;
+  }
+  return v;
 }
 
 evaluation measure(const compiled_program &program, const launch_plan &plan, prepared_workload &in,
                    l2_flush &flush, const device_info &device, const evaluate_options &options) {
   const workload &w = in.spec();
   const loaded_module module(program);
-  launch_sequence seq(module, plan, w.type, in.input(), w.n);
+  auto seqs = sequences(module, plan, in);
   stream s;
 
   measurement m;
   m.bytes_read = w.bytes_read();
-  m.launches = seq.launches();
-  m.check = run_and_verify(seq, s, in, options); // also the warm-up run
+  m.launches = seqs.front()->launches();
+  m.check = run_and_verify(seqs, s, in, options); // also the warm-up runs
   if (!m.check.ok) return failure{failure_kind::wrong_result, m.check.reason};
 
-  const auto enqueue = [&](cudaStream_t st) { seq.enqueue(st); };
+  std::size_t next = 0;
+  const auto enqueue = [&](cudaStream_t st) { seqs[next++ % seqs.size()]->enqueue(st); };
   m.cold = sample(enqueue, s.get(), &flush, options.cold_rule);
   if (options.hot) m.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
 
   // Once more after all samples: a racy variant may be right once and wrong later.
-  const verdict again = run_and_verify(seq, s, in, options);
+  const verdict again = run_and_verify(seqs, s, in, options);
   if (!again.ok) return failure{failure_kind::wrong_result, "after sampling: " + again.reason};
 
   m.bytes_per_s = bandwidth_bytes_per_s(m.bytes_read, m.cold.stats.median);

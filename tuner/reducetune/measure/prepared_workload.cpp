@@ -4,21 +4,34 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
 namespace reducetune {
 
 prepared_workload::prepared_workload(const workload &w)
     : m_spec(w), m_host(generate_bytes(w.type, w.pattern, w.op, w.n, w.seed)),
-      m_input((w.n + w.offset_elements) * size_of(w.type)),
       m_reference(w.type, w.op, m_host.data(), w.n) {
+  const std::size_t bytes = (w.n + w.offset_elements) * size_of(w.type);
+  const std::size_t k = copies_for(bytes);
+  for (std::size_t i = 0; i < k; ++i) m_inputs.emplace_back(bytes);
   restore_input();
 }
 
-void prepared_workload::restore_input() {
-  m_input.upload(m_host.data(), m_host.size(), m_spec.offset_elements * size_of(m_spec.type));
+std::size_t prepared_workload::copies_for(std::uint64_t input_bytes) noexcept {
+  constexpr std::uint64_t rotation_bytes = 256ULL << 20;
+  constexpr std::uint64_t most = 8;
+  if (input_bytes == 0) return 1;
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(rotation_bytes / input_bytes, 1, most));
 }
 
-const void *prepared_workload::input() const noexcept {
-  return static_cast<const char *>(m_input.data()) + m_spec.offset_elements * size_of(m_spec.type);
+void prepared_workload::restore_input() {
+  for (auto &b : m_inputs)
+    b.upload(m_host.data(), m_host.size(), m_spec.offset_elements * size_of(m_spec.type));
+}
+
+const void *prepared_workload::input(std::size_t i) const noexcept {
+  return static_cast<const char *>(m_inputs[i].data()) +
+         m_spec.offset_elements * size_of(m_spec.type);
 }
 
 bool prepared_workload::holds(const workload &w) const noexcept {

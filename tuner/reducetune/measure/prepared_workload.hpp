@@ -1,6 +1,12 @@
 // A workload made ready to be reduced many times: the host data, the device input (at its
 // offset), the host reference computed once, and the verdicts already given, by result bytes.
 //
+// Small inputs are held in several copies at different addresses, and samples rotate over
+// them. Why: an input of a few MiB lies on a handful of 2 MiB pages, and where those pages
+// fall in DRAM moved a latency-bound variant's median by ~10 % from one allocation to the
+// next on an H200 (run-to-run at 2^20 int32), while samples within one allocation agreed to
+// 1-2 %. Rotating turns the placement into an average that a second run reproduces.
+//
 // Why: a tuner evaluates hundreds of points on one workload, and a benchmark a dozen rows.
 // Generating 2^30 elements, uploading them and computing their compensated reference costs
 // seconds each time; the kernel being timed costs a millisecond.
@@ -25,11 +31,15 @@ public:
   explicit prepared_workload(const workload &w);
 
   [[nodiscard]] const workload &spec() const noexcept { return m_spec; }
-  [[nodiscard]] const void *input() const noexcept; // device pointer, offset applied
+  // Copies kept for rotation: as many as fit in 256 MiB, at least 1, at most 8.
+  [[nodiscard]] static std::size_t copies_for(std::uint64_t input_bytes) noexcept;
+  [[nodiscard]] std::size_t copies() const noexcept { return m_inputs.size(); }
+  // Device pointer of copy i (offset applied); copy 0 is "the" input.
+  [[nodiscard]] const void *input(std::size_t i = 0) const noexcept;
   [[nodiscard]] const std::vector<unsigned char> &host() const noexcept { return m_host; }
   [[nodiscard]] bool holds(const workload &w) const noexcept; // the same data and operator
 
-  // Uploads the input again: after a wrong result, in case the variant wrote into it.
+  // Uploads every copy again: after a wrong result, in case the variant wrote into it.
   void restore_input();
 
   // Copies one element back from device memory and checks it against the reference.
@@ -38,7 +48,7 @@ public:
 private:
   workload m_spec;
   std::vector<unsigned char> m_host;
-  device_buffer m_input;
+  std::vector<device_buffer> m_inputs;
   prepared_reference m_reference;
   // (tolerance depth, result bytes) → verdict: the same bytes get the same verdict
   std::map<std::pair<std::uint64_t, std::string>, verdict> m_seen;
