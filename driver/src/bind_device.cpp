@@ -38,6 +38,7 @@ rt::evaluation_cache &evaluation_cache() {
 rt::evaluate_options options_of(const nb::dict &d) {
   rt::evaluate_options o;
   o.hot = get_or<bool>(d, "hot", o.hot);
+  o.graph = get_or<bool>(d, "graph", o.graph); // replay sequences as CUDA graphs (default)
   for (auto *rule : {&o.cold_rule, &o.hot_rule}) {
     rule->min_samples = get_or<std::size_t>(d, "min_samples", rule->min_samples);
     rule->max_samples = get_or<std::size_t>(d, "max_samples", rule->max_samples);

@@ -29,6 +29,7 @@ worker_request sample_request() {
   r.options.cold_rule = {12, 345, 0.025, 0.3};
   r.options.hot_rule = {10, 99, 0.5, 0.125};
   r.options.hot = false;
+  r.options.graph = false;
   r.options.ceiling_bytes_per_s = 3.1e12;
   r.options.tolerance.depth = 17;
   compiled_program p;
@@ -214,6 +215,7 @@ TEST_CASE("a request round-trips every field, the cubin byte for byte", "[worker
   CHECK(back.options.cold_rule.time_cap_s == 0.3);
   CHECK(back.options.hot_rule.time_cap_s == 0.125);
   CHECK(back.options.hot == false);
+  CHECK(back.options.graph == false);
   CHECK(back.options.ceiling_bytes_per_s == 3.1e12);
   CHECK(back.options.tolerance.depth == 17);
   REQUIRE(back.program.has_value());

@@ -34,6 +34,7 @@
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/measure/bandwidth.hpp"
+#include "reducetune/measure/graph_replay.hpp"
 #include "reducetune/measure/launch_sequence.hpp"
 #include "reducetune/measure/prepared_workload.hpp"
 #include "reducetune/measure/sampler.hpp"
@@ -72,7 +73,7 @@ struct options {
   reduce_op op = reduce_op::sum;
   int lo = 10, hi = 30, step = 2;
   int repeat = 1;
-  bool graph = false; // time CUDA-graph replays of each sequence (one command per sample)
+  bool graph = true; // time CUDA-graph replays of each sequence (--no-graph: direct launches)
   double time_cap_s = 0.3;
   int slow_max_log2 = 28; // harris0..2 (interleaved addressing) above this are skipped
   std::vector<std::string> only;
@@ -86,7 +87,7 @@ struct options {
   std::fprintf(stderr,
                "reducetune-bench: %s\n"
                "usage: reducetune-bench [--dtype float32,int32] [--op sum] [--sizes 10:30:2]\n"
-               "         [--repeat N] [--graph] [--time-cap S] [--slow-max-log2 K]\n"
+               "         [--repeat N] [--no-graph] [--time-cap S] [--slow-max-log2 K]\n"
                "         [--only NAME,...]\n"
                "         [--out FILE.md] [--json FILE]\n"
                "       reducetune-bench --racy-trials N [--racy-sizes 10,16,20,24] [--dtype ...]\n"
@@ -131,8 +132,8 @@ options parse(int argc, char **argv) {
       o.hi = to_int(a, parts[1]);
       o.step = parts.size() == 3 ? to_int(a, parts[2]) : 1;
       if (o.lo < 0 || o.hi > 34 || o.lo > o.hi || o.step < 1) usage("--sizes out of range");
-    } else if (a == "--graph") {
-      o.graph = true;
+    } else if (a == "--no-graph") {
+      o.graph = false;
     } else if (a == "--repeat") {
       o.repeat = std::max(1, to_int(a, next()));
     } else if (a == "--time-cap") {
@@ -341,45 +342,10 @@ verdict run_every_copy(const copy_runner &run, const copy_result &result, prepar
   return v;
 }
 
-// --graph: each copy's sequence captured once into a CUDA graph, and a sample is one graph
-// launch: one command for the GPU's front end to fetch after the gate instead of one per
-// kernel (an experiment on run-to-run offsets of ~1 us seen on short sequences).
-class sequence_graphs {
-public:
-  sequence_graphs(const copy_runner &run, std::size_t copies, cudaStream_t s) {
-    for (std::size_t i = 0; i < copies; ++i) {
-      RT_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-      cudaGraph_t graph = nullptr;
-      try {
-        run(s, i);
-      } catch (...) {
-        RT_CUDA_CALL_NOEXCEPT(cudaStreamEndCapture(s, &graph));
-        if (graph) RT_CUDA_CALL_NOEXCEPT(cudaGraphDestroy(graph));
-        throw;
-      }
-      RT_CUDA_CALL(cudaStreamEndCapture(s, &graph));
-      cudaGraphExec_t exec = nullptr;
-      const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
-      RT_CUDA_CALL_NOEXCEPT(cudaGraphDestroy(graph));
-      RT_CUDA_CALL(made);
-      m_execs.push_back(exec);
-    }
-  }
-  ~sequence_graphs() {
-    for (auto e : m_execs) RT_CUDA_CALL_NOEXCEPT(cudaGraphExecDestroy(e));
-  }
-  sequence_graphs(const sequence_graphs &) = delete;
-  sequence_graphs &operator=(const sequence_graphs &) = delete;
-  void launch(cudaStream_t s, std::size_t i) { RT_CUDA_CALL(cudaGraphLaunch(m_execs[i], s)); }
-
-private:
-  std::vector<cudaGraphExec_t> m_execs;
-};
-
 row_result measure(const copy_runner &direct, const copy_result &result, prepared_input &in,
                    stream &s, l2_flush &flush, const rules &r) {
-  std::unique_ptr<sequence_graphs> graphs;
-  if (r.graph) graphs = std::make_unique<sequence_graphs>(direct, in.load.copies(), s.get());
+  std::unique_ptr<graph_replay> graphs;
+  if (r.graph) graphs = std::make_unique<graph_replay>(direct, in.load.copies(), s.get());
   const copy_runner via_graph = [&](cudaStream_t st, std::size_t i) { graphs->launch(st, i); };
   const copy_runner &run = graphs ? via_graph : direct;
   row_result out;
@@ -494,7 +460,8 @@ std::string protocol_text(const options &o, const rules &r) {
      << " s (hot: " << r.hot.time_cap_s << " s), at most " << r.cold.max_samples << " samples\n";
   md << "- each sample's stream is held by a gate kernel until the whole launch sequence is "
         "enqueued (GPU time, not the host's launch rate)"
-     << (r.graph ? "; each sequence is replayed as a CUDA graph (--graph)" : "")
+     << (r.graph ? "; each sequence is captured once and replayed as a CUDA graph"
+                 : "; direct launches, no CUDA graph (--no-graph)")
      << "; inputs up to 32 MiB are kept in "
         "several copies at different addresses (up to 8, 256 MiB in all) and samples rotate "
         "over them, every copy verified\n";

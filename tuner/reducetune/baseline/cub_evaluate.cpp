@@ -6,6 +6,9 @@
 #include "reducetune/cuda/stream.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/measure/bandwidth.hpp"
+#include "reducetune/measure/graph_replay.hpp"
+
+#include <memory>
 #include "reducetune/measure/sampler.hpp"
 
 namespace reducetune {
@@ -17,9 +20,14 @@ evaluation measure_cub(prepared_workload &in, l2_flush &flush, const device_info
   device_buffer out(size_of(w.type));
   cub_reduce cub(w.type, w.op, w.n);
   stream s;
+  const graph_replay::runner direct = [&](cudaStream_t st, std::size_t i) {
+    cub.enqueue(in.input(i), out.data(), w.n, st);
+  };
+  std::unique_ptr<graph_replay> graphs; // replayed as graphs, as variants are (evaluate.hpp)
   std::size_t next = 0; // rotates over the input copies, as variants do (prepared_workload)
   const auto enqueue = [&](cudaStream_t st) {
-    cub.enqueue(in.input(next++ % in.copies()), out.data(), w.n, st);
+    const std::size_t i = next++ % in.copies();
+    graphs ? graphs->launch(st, i) : direct(st, i);
   };
 
   measurement m;
@@ -32,6 +40,7 @@ evaluation measure_cub(prepared_workload &in, l2_flush &flush, const device_info
     if (!m.check.ok) return failure{failure_kind::wrong_result, "CUB: " + m.check.reason};
   }
 
+  if (options.graph) graphs = std::make_unique<graph_replay>(direct, in.copies(), s.get());
   m.cold = sample(enqueue, s.get(), &flush, options.cold_rule);
   if (options.hot) m.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
   m.bytes_per_s = bandwidth_bytes_per_s(m.bytes_read, m.cold.stats.median);

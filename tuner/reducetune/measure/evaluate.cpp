@@ -5,6 +5,7 @@
 #include "reducetune/cuda/stream.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/measure/bandwidth.hpp"
+#include "reducetune/measure/graph_replay.hpp"
 #include "reducetune/measure/launch_sequence.hpp"
 #include "reducetune/measure/sampler.hpp"
 
@@ -38,6 +39,19 @@ verdict run_and_verify(std::vector<std::unique_ptr<launch_sequence>> &seqs, stre
   return v;
 }
 
+// Graphs of the sequences when asked for and possible; a sequence that cannot be captured
+// (a device-side launch the graph API refuses) is timed with direct launches instead.
+std::unique_ptr<graph_replay> replay_of(const graph_replay::runner &run, std::size_t copies,
+                                        cudaStream_t s, const evaluate_options &options) {
+  if (!options.graph) return nullptr;
+  try {
+    return std::make_unique<graph_replay>(run, copies, s);
+  } catch (const error &) {
+    RT_CUDA_CALL_NOEXCEPT(cudaGetLastError()); // clear a non-sticky capture error
+    return nullptr;
+  }
+}
+
 evaluation measure(const compiled_program &program, const launch_plan &plan, prepared_workload &in,
                    l2_flush &flush, const device_info &device, const evaluate_options &options) {
   const workload &w = in.spec();
@@ -51,8 +65,15 @@ evaluation measure(const compiled_program &program, const launch_plan &plan, pre
   m.check = run_and_verify(seqs, s, in, options); // also the warm-up runs
   if (!m.check.ok) return failure{failure_kind::wrong_result, m.check.reason};
 
+  const graph_replay::runner direct = [&](cudaStream_t st, std::size_t i) {
+    seqs[i]->enqueue(st);
+  };
+  const auto graphs = replay_of(direct, seqs.size(), s.get(), options);
   std::size_t next = 0;
-  const auto enqueue = [&](cudaStream_t st) { seqs[next++ % seqs.size()]->enqueue(st); };
+  const auto enqueue = [&](cudaStream_t st) {
+    const std::size_t i = next++ % seqs.size();
+    graphs ? graphs->launch(st, i) : direct(st, i);
+  };
   m.cold = sample(enqueue, s.get(), &flush, options.cold_rule);
   if (options.hot) m.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
 

@@ -19,6 +19,7 @@ struct evaluate_options {
   stopping_rule cold_rule{};
   stopping_rule hot_rule{};
   bool hot = true;                // also take back-to-back samples
+  bool graph = true;              // replay each sequence as a CUDA graph (graph_replay.hpp)
   double ceiling_bytes_per_s = 0; // measured streaming ceiling (0: not known)
   tolerance_options tolerance{};
 };

@@ -104,6 +104,7 @@ json to_json(const evaluate_options &o) {
   return {{"cold_rule", to_json(o.cold_rule)},
           {"hot_rule", to_json(o.hot_rule)},
           {"hot", o.hot},
+          {"graph", o.graph},
           {"ceiling_bytes_per_s", number(o.ceiling_bytes_per_s)},
           {"tolerance", {{"depth", o.tolerance.depth}}}};
 }
@@ -116,6 +117,7 @@ evaluate_options options_from(const json &j) {
   if (const json *v = optional_field(j, "hot_rule", where))
     o.hot_rule = rule_from(*v, "options.hot_rule");
   if (const json *v = optional_field(j, "hot", where)) o.hot = as_bool(*v, "options.hot");
+  if (const json *v = optional_field(j, "graph", where)) o.graph = as_bool(*v, "options.graph");
   if (const json *v = optional_field(j, "ceiling_bytes_per_s", where))
     o.ceiling_bytes_per_s = as_double(*v, "options.ceiling_bytes_per_s");
   if (const json *t = optional_field(j, "tolerance", where))
