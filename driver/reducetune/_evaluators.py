@@ -252,14 +252,37 @@ class GpuEvaluator:
         self._worker.close()
 
 
+def decompress_recording(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> Path:
+    """``NAME.db.xz`` (a recording as the repository keeps it) decompressed to
+    ``folder/NAME.db``."""
+    import lzma
+    import shutil
+
+    src = Path(path)
+    dst = Path(folder) / (src.name[:-3] if src.name.endswith(".xz") else src.name)
+    try:
+        with lzma.open(src, "rb") as fin, open(dst, "wb") as fout:
+            shutil.copyfileobj(fin, fout, 1 << 20)
+    except (lzma.LZMAError, EOFError) as e:
+        raise StoreError(f"cannot decompress {src}: {e}") from e
+    return dst
+
+
 class ReplayEvaluator:
     """Serves measurements from a recorded database: the same point always gives the same
-    answer; a point the recording lacks is a failure ("not_recorded"), never a guess."""
+    answer; a point the recording lacks is a failure ("not_recorded"), never a guess.
+    A ``.xz`` file is decompressed into a temporary folder first (removed by close())."""
 
     def __init__(self, path: str | os.PathLike[str], device: int | str | None = None) -> None:
         if not Path(path).exists():
             raise StoreError(f"replay database {path} does not exist")
         self.path = Path(path)
+        self._tmp: str | None = None
+        if self.path.name.endswith(".xz"):
+            import tempfile
+
+            self._tmp = tempfile.mkdtemp(prefix="reducetune-replay-")
+            path = decompress_recording(self.path, self._tmp)
         self._store = open_store(path, create=False)
         devices = self._store.devices()
         if not devices:
@@ -319,3 +342,8 @@ class ReplayEvaluator:
 
     def close(self) -> None:
         self._store.close()
+        if self._tmp is not None:
+            import shutil
+
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None

@@ -35,4 +35,6 @@ class TuneProgress:
         if result.best and result.best.get("gbps"):
             best = f"{result.best['gbps']:.1f} GB/s"
         note = f"{result.evaluated} measured, {result.served} served, {result.invalid} invalid"
+        if getattr(result, "flagged", 0):
+            note += f", {result.flagged} flagged"
         self._progress.update(self._task, completed=result.points, best=best, note=note)

@@ -18,7 +18,9 @@ __all__ = [
     "Preset",
     "Space",
     "families",
+    "describe_flags",
     "family",
+    "flagged_labels",
     "limits_for_arch",
 ]
 
@@ -37,6 +39,50 @@ def families() -> list[dict[str, Any]]:
 
 def family(name: str) -> dict[str, Any]:
     return dict(_core.family(name))
+
+
+def _flags_of(declaration: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """{parameter: {value as text: why}} for the values the family's declaration flags
+    (family.json "flags": e.g. a seed-faithful racy warp unroll)."""
+    return {p["name"]: {str(k): str(v) for k, v in dict(p.get("flags") or {}).items()}
+            for p in declaration["parameters"] if p.get("flags")}
+
+
+def _flagged(flags: dict[str, dict[str, str]], params: Params) -> list[tuple[str, str, str]]:
+    return [(name, str(params[name]), by_value[str(params[name])])
+            for name, by_value in flags.items()
+            if name in params and str(params[name]) in by_value]
+
+
+def flagged_labels(variant_label: str, launch_label: str) -> list[tuple[str, str, str]]:
+    """The flagged values of a recorded point, as (parameter, value, why); empty when none,
+    or when the point's family is not in the template library (nothing is known of it)."""
+    family_name = variant_label.split(".", 1)[0]
+    try:
+        declaration = _core.family(family_name)
+    except Exception:
+        return []
+    flags = _flags_of(declaration)
+    if not flags:
+        return []
+    try:
+        params = dict(_core.parse_labels(variant_label, launch_label)["params"])
+    except Exception:
+        # A label of another version of the family: match its "label_value" segments.
+        segments = set(variant_label.split(".")) | set(launch_label.split("."))
+        found = []
+        for p in declaration["parameters"]:
+            short = p.get("label") or p["name"]
+            for value, why in _flags_of({"parameters": [p]}).get(p["name"], {}).items():
+                if f"{short}_{value}" in segments:
+                    found.append((p["name"], value, why))
+        return found
+    return _flagged(flags, params)
+
+
+def describe_flags(found: list[tuple[str, str, str]]) -> str:
+    """'flagged: warp=volatile_unsafe (why)' for a reason string."""
+    return "flagged: " + "; ".join(f"{name}={value} ({why})" for name, value, why in found)
 
 
 def limits_for_arch(arch: str | int) -> DeviceLimits:
@@ -65,6 +111,7 @@ class Space:
         self.limits = limits
         self.declaration = _core.family(family)
         self.restrict = self._checked(restrict or {})
+        self._flags = _flags_of(self.declaration)
         self._valid: list[Params] | None = None
 
     def _checked(self, restrict: dict[str, list[Any]]) -> dict[str, list[Value]]:
@@ -104,6 +151,14 @@ class Space:
     def check(self, params: Params) -> list[tuple[str, str]]:
         """The constraints the point fails, as (expression, why); empty when it is valid."""
         return list(_core.check(self.family, self.dtype, self.op, self.limits, params, True))
+
+    def flags(self) -> dict[str, dict[str, str]]:
+        """{parameter: {value as text: why}}: the values the family flags (e.g. racy)."""
+        return {k: dict(v) for k, v in self._flags.items()}
+
+    def flagged(self, params: Params) -> list[tuple[str, str, str]]:
+        """The point's flagged values as (parameter, value, why); empty when none."""
+        return _flagged(self._flags, params)
 
     def valid_points(self) -> list[Params]:
         """Every valid (variant, launch config) point, in enumeration order."""

@@ -1,8 +1,10 @@
 """The tuning loop: an Optuna study per workload over one family's search space.
 
-ask → parameters → check (invalid: FAIL with the reasons, never evaluated) → labels →
-served from the database when this context already measured the point, else evaluated (GPU
-worker or replay) and recorded → tell (the median time, or FAIL with the reason).
+ask → parameters → check (invalid: FAIL with the reasons, never evaluated) → flags (a value
+the family's declaration flags, e.g. a racy warp unroll: FAIL "flagged: ...", never
+evaluated, unless allow_flagged) → labels → served from the database when this context
+already measured the point, else evaluated (GPU worker or replay) and recorded → tell (the
+median time, or FAIL with the reason).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from reducetune import _core
 from reducetune._evaluators import (CEILING_WORKLOAD, MIN_SAMPLES, Evaluator, sampling_options,
                                     workload)
 from reducetune._samplers import decode, distributions, encode, make_sampler
-from reducetune._space import Space
+from reducetune._space import Space, describe_flags
 from reducetune.errors import InvalidConfiguration
 
 __all__ = ["TuneConfig", "SizeResult", "tune", "tune_size", "study_name"]
@@ -47,6 +49,10 @@ class TuneConfig:
     sample_time_s: float = 0.1
     max_samples: int = 200
     hot: bool = False  # also back-to-back samples (not stored: they only cost time here)
+    # Points with a value the family flags (family.json "flags", e.g. warp=volatile_unsafe,
+    # racy by construction) are skipped unless this is set: a tuner should not hand an
+    # application a racy kernel because it happened to pass verification.
+    allow_flagged: bool = False
 
     def sampling(self) -> dict[str, Any]:
         """The evaluator options of this run's stopping rule."""
@@ -75,6 +81,7 @@ class SizeResult:
     evaluated: int = 0  # evaluator calls in this run
     served: int = 0  # points taken from the database instead
     invalid: int = 0  # trials rejected by check(), never evaluated
+    flagged: int = 0  # trials skipped for a flagged value (not allow_flagged), never evaluated
     failed: int = 0  # evaluated, not ok
     points: int = 0  # distinct valid points in the study (its budget)
     stopped: str = ""
@@ -200,6 +207,9 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     for t in study.trials:  # a resumed study keeps its budget and its best
         if t.state.is_finished() and "variant_label" in t.user_attrs:
             key = (t.user_attrs["variant_label"], t.user_attrs["launch_label"])
+            if not config.allow_flagged and space.flagged(
+                    decode(t.params, choices, config.strategy)):
+                continue  # measured by a run that allowed flagged values: not this run's
             seen.add(key)
             row = known.get(key)
             if row is not None:
@@ -209,11 +219,13 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     grid_queue: list[dict[str, Any]] = []
     if config.strategy == "grid":
         labels_of = space.labels
-        grid_queue = [p for p in space.valid_points() if labels_of(p) not in seen]
+        grid_queue = [p for p in space.valid_points() if labels_of(p) not in seen
+                      and (config.allow_flagged or not space.flagged(p))]
         grid_queue.reverse()
     elif not study.trials:
         base = space.preset(config.base_preset)
-        if all(base.params[k] in v for k, v in choices.items()):
+        if all(base.params[k] in v for k, v in choices.items()) and (
+                config.allow_flagged or not space.flagged(base.params)):
             study.enqueue_trial(encode(base.params, choices, config.strategy))
 
     valid_total = None
@@ -234,7 +246,8 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
                 break
             study.enqueue_trial(grid_queue.pop())
         elif stall >= STALL_LIMIT:
-            valid_total = valid_total or len(space.valid_points())
+            valid_total = valid_total or sum(
+                1 for p in space.valid_points() if config.allow_flagged or not space.flagged(p))
             result.stopped = "exhausted" if result.points >= valid_total else "stalled"
             break
 
@@ -246,6 +259,15 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
             trial.set_user_attr("reason", "; ".join(why for _, why in reasons))
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             result.invalid += 1
+            stall += 1
+            continue
+        flagged = [] if config.allow_flagged else space.flagged(params)
+        if flagged:
+            trial.set_user_attr("outcome", "invalid")
+            trial.set_user_attr("reason", describe_flags(flagged) +
+                                "; --allow-flagged to tune such points")
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            result.flagged += 1
             stall += 1
             continue
         labels = space.labels(params)
@@ -290,7 +312,8 @@ def _study_config(config: TuneConfig, n: int, gpu: bool) -> dict[str, Any]:
     with its study_id) were measured with; null when they are copied from a replay recording,
     which kept its own protocol."""
     return {"n": n, "max_evals": config.max_evals, "seed": config.seed, "family": config.family,
-            "restrict": config.restrict, "sampling": config.sampling() if gpu else None}
+            "restrict": config.restrict, "sampling": config.sampling() if gpu else None,
+            "allow_flagged": config.allow_flagged}
 
 
 def _consider(result: SizeResult, row: dict[str, Any], ceiling: float | None) -> None:
@@ -314,10 +337,12 @@ def _reached(result: SizeResult, target_pct: float, ceiling: float | None) -> bo
     return pct is not None and float(pct) >= 100.0 - target_pct
 
 
-def variant_labels(space: Space) -> list[str]:
+def variant_labels(space: Space, allow_flagged: bool = True) -> list[str]:
     """The distinct variant labels of every valid point of the (restricted) space, in
-    enumeration order: what a study of that space may compile."""
-    return list(dict.fromkeys(space.labels(p)[0] for p in space.valid_points()))
+    enumeration order: what a study of that space may compile (without the flagged points
+    unless allow_flagged)."""
+    return list(dict.fromkeys(space.labels(p)[0] for p in space.valid_points()
+                              if allow_flagged or not space.flagged(p)))
 
 
 def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage: Any = None,
@@ -339,7 +364,7 @@ def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage
     start = time.monotonic()
     # Every variant of the space, compiled in parallel once for all sizes, instead of one at a
     # time when first measured. A failure here is not fatal: that point fails when measured.
-    summary = evaluator.precompile(variant_labels(space))
+    summary = evaluator.precompile(variant_labels(space, config.allow_flagged))
     if summary is not None and on_precompile:
         on_precompile(summary)
     left = config.time_limit_s

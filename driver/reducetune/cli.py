@@ -59,6 +59,12 @@ def _add_db(p: argparse.ArgumentParser) -> None:
                    help=f"results database (default: {default_db_path()})")
 
 
+def _add_allow_flagged(p: argparse.ArgumentParser, text: str | None = None) -> None:
+    p.add_argument("--allow-flagged", action="store_true", help=text or (
+        "also consider measured points with a value the family flags (e.g. "
+        "warp=volatile_unsafe, racy by construction); default: left out"))
+
+
 def _add_workload(p: argparse.ArgumentParser, sizes: bool = True) -> None:
     p.add_argument("--dtype", default="float32", help=f"element type: {', '.join(DTYPES)}")
     p.add_argument("--op", default="sum", help=f"operator: {', '.join(OPS)}")
@@ -108,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also take back-to-back hot samples (not stored; default off)")
     p.add_argument("--in-process", action="store_true",
                    help="evaluate in this process instead of a worker (no fault isolation)")
+    _add_allow_flagged(p, "also tune points with a value the family flags (e.g. "
+                          "warp=volatile_unsafe, racy by construction); default: skipped")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_db(p)
@@ -117,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", required=True, help="input size (1048576 or 2^20)")
     p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
     p.add_argument("--json", action="store_true")
+    _add_allow_flagged(p)
     _add_db(p)
 
     for name in ("show", "history"):
@@ -132,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("format", choices=["header", "json"])
     p.add_argument("-o", "--output", type=Path, default=None, help="file (default: stdout)")
     p.add_argument("--namespace", default="reducetune_dispatch")
+    _add_allow_flagged(p)
     _add_db(p)
 
     p = sub.add_parser("db", help="database maintenance")
@@ -214,7 +224,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
                         time_limit_s=args.time_limit, target_pct=args.target, seed=args.seed,
                         base_preset=args.base, restrict=_restrictions(args.restrict),
                         sample_time_s=args.sample_time, max_samples=args.max_samples,
-                        hot=args.hot)
+                        hot=args.hot, allow_flagged=args.allow_flagged)
     config.validate()  # before the database is opened or a worker started
     db = _db(args)
     if args.replay is not None and args.replay.resolve() == db.resolve():
@@ -249,6 +259,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(json.dumps(results_json(results, evaluator.device), indent=2))
     else:
         out.print(results_table(results, evaluator.device, config, db))
+    skipped = sum(r.flagged for r in results)
+    if skipped and not args.quiet:
+        from reducetune._space import Space
+
+        flags = Space(config.family, config.dtype, config.op, evaluator.limits).flags()
+        what = ", ".join(f"{k}={v}" for k, vs in flags.items() for v in vs)
+        print(f"reducetune: skipped {skipped} proposed points with a flagged value ({what}); "
+              "--allow-flagged to tune them", file=sys.stderr)
     return 0
 
 
@@ -269,18 +287,22 @@ def _print_precompile(r: dict[str, Any]) -> None:
 
 
 def cmd_best(args: argparse.Namespace) -> int:
-    from reducetune._store import open_store
+    from reducetune._store import open_store, store_best
 
     _check_workload(args)
     n = parse_sizes(args.n)
     if len(n) != 1:
         raise errors.InvalidConfiguration("--n takes one size")
-    store = open_store(_db(args), create=False)
+    db = _db(args)
+    store = open_store(db, create=False)
     dev = _device_id(store, args.device)
-    b = store.best(dev["id"], args.dtype, args.op, n[0])
+    b = store_best(store, db, dev["id"], args.dtype, args.op, n[0], args.allow_flagged)
     if b is None:
-        print(f"reducetune: no verified measurement for {dev['name']} {args.dtype} {args.op}",
-              file=sys.stderr)
+        only = ""
+        if not args.allow_flagged and store.best(dev["id"], args.dtype, args.op, n[0]):
+            only = " without a flagged value (--allow-flagged to consider those)"
+        print(f"reducetune: no verified measurement for {dev['name']} {args.dtype} {args.op}"
+              f"{only}", file=sys.stderr)
         return 1
     b = dict(b, device=dev["name"])
     if args.json:
@@ -326,7 +348,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from reducetune._store import export_header, export_json
 
     db = _db(args)
-    text = export_header(db, args.namespace) if args.format == "header" else export_json(db)
+    text = (export_header(db, args.namespace, args.allow_flagged) if args.format == "header"
+            else export_json(db, args.allow_flagged))
     if args.output is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:

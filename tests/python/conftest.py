@@ -3,16 +3,26 @@
 Databases made here are SYNTHETIC: their "measurements" come from a deterministic formula,
 written through the real store API into a temporary folder, so that the tuner, the replay
 evaluator and the command line can be tested without a GPU. They are never committed and
-never presented as measurements. Tests that need a real recording (tests/data/recorded/*.db,
+never presented as measurements. Tests that need a real recording (tests/data/recorded/,
 made on a GPU by an exhaustive sweep) skip with a visible reason when it is absent.
+
+Recordings are kept xz-compressed (``NAME.db.xz``, with ``NAME.json`` beside it saying what
+was measured, where, when and how); each is decompressed once per session into a temporary
+folder, and RECORDED lists the decompressed files (plain ``NAME.db`` files are listed as they
+are). Tests must not write to them.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import json
+import lzma
 import math
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -22,7 +32,33 @@ from reducetune import _core  # noqa: E402
 from reducetune._evaluators import CEILING_WORKLOAD, workload  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-RECORDED = sorted((REPO / "tests" / "data" / "recorded").glob("*.db"))
+RECORDED_DIR = REPO / "tests" / "data" / "recorded"
+
+
+def _recorded() -> list[Path]:
+    """Plain NAME.db as they are; NAME.db.xz decompressed (stdlib lzma) into one temporary
+    folder per session, removed at exit. A plain file wins over a compressed one of its name."""
+    plain = {p.name: p for p in RECORDED_DIR.glob("*.db")}
+    packed = [p for p in sorted(RECORDED_DIR.glob("*.db.xz")) if p.name[:-3] not in plain]
+    out = dict(plain)
+    if packed:
+        folder = Path(tempfile.mkdtemp(prefix="reducetune-recorded-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        for src in packed:
+            dst = folder / src.name[:-3]
+            with lzma.open(src, "rb") as fin, open(dst, "wb") as fout:
+                shutil.copyfileobj(fin, fout, 1 << 20)
+            out[dst.name] = dst
+    return [out[k] for k in sorted(out)]
+
+
+def recording_meta(recorded: Path) -> dict[str, Any] | None:
+    """The sidecar NAME.json of a recording (NAME.db, or NAME.db.xz decompressed), if any."""
+    path = RECORDED_DIR / (recorded.name.removesuffix(".db") + ".json")
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+RECORDED = _recorded()
 
 SYNTHETIC_DEVICE = {
     "name": "SYNTHETIC test device (not a measurement)",
@@ -52,21 +88,25 @@ def synthetic_median(label: str, launch: str, n: int) -> float:
     return (n * 4 / 3.0e12 + 2e-6) * shape * (1.0 + 0.3 * h)
 
 
-def build_synthetic_db(path: Path, sizes: list[int] = SIZES) -> dict[str, Any]:
-    """Every valid point of the RESTRICT corner for float32 sum, as a sweep would record it;
-    a few points recorded as failed/wrong so that failures are served too."""
+def build_synthetic_db(path: Path, sizes: list[int] = SIZES,
+                       restrict: dict[str, list[str]] | None = None,
+                       median: Callable[[str, str, int], float] = synthetic_median
+                       ) -> dict[str, Any]:
+    """Every valid point of the RESTRICT corner (or ``restrict``) for float32 sum, as a sweep
+    would record it; a few points recorded as failed/wrong so that failures are served too."""
     from reducetune._space import Space, limits_for_arch
 
     store = _core.Store(str(path))
     dev_id = store.register_device(SYNTHETIC_DEVICE)
-    space = Space("tunable", "float32", "sum", limits_for_arch("sm_90"), RESTRICT)
+    space = Space("tunable", "float32", "sum", limits_for_arch("sm_90"),
+                  RESTRICT if restrict is None else restrict)
     th = _core.template_hash("tunable")
     count = 0
     for n in sizes:
         w = workload("float32", "sum", n)
         for i, p in enumerate(space.valid_points()):
             label, launch = space.labels(p)
-            t = synthetic_median(label, launch, n)
+            t = median(label, launch, n)
             status = "wrong" if i % 97 == 5 else "ok"
             store.record_measurement({
                 "device_id": dev_id, **w, "variant_label": label, "launch_label": launch,
@@ -104,3 +144,27 @@ def cli(capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return run
+
+
+def header_choices(header: str) -> dict[int, tuple[str, str]]:
+    """The exported header's rules: {bucket_n: (variant label, launch label)}."""
+    import re
+
+    rule = re.compile(r'\{\d+ull, \{"([^"]*)", "([^"]*)", p\d+, \d+, (\d+)ull, ')
+    return {int(n): (v, launch) for v, launch, n in rule.findall(header)}
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    """Every (variant, launch, n) the replay evaluator is asked for, in order."""
+    from reducetune._evaluators import ReplayEvaluator
+
+    calls: list[tuple[str, str, int]] = []
+    original = ReplayEvaluator.evaluate
+
+    def evaluate(self, variant_label, launch_label, w):
+        calls.append((variant_label, launch_label, w["n"]))
+        return original(self, variant_label, launch_label, w)
+
+    monkeypatch.setattr(ReplayEvaluator, "evaluate", evaluate)
+    return calls

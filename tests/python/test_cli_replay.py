@@ -233,3 +233,22 @@ def test_the_target_stops_a_size_within_p_percent_of_the_ceiling(cli, tmp_path, 
     assert code == 0, err
     size = json.loads(out)["sizes"][0]
     assert size["stopped"] == "target" and size["best"]["pct_of_ceiling"] >= 35
+
+
+def test_a_compressed_recording_replays_like_the_plain_file(cli, tmp_path, synthetic_db):
+    import lzma
+
+    packed = tmp_path / "recording.db.xz"
+    packed.write_bytes(lzma.compress(synthetic_db.read_bytes()))
+    outs = []
+    for name, replay in (("plain.db", synthetic_db), ("packed.db", packed)):
+        code, out, err = cli(*tune_args(tmp_path / name, replay, "--sizes", "2^20",
+                                        "--max-evals", "8", "--seed", "4", "--json"))
+        assert code == 0, err
+        outs.append(json.loads(out)["sizes"][0])
+    assert outs[0] == outs[1]
+    ev = ReplayEvaluator(packed)
+    folder = ev._tmp
+    assert folder and ev.table("float32", "sum", 1 << 20)
+    ev.close()
+    assert not __import__("os").path.exists(folder)  # the decompressed copy is removed

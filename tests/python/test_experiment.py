@@ -24,3 +24,13 @@ def test_search_efficiency_writes_markdown_png_and_curves(cli, tmp_path, synthet
     assert curve == sorted(curve)  # best-so-far never gets worse
     assert (out / "curves.png").stat().st_size > 0
     assert "tpe" in (out / "report.md").read_text()
+    entry = report["sizes"][str(1 << 10)]
+    for s in ("tpe", "random"):
+        ks = entry["strategies"][s]["k_to_target"]  # per seed: evaluations to 0.98, or null
+        assert len(ks) == 2 and all(k is None or 1 <= k <= 15 for k in ks)
+        fr = entry["strategies"][s]["mean"]
+        for k in ks:
+            if k is not None:
+                assert entry["strategies"][s]["min"][k - 1] <= fr[k - 1]
+    assert 1 <= entry["points_within_target"] <= entry["valid_points"]
+    assert 0 <= entry["random_chance_at_k_5pct"] <= 1
