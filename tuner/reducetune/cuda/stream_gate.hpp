@@ -5,8 +5,8 @@
 //
 //   gate.block(s); start.record(s); enqueue(s); stop.record(s); gate.release();
 //
-// The spin kernel gives up after a timeout (a host that never releases cannot hang the GPU);
-// timed_out() then says that the sample included host time.
+// The spin kernel gives up after about a second, so a host that never releases cannot hang
+// the GPU (a host takes microseconds to enqueue a sample).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -22,11 +22,10 @@ public:
 
   void block(cudaStream_t s); // clears the flag and enqueues the spin kernel
   void release() noexcept;    // sets the flag: the spin kernel returns
-  // Whether a spin kernel gave up waiting since the last block(); call after synchronising.
-  [[nodiscard]] bool timed_out() const noexcept;
 
 private:
-  volatile int *m_flags = nullptr; // [0]: release, [1]: timed out
+  volatile int *m_flag = nullptr; // 0: hold, 1: released
+  int *m_device_flag = nullptr;    // the same int, as the spin kernel sees it
 };
 
 } // namespace reducetune

@@ -16,7 +16,6 @@ struct timing {
   std::vector<double> samples_s; // every sample, seconds per launch sequence
   sample_statistics stats;
   stop_reason stopped = stop_reason::keep_going;
-  unsigned gate_timeouts = 0; // samples whose stream gate gave up: they include host time
 };
 
 struct measurement {

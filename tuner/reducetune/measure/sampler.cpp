@@ -33,7 +33,6 @@ timing sample(const std::function<void(cudaStream_t)> &enqueue, cudaStream_t s,
       stop.record(s);
     }
     t.samples_s.push_back(elapsed_seconds(start, stop));
-    if (gate.timed_out()) ++t.gate_timeouts;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     t.stopped = should_stop(rule, t.samples_s, elapsed);

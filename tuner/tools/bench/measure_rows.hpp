@@ -24,11 +24,9 @@ namespace reducetune::bench {
 struct prepared_input {
   prepared_workload load;
   device_buffer result; // CUB writes here
-  dtype type;
-  std::uint64_t n;
 
   prepared_input(dtype t, reduce_op o, std::uint64_t count)
-      : load(workload{t, o, count, data_pattern::uniform}), result(size_of(t)), type(t), n(count) {}
+      : load(workload{t, o, count, data_pattern::uniform}), result(size_of(t)) {}
   [[nodiscard]] verdict check(const void *device_result) { return load.check(device_result, {}); }
 };
 

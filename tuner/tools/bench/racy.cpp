@@ -34,7 +34,7 @@ int run_racy(const options &o, const device_info &device, compiler &comp) {
         std::size_t wrong = 0;
         std::string example, failed;
         try {
-          launch_sequence seq(*v.module, v.plan, t, in.load.input(), in.n);
+          launch_sequence seq(*v.module, v.plan, t, in.load.input(), in.load.spec().n);
           for (std::size_t i = 0; i < o.racy_trials; ++i) {
             seq.enqueue(s.get());
             s.synchronize();

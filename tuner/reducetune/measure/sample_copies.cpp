@@ -1,0 +1,61 @@
+#include "reducetune/measure/sample_copies.hpp"
+
+#include "reducetune/errors.hpp"
+#include "reducetune/measure/sampler.hpp"
+
+#include <memory>
+
+namespace reducetune {
+namespace {
+
+// Every copy once, each result checked; the first wrong verdict, or the last ok one.
+verdict run_every_copy(const graph_replay::runner &run,
+                       const std::function<const void *(std::size_t)> &result,
+                       prepared_workload &in, stream &s, const evaluate_options &options) {
+  verdict v;
+  for (std::size_t i = 0; i < in.copies(); ++i) {
+    run(s.get(), i);
+    s.synchronize();
+    v = in.check(result(i), options.tolerance);
+    if (!v.ok) return v;
+  }
+  return v;
+}
+
+// Graphs of the sequences when asked for and possible; a sequence that cannot be captured
+// (a device-side launch the graph API refuses) is timed with direct launches instead.
+std::unique_ptr<graph_replay> replay_of(const graph_replay::runner &run, std::size_t copies,
+                                        cudaStream_t s, const evaluate_options &options) {
+  if (!options.graph) return nullptr;
+  try {
+    return std::make_unique<graph_replay>(run, copies, s);
+  } catch (const error &) {
+    RT_CUDA_CALL_NOEXCEPT(cudaGetLastError()); // clear a non-sticky capture error
+    return nullptr;
+  }
+}
+
+} // namespace
+
+sampled_copies sample_copies(const graph_replay::runner &run,
+                             const std::function<const void *(std::size_t)> &result,
+                             prepared_workload &in, stream &s, l2_flush &flush,
+                             const evaluate_options &options) {
+  sampled_copies out;
+  out.before = run_every_copy(run, result, in, s, options); // also the warm-up runs
+  if (!out.before.ok) return out;
+
+  const auto graphs = replay_of(run, in.copies(), s.get(), options);
+  std::size_t next = 0;
+  const auto enqueue = [&](cudaStream_t st) {
+    const std::size_t i = next++ % in.copies();
+    graphs ? graphs->launch(st, i) : run(st, i);
+  };
+  out.cold = sample(enqueue, s.get(), &flush, options.cold_rule);
+  if (options.hot) out.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
+
+  out.after = run_every_copy(run, result, in, s, options);
+  return out;
+}
+
+} // namespace reducetune

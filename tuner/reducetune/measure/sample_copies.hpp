@@ -1,0 +1,32 @@
+// The timing recipe shared by variants (evaluate.cpp), CUB (cub_evaluate.cpp) and
+// reducetune-bench (docs/architecture.md, "Timing one sample"): every input copy run once and
+// checked; each copy's sequence captured as a CUDA graph when asked and possible (direct
+// launches otherwise); cold samples (L2 flushed before each) and, when asked, hot samples,
+// rotating over the copies; then every copy checked again, since a racy sequence may be right
+// once and wrong later.
+#pragma once
+
+#include "reducetune/cuda/l2_flush.hpp"
+#include "reducetune/cuda/stream.hpp"
+#include "reducetune/measure/evaluate.hpp"
+#include "reducetune/measure/graph_replay.hpp"
+#include "reducetune/measure/prepared_workload.hpp"
+
+#include <functional>
+
+namespace reducetune {
+
+struct sampled_copies {
+  verdict before; // the first wrong verdict before sampling, or the last ok one
+  verdict after;  // the same after sampling; only checked when before.ok
+  timing cold, hot;
+};
+
+// run(s, i) enqueues the sequence over copy i of in; result(i) is where it leaves its result.
+// Uses options.cold_rule, hot_rule, hot, graph and tolerance.
+[[nodiscard]] sampled_copies sample_copies(const graph_replay::runner &run,
+                                           const std::function<const void *(std::size_t)> &result,
+                                           prepared_workload &in, stream &s, l2_flush &flush,
+                                           const evaluate_options &options);
+
+} // namespace reducetune
