@@ -26,7 +26,7 @@ worker_request sample_request() {
   r.launch_label = "ept_16.cap_0";
   r.load = workload{dtype::int32, reduce_op::max, (1ULL << 33) + 7, data_pattern::all_negative,
                     0xfeedbeefcafeULL, 3};
-  r.options.cold_rule = {12, 345, 0.025, 0.3};
+  r.options.cold_rule = {12, 345, 0.025, 0.3, 0.0625};
   r.options.hot_rule = {10, 99, 0.5, 0.125};
   r.options.hot = false;
   r.options.graph = false;
@@ -213,6 +213,8 @@ TEST_CASE("a request round-trips every field, the cubin byte for byte", "[worker
   CHECK(back.options.cold_rule.max_samples == 345);
   CHECK(back.options.cold_rule.max_noise == 0.025);
   CHECK(back.options.cold_rule.time_cap_s == 0.3);
+  CHECK(back.options.cold_rule.min_time_s == 0.0625);
+  CHECK(back.options.hot_rule.min_time_s == 0);
   CHECK(back.options.hot_rule.time_cap_s == 0.125);
   CHECK(back.options.hot == false);
   CHECK(back.options.graph == false);

@@ -45,6 +45,17 @@ device_info synthetic_device() {
   return d;
 }
 
+// Two shapes over 4 GiB, the second the faster, with 7 cold samples behind it.
+ceiling_result synthetic_ceiling() {
+  ceiling_result c;
+  c.bytes = 4ULL << 30;
+  c.bytes_per_s = 838.8608e9;
+  c.shape = "even-share 256x8";
+  c.shapes = {{"grid-stride 256x4", 800e9}, {"even-share 256x8", 838.8608e9}};
+  c.cold.samples_s.assign(7, c.bytes / c.bytes_per_s);
+  return c;
+}
+
 // A synthetic ok row: three cold samples with the given median (noise 0.5 %); hot samples only
 // when hot_median_s > 0.
 table_row synthetic_ok(int run, dtype t, int log2n, const std::string &name, double median_s,
@@ -310,17 +321,23 @@ TEST_CASE("the JSON document: device, date, command, peak, ceiling and every row
   options o;
   o.command = "reducetune-bench --sizes 20:24:2 --repeat 2 (synthetic)";
   const auto rows = synthetic_table_rows();
-  const nlohmann::json j = bench_json(o, synthetic_device(), 838.8608e9, rows);
+  const nlohmann::json j = bench_json(o, synthetic_device(), synthetic_ceiling(), rows);
   INFO(j.dump(1));
   std::set<std::string> top;
   for (const auto &[key, value] : j.items()) top.insert(key);
   CHECK(top == std::set<std::string>{"device", "uuid", "date", "command", "peak_bytes_per_s",
-                                     "ceiling_bytes_per_s", "rows"});
+                                     "ceiling_bytes_per_s", "ceiling_bytes", "ceiling_shape",
+                                     "ceiling_shapes", "rows"});
   CHECK(j["device"] == "synthetic device");
   CHECK(j["uuid"] == "GPU-00000000-0000-0000-0000-000000000000");
   CHECK(j["command"] == o.command);
   CHECK(j["peak_bytes_per_s"] == 256e9);
   CHECK(j["ceiling_bytes_per_s"] == 838.8608e9);
+  CHECK(j["ceiling_bytes"] == 4ULL << 30);
+  CHECK(j["ceiling_shape"] == "even-share 256x8");
+  REQUIRE(j["ceiling_shapes"].size() == 2);
+  CHECK(j["ceiling_shapes"][0]["shape"] == "grid-stride 256x4");
+  CHECK(j["ceiling_shapes"][0]["bytes_per_s"] == 800e9);
   CHECK(std::regex_match(j["date"].get<std::string>(),
                          std::regex{R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC)"}));
   REQUIRE(j["rows"].size() == rows.size());
@@ -350,7 +367,8 @@ TEST_CASE("header and protocol: peak, ceiling and the stopping rule", "[bench][r
   options o;
   o.command = "reducetune-bench (synthetic)";
   const auto d = synthetic_device();
-  const std::string h = header(o, d, 838.8608e9, 7);
+  const ceiling_result ceiling = synthetic_ceiling();
+  const std::string h = header(o, d, &ceiling);
   INFO(h);
   CHECK(has_line(h, "# reducetune-bench on synthetic device"));
   CHECK(has_line(h, "- device: synthetic device (sm_90, 132 SMs, L2 50 MiB, 1024-bit bus, memory "
@@ -358,9 +376,11 @@ TEST_CASE("header and protocol: peak, ceiling and the stopping rule", "[bench][r
   CHECK(has_line(h, "- driver: CUDA 13.0; toolkit (runtime, NVRTC): 12.9"));
   CHECK(has_line(h, "- command: `reducetune-bench (synthetic)`"));
   CHECK(has_line(h, "- theoretical peak (2 x memory clock x bus width / 8): 256.0 GB/s"));
-  CHECK(has_line(h, "- measured streaming ceiling (16-byte vector reads of 1 GiB, median of 7 "
-                    "cold samples, measured once): 838.9 GB/s = 327.7 % of peak"));
-  CHECK(header(o, d, 0, 0).find("measured streaming ceiling") == std::string::npos);
+  CHECK(has_line(h, "- measured streaming ceiling (the fastest of 2 read-only kernels of 16-byte "
+                    "loads over 4.00 GiB, median of 7 cold samples, measured once): 838.9 GB/s = "
+                    "327.7 % of peak, by `even-share 256x8`; every shape: grid-stride 256x4 "
+                    "800.0, even-share 256x8 838.9 GB/s"));
+  CHECK(header(o, d, nullptr).find("measured streaming ceiling") == std::string::npos);
 
   rules r;
   r.graph = true;
@@ -368,10 +388,11 @@ TEST_CASE("header and protocol: peak, ceiling and the stopping rule", "[bench][r
   r.cold.max_samples = 500;
   r.cold.max_noise = 0.01;
   r.cold.time_cap_s = 0.3;
+  r.cold.min_time_s = 0.002;
   r.hot.time_cap_s = 0.1;
   const std::string p = protocol_text(o, r);
   INFO(p);
-  CHECK(p.find("Stopping rule: at least 10 samples, stop at 1 % noise (relative stddev) or after "
+  CHECK(p.find("Stopping rule: at least 10 samples adding up to at least 2 ms, stop at 1 % noise (relative stddev) or after "
                "0.3 s (hot: 0.1 s), at most 500 samples") != std::string::npos);
   CHECK(p.find("replayed as a CUDA graph") != std::string::npos);
   r.graph = false;

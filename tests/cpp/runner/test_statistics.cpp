@@ -46,6 +46,25 @@ TEST_CASE("the stopping rule needs at least min_samples, even past the time cap"
   CHECK(should_stop(rule, samples, 0.0) == stop_reason::converged);
 }
 
+TEST_CASE("min_time_s holds convergence back until the samples add up to it",
+          "[measure][stopping]") {
+  const double t = 0x1p-17; // ~7.6 us, a power of two so that the sums are exact
+  stopping_rule rule;
+  rule.min_time_s = 128 * t;
+  rule.time_cap_s = 10;
+  std::vector<double> samples(10, t); // quiet but too short
+  CHECK(should_stop(rule, samples, 0.0) == stop_reason::keep_going);
+  samples.resize(127, t);
+  CHECK(should_stop(rule, samples, 0.0) == stop_reason::keep_going);
+  samples.push_back(t);
+  CHECK(should_stop(rule, samples, 0.0) == stop_reason::converged);
+  // the time cap and max_samples still end it early
+  samples.resize(20);
+  CHECK(should_stop(rule, samples, 11.0) == stop_reason::time_cap);
+  rule.max_samples = 20;
+  CHECK(should_stop(rule, samples, 0.0) == stop_reason::max_samples);
+}
+
 TEST_CASE("noisy samples run on until the noise drops, the cap or max_samples",
           "[measure][stopping]") {
   stopping_rule rule;

@@ -7,24 +7,40 @@
 #include "reducetune/measure/bandwidth.hpp"
 #include "reducetune/measure/sampler.hpp"
 
+#include <algorithm>
+
 namespace reducetune {
+
+std::uint64_t default_ceiling_bytes(const device_info &device) noexcept {
+  return std::min<std::uint64_t>(4ULL << 30, device.global_memory_bytes / 8);
+}
 
 ceiling_result measure_streaming_ceiling(const device_info &device, std::uint64_t bytes,
                                          const stopping_rule &rule) {
+  if (bytes == 0) bytes = default_ceiling_bytes(device);
   bytes -= bytes % 16;
   device_buffer data(bytes), sink(sizeof(unsigned));
   data.zero();
   stream s;
   l2_flush flush(device.l2_bytes);
-  const auto enqueue = [&](cudaStream_t st) {
-    enqueue_streaming_read(data.data(), bytes, sink.as<unsigned>(), device, st);
-  };
-  enqueue(s.get()); // warm-up
-  s.synchronize();
-  ceiling_result r;
-  r.cold = sample(enqueue, s.get(), &flush, rule);
-  r.bytes_per_s = bandwidth_bytes_per_s(bytes, r.cold.stats.median);
-  return r;
+  ceiling_result best;
+  best.bytes = bytes;
+  for (const read_shape &shape : read_shapes()) {
+    const auto enqueue = [&](cudaStream_t st) {
+      enqueue_streaming_read(shape, data.data(), bytes, sink.as<unsigned>(), device, st);
+    };
+    enqueue(s.get()); // warm-up
+    s.synchronize();
+    timing t = sample(enqueue, s.get(), &flush, rule);
+    const double bw = bandwidth_bytes_per_s(bytes, t.stats.median);
+    best.shapes.push_back({shape.name, bw});
+    if (bw > best.bytes_per_s) {
+      best.bytes_per_s = bw;
+      best.cold = std::move(t);
+      best.shape = shape.name;
+    }
+  }
+  return best;
 }
 
 } // namespace reducetune

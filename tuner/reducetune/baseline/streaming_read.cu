@@ -2,38 +2,108 @@
 
 #include "reducetune/errors.hpp"
 
+#include <array>
+
 namespace reducetune {
 namespace {
 
-constexpr unsigned block_size = 256;
-constexpr unsigned unroll = 4; // independent 16-byte loads in flight per thread
+__device__ __forceinline__ unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
-__global__ void streaming_read(const uint4 *__restrict__ data, unsigned long long count,
-                               unsigned *sink) {
+// The rare value that keeps the loads alive: the compiler cannot prove it is never reached.
+__device__ __forceinline__ void keep(unsigned acc, unsigned *sink) {
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+template <unsigned Unroll>
+__global__ void grid_stride_read(const uint4 *__restrict__ data, unsigned long long count,
+                                 unsigned *sink) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   unsigned acc = 0;
-  for (; i + (unroll - 1) * stride < count; i += unroll * stride) {
-    uint4 v[unroll];
+  for (; i + (Unroll - 1) * stride < count; i += Unroll * stride) {
+    uint4 v[Unroll];
 #pragma unroll
-    for (unsigned u = 0; u < unroll; ++u) v[u] = __ldg(data + i + u * stride);
+    for (unsigned u = 0; u < Unroll; ++u) v[u] = __ldg(data + i + u * stride);
 #pragma unroll
-    for (unsigned u = 0; u < unroll; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    for (unsigned u = 0; u < Unroll; ++u) acc ^= fold(v[u]);
   }
-  for (; i < count; i += stride) {
-    const uint4 v = __ldg(data + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  for (; i < count; i += stride) acc ^= fold(__ldg(data + i));
+  keep(acc, sink);
+}
+
+// Tiles of Block × Unroll vectors; thread t of a tile loads t, t + Block, …, so every load
+// instruction of a warp reads 512 contiguous bytes and a block's tile is one contiguous run.
+template <unsigned Block, unsigned Unroll>
+__global__ void __launch_bounds__(Block)
+    even_share_read(const uint4 *__restrict__ data, unsigned long long count, unsigned *sink) {
+  constexpr unsigned long long tile = static_cast<unsigned long long>(Block) * Unroll;
+  const unsigned long long tiles = (count + tile - 1) / tile;
+  const unsigned long long share = (tiles + gridDim.x - 1) / gridDim.x;
+  const unsigned long long first = blockIdx.x * share * tile;
+  const unsigned long long last = min(count, first + share * tile);
+  unsigned acc = 0;
+  unsigned long long base = first;
+  for (; base + tile <= last; base += tile) {
+    uint4 v[Unroll];
+#pragma unroll
+    for (unsigned u = 0; u < Unroll; ++u) v[u] = __ldg(data + base + u * Block + threadIdx.x);
+#pragma unroll
+    for (unsigned u = 0; u < Unroll; ++u) acc ^= fold(v[u]);
   }
-  if (acc == 0x9e3779b9u) *sink = acc; // keeps the loads; effectively never taken
+  for (unsigned long long i = base + threadIdx.x; i < last; i += Block) acc ^= fold(__ldg(data + i));
+  keep(acc, sink);
+}
+
+using kernel_t = void (*)(const uint4 *, unsigned long long, unsigned *);
+
+struct compiled_shape {
+  read_shape shape;
+  kernel_t kernel;
+};
+
+constexpr std::array<compiled_shape, 6> compiled{{
+    {{read_layout::grid_stride, 256, 4, "grid-stride 256x4"}, grid_stride_read<4>},
+    {{read_layout::grid_stride, 256, 8, "grid-stride 256x8"}, grid_stride_read<8>},
+    {{read_layout::even_share, 256, 4, "even-share 256x4"}, even_share_read<256, 4>},
+    {{read_layout::even_share, 256, 8, "even-share 256x8"}, even_share_read<256, 8>},
+    {{read_layout::even_share, 512, 8, "even-share 512x8"}, even_share_read<512, 8>},
+    {{read_layout::even_share, 256, 16, "even-share 256x16"}, even_share_read<256, 16>},
+}};
+
+
+kernel_t kernel_of(const read_shape &shape) {
+  for (const auto &c : compiled)
+    if (c.shape.layout == shape.layout && c.shape.block == shape.block &&
+        c.shape.unroll == shape.unroll)
+      return c.kernel;
+  throw invalid_configuration("no streaming read compiled for this shape");
+}
+
+// As many blocks as are resident at once: the even share then gives every block one long run.
+unsigned resident_blocks(kernel_t kernel, unsigned block, const device_info &device) {
+  int per_sm = 0;
+  RT_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                             static_cast<int>(block), 0));
+  return static_cast<unsigned>(device.sm_count) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
 }
 
 } // namespace
 
-void enqueue_streaming_read(const void *data, std::uint64_t bytes, unsigned *sink,
-                            const device_info &device, cudaStream_t s) {
+const std::vector<read_shape> &read_shapes() {
+  static const std::vector<read_shape> shapes = [] {
+    std::vector<read_shape> s;
+    for (const auto &c : compiled) s.push_back(c.shape);
+    return s;
+  }();
+  return shapes;
+}
+
+void enqueue_streaming_read(const read_shape &shape, const void *data, std::uint64_t bytes,
+                            unsigned *sink, const device_info &device, cudaStream_t s) {
   if (bytes % 16 != 0) throw invalid_configuration("streaming read needs a multiple of 16 bytes");
-  const unsigned grid = static_cast<unsigned>(device.sm_count) * (2048 / block_size);
-  streaming_read<<<grid, block_size, 0, s>>>(static_cast<const uint4 *>(data), bytes / 16, sink);
+  const kernel_t kernel = kernel_of(shape);
+  const unsigned grid = resident_blocks(kernel, shape.block, device);
+  kernel<<<grid, shape.block, 0, s>>>(static_cast<const uint4 *>(data), bytes / 16, sink);
   RT_CUDA_CALL(cudaGetLastError());
 }
 

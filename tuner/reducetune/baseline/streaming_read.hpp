@@ -1,5 +1,7 @@
-// The read-only streaming kernel (nvcc, C++17): 16-byte vector loads, grid-stride, several
-// loads in flight per thread, nothing written.
+// The read-only streaming kernels (nvcc, C++17): 16-byte vector loads, several loads in flight
+// per thread, nothing written. A few shapes, because which one streams fastest depends on the
+// device (the ceiling is the best of them): the grid-stride loop most bandwidth tests use, and
+// CUB's own layout, in which each block reads contiguous tiles of its even share of the input.
 #pragma once
 
 #include "reducetune/cuda/device_info.hpp"
@@ -7,12 +9,29 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace reducetune {
 
-// Enqueues one read of `bytes` (a multiple of 16) at `data`; sink receives a value only in
-// the impossible case that guards against dead-code elimination.
-void enqueue_streaming_read(const void *data, std::uint64_t bytes, unsigned *sink,
-                            const device_info &device, cudaStream_t s);
+enum class read_layout {
+  grid_stride, // thread i reads i, i + grid × block, …: each warp's loads are a grid apart
+  even_share,  // block b reads tiles [b × share, (b + 1) × share), as CUB's DeviceReduce does
+};
+
+struct read_shape {
+  read_layout layout;
+  unsigned block;  // threads per block
+  unsigned unroll; // independent 16-byte loads in flight per thread
+  const char *name;
+};
+
+// Every compiled shape, in a fixed order.
+[[nodiscard]] const std::vector<read_shape> &read_shapes();
+
+// Enqueues one read of `bytes` (a multiple of 16) at `data` (16-byte aligned) in the given
+// shape, with as many blocks as fit on the device at once; sink receives a value only in the
+// impossible case that guards against dead-code elimination.
+void enqueue_streaming_read(const read_shape &shape, const void *data, std::uint64_t bytes,
+                            unsigned *sink, const device_info &device, cudaStream_t s);
 
 } // namespace reducetune

@@ -17,7 +17,9 @@ const char *to_string(stop_reason r) noexcept {
 stop_reason should_stop(const stopping_rule &rule, std::span<const double> samples,
                         double elapsed_s) {
   if (samples.size() < rule.min_samples) return stop_reason::keep_going;
-  if (summarize(samples).rel_stddev < rule.max_noise) return stop_reason::converged;
+  const sample_statistics s = summarize(samples);
+  const bool enough_time = s.mean * static_cast<double>(samples.size()) >= rule.min_time_s;
+  if (enough_time && s.rel_stddev < rule.max_noise) return stop_reason::converged;
   if (samples.size() >= rule.max_samples) return stop_reason::max_samples;
   if (elapsed_s >= rule.time_cap_s) return stop_reason::time_cap;
   return stop_reason::keep_going;

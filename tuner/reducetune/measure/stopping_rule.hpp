@@ -1,6 +1,7 @@
-// When to stop sampling (nvbench's rule): at least min_samples; then stop as soon as the
-// relative noise (rel_stddev of all samples so far) is below max_noise, or the time cap or
-// max_samples is reached. Every sample is kept either way; the reason is recorded with the
+// When to stop sampling (nvbench's rule): at least min_samples and min_time_s of measured time
+// (the samples' sum: nvbench's --min-time, so that a microsecond kernel's median rests on many
+// samples); then stop as soon as the relative noise (rel_stddev of all samples so far) is below
+// max_noise, or the time cap or max_samples is reached. Every sample is kept either way; the reason is recorded with the
 // measurement so that a noisy result is visible as such.
 #pragma once
 
@@ -14,6 +15,7 @@ struct stopping_rule {
   std::size_t max_samples = 1000;
   double max_noise = 0.01;   // relative standard deviation
   double time_cap_s = 1.0;   // wall time spent sampling, including L2 flushes and syncs
+  double min_time_s = 0;     // sum of the samples before convergence may stop (0: no minimum)
 };
 
 enum class stop_reason { keep_going, converged, time_cap, max_samples };

@@ -84,7 +84,8 @@ json to_json(const stopping_rule &r) {
   return {{"min_samples", r.min_samples},
           {"max_samples", r.max_samples},
           {"max_noise", number(r.max_noise)},
-          {"time_cap_s", number(r.time_cap_s)}};
+          {"time_cap_s", number(r.time_cap_s)},
+          {"min_time_s", number(r.min_time_s)}};
 }
 
 stopping_rule rule_from(const json &j, const std::string &where) {
@@ -97,6 +98,8 @@ stopping_rule rule_from(const json &j, const std::string &where) {
     r.max_noise = as_double(*v, where + ".max_noise");
   if (const json *v = optional_field(j, "time_cap_s", where))
     r.time_cap_s = as_double(*v, where + ".time_cap_s");
+  if (const json *v = optional_field(j, "min_time_s", where))
+    r.min_time_s = as_double(*v, where + ".min_time_s");
   return r;
 }
 

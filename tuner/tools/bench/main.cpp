@@ -3,7 +3,7 @@
 // process on one device, as markdown tables (and JSON).
 //
 //   reducetune-bench [--dtype float32,int32] [--op sum] [--sizes 10:30:2] [--repeat N]
-//                    [--time-cap S] [--slow-max-log2 K] [--only NAME,...]
+//                    [--time-cap S] [--min-time S] [--slow-max-log2 K] [--only NAME,...]
 //                    [--out FILE.md] [--json FILE]
 //   reducetune-bench --racy-trials N [--racy-sizes 10,16,20,24] [--dtype …] [--only …]
 //
@@ -14,6 +14,9 @@
 // after sampling; a wrong one prints WRONG and is never ranked. --repeat 2 runs the whole table
 // twice in the same process and prints each row's difference of medians and, for n ≥ 2^20,
 // the largest one with PASS (≤ 3 %) or FAIL.
+//
+// --min-time S (default 0.002): the cold samples of a row add up to at least S before the
+// noise may stop them (nvbench's --min-time), so short sequences get hundreds of samples.
 //
 // Racy mode (--racy-trials N): runs the seed-faithful unsafe volatile warp unrolls (tunable
 // warp=volatile_unsafe, seeds harris4/5/6 and reduceUnrollWarps8), their volatile_sync

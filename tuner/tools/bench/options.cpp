@@ -16,7 +16,7 @@ namespace {
   std::fprintf(stderr,
                "reducetune-bench: %s\n"
                "usage: reducetune-bench [--dtype float32,int32] [--op sum] [--sizes 10:30:2]\n"
-               "         [--repeat N] [--no-graph] [--time-cap S] [--slow-max-log2 K]\n"
+               "         [--repeat N] [--no-graph] [--time-cap S] [--min-time S] [--slow-max-log2 K]\n"
                "         [--only NAME,...]\n"
                "         [--out FILE.md] [--json FILE]\n"
                "       reducetune-bench --racy-trials N [--racy-sizes 10,16,20,24] [--dtype ...]\n"
@@ -69,6 +69,9 @@ options parse(int argc, char **argv) {
       o.repeat = std::max(1, to_int(a, next()));
     } else if (a == "--time-cap") {
       o.time_cap_s = std::atof(next().c_str());
+    } else if (a == "--min-time") {
+      o.min_time_s = std::atof(next().c_str());
+      if (!(o.min_time_s >= 0)) usage("--min-time needs seconds >= 0");
     } else if (a == "--slow-max-log2") {
       o.slow_max_log2 = to_int(a, next());
     } else if (a == "--only") {

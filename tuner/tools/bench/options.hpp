@@ -17,6 +17,9 @@ struct options {
   int repeat = 1;
   bool graph = true; // time CUDA-graph replays of each sequence (--no-graph: direct launches)
   double time_cap_s = 0.3;
+  // nvbench's --min-time: cold samples add up to at least this before the noise may stop them,
+  // so that the median of a microsecond-long sequence rests on hundreds of samples
+  double min_time_s = 0.002;
   int slow_max_log2 = 28; // harris0..2 (interleaved addressing) above this are skipped
   std::vector<std::string> only;
   std::string out, json_path;

@@ -18,7 +18,7 @@ namespace reducetune::bench {
 
 int run_racy(const options &o, const device_info &device, compiler &comp) {
   std::ostringstream md;
-  md << header(o, device, 0, 0);
+  md << header(o, device, nullptr);
   md << "- mode: " << o.racy_trials
      << " runs of each variant per size, each verified on its own (uniform data; integers "
         "exact): a wrong count > 0 is a race observed\n\n";

@@ -38,9 +38,27 @@ std::string utc_now() {
   return buffer;
 }
 
+// The ceiling line: the fastest read shape, its bandwidth, and every shape's for the record.
+std::string ceiling_text(const ceiling_result &c, const device_info &d) {
+  std::ostringstream md;
+  md << "- measured streaming ceiling (the fastest of " << c.shapes.size()
+     << " read-only kernels of 16-byte loads over " << fmt("%.2f", c.bytes / double(1ULL << 30))
+     << " GiB, median of " << c.cold.samples_s.size() << " cold samples, measured once): "
+     << fmt("%.1f", c.bytes_per_s / 1e9) << " GB/s = "
+     << fmt("%.1f", percent_of(c.bytes_per_s, d.peak_bytes_per_s())) << " % of peak, by `"
+     << c.shape << "`";
+  const char *sep = "; every shape: ";
+  for (const auto &s : c.shapes) {
+    md << sep << s.shape << " " << fmt("%.1f", s.bytes_per_s / 1e9);
+    sep = ", ";
+  }
+  md << " GB/s\n";
+  return md.str();
+}
+
 } // namespace
 
-std::string header(const options &o, const device_info &d, double ceiling, std::size_t samples) {
+std::string header(const options &o, const device_info &d, const ceiling_result *ceiling) {
   std::ostringstream md;
   md << "# reducetune-bench on " << d.name << "\n\n";
   md << "- device: " << d.name << " (sm_" << d.arch() << ", " << d.sm_count << " SMs, L2 "
@@ -52,10 +70,7 @@ std::string header(const options &o, const device_info &d, double ceiling, std::
   md << "- command: `" << o.command << "`\n";
   md << "- theoretical peak (2 x memory clock x bus width / 8): "
      << fmt("%.1f", d.peak_bytes_per_s() / 1e9) << " GB/s\n";
-  if (ceiling > 0)
-    md << "- measured streaming ceiling (16-byte vector reads of 1 GiB, median of " << samples
-       << " cold samples, measured once): " << fmt("%.1f", ceiling / 1e9)
-       << " GB/s = " << fmt("%.1f", percent_of(ceiling, d.peak_bytes_per_s())) << " % of peak\n";
+  if (ceiling && ceiling->bytes_per_s > 0) md << ceiling_text(*ceiling, d);
   return md.str();
 }
 
@@ -67,7 +82,8 @@ std::string protocol_text(const options &o, const rules &r) {
         "never ranked\n";
   md << "- timing: CUDA events around each launch sequence; **cold** (L2 flushed before each "
         "sample) is the headline, hot (back to back) an extra column. Stopping rule: at least "
-     << r.cold.min_samples << " samples, stop at " << r.cold.max_noise * 100
+     << r.cold.min_samples << " samples adding up to at least " << r.cold.min_time_s * 1e3
+     << " ms, stop at " << r.cold.max_noise * 100
      << " % noise (relative stddev) or after " << r.cold.time_cap_s
      << " s (hot: " << r.hot.time_cap_s << " s), at most " << r.cold.max_samples << " samples\n";
   md << "- each sample's stream is held by a gate kernel until the whole launch sequence is "
@@ -180,14 +196,18 @@ nlohmann::json to_json(const table_row &r) {
   return j;
 }
 
-nlohmann::json bench_json(const options &o, const device_info &d, double ceiling_bytes_per_s,
+nlohmann::json bench_json(const options &o, const device_info &d, const ceiling_result &ceiling,
                           const std::vector<table_row> &rows) {
   nlohmann::json j{{"device", d.name},
                    {"uuid", d.uuid},
                    {"date", utc_now()},
                    {"command", o.command},
                    {"peak_bytes_per_s", d.peak_bytes_per_s()},
-                   {"ceiling_bytes_per_s", ceiling_bytes_per_s}};
+                   {"ceiling_bytes_per_s", ceiling.bytes_per_s},
+                   {"ceiling_bytes", ceiling.bytes},
+                   {"ceiling_shape", ceiling.shape}};
+  for (const auto &s : ceiling.shapes)
+    j["ceiling_shapes"].push_back({{"shape", s.shape}, {"bytes_per_s", s.bytes_per_s}});
   for (const auto &row : rows) j["rows"].push_back(to_json(row));
   return j;
 }

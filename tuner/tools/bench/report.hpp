@@ -9,6 +9,7 @@
 #include "bench/options.hpp"
 #include "bench/rows.hpp"
 
+#include "reducetune/baseline/streaming_ceiling.hpp"
 #include "reducetune/cuda/device_info.hpp"
 
 #include <nlohmann/json.hpp>
@@ -19,9 +20,9 @@
 
 namespace reducetune::bench {
 
-// The title and the device, date, driver, command, peak and (ceiling > 0) measured-ceiling
-// lines; samples is the number of cold samples behind the ceiling.
-std::string header(const options &o, const device_info &d, double ceiling, std::size_t samples);
+// The title and the device, date, driver, command, peak and (ceiling given and > 0) the
+// measured-ceiling lines.
+std::string header(const options &o, const device_info &d, const ceiling_result *ceiling);
 
 // How every row was measured: workload, verification, timing, stopping rule, graph replay.
 std::string protocol_text(const options &o, const rules &r);
@@ -39,7 +40,7 @@ std::string repeat_report(const std::vector<table_row> &rows, int runs, bool &pa
 nlohmann::json to_json(const table_row &r);
 
 // The whole JSON document: device, uuid, date (now), command, peak, ceiling and every row.
-nlohmann::json bench_json(const options &o, const device_info &d, double ceiling_bytes_per_s,
+nlohmann::json bench_json(const options &o, const device_info &d, const ceiling_result &ceiling,
                           const std::vector<table_row> &rows);
 
 // Writes j (one space of indentation, a newline at the end) to path; throws error on failure.

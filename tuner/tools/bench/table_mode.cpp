@@ -31,14 +31,15 @@ int run_table(const options &o, const device_info &device, compiler &comp) {
   r.cold.max_samples = r.hot.max_samples = 500;
   r.cold.max_noise = r.hot.max_noise = 0.01;
   r.cold.time_cap_s = o.time_cap_s;
+  r.cold.min_time_s = o.min_time_s;
   r.hot.time_cap_s = o.time_cap_s / 3;
 
-  const std::uint64_t ceiling_bytes =
-      std::min<std::uint64_t>(1ULL << 30, device.global_memory_bytes / 8);
   stopping_rule ceiling_rule = r.cold;
+  ceiling_rule.min_time_s = 0; // each sample reads 4 GiB: ten are plenty
   ceiling_rule.time_cap_s = 1.0;
-  const ceiling_result ceiling = measure_streaming_ceiling(device, ceiling_bytes, ceiling_rule);
-  std::fprintf(stderr, "ceiling: %.1f GB/s\n", ceiling.bytes_per_s / 1e9);
+  const ceiling_result ceiling = measure_streaming_ceiling(device, 0, ceiling_rule);
+  std::fprintf(stderr, "ceiling: %.1f GB/s (%s)\n", ceiling.bytes_per_s / 1e9,
+               ceiling.shape.c_str());
 
   std::map<dtype, std::vector<bench_variant>> variants;
   for (dtype t : o.dtypes) variants[t] = table_variants(o, device, comp, t);
@@ -49,7 +50,7 @@ int run_table(const options &o, const device_info &device, compiler &comp) {
   bool pass = true;
   const auto report = [&](bool final) {
     std::string md =
-        header(o, device, ceiling.bytes_per_s, ceiling.cold.samples_s.size()) + protocol_text(o, r);
+        header(o, device, &ceiling) + protocol_text(o, r);
     if (!final) md += "\n**Partial report: the run was still going when this was written.**\n";
     for (int run = 1; run <= o.repeat; ++run)
       for (dtype t : o.dtypes) md += table(rows, run, t, device, ceiling.bytes_per_s);
@@ -84,7 +85,7 @@ int run_table(const options &o, const device_info &device, compiler &comp) {
   report(true);
 
   if (!o.json_path.empty())
-    write_json(o.json_path, bench_json(o, device, ceiling.bytes_per_s, rows));
+    write_json(o.json_path, bench_json(o, device, ceiling, rows));
   return pass ? 0 : 1;
 }
 
