@@ -1,5 +1,5 @@
 // On the GPU: device attributes are sane, CUB gives verified results for every dtype × op on
-// hostile inputs, and the streaming ceiling stays below the theoretical peak.
+// hostile inputs, and the streaming ceiling stays below the theoretical peak and above CUB.
 #include "catch.hpp"
 
 #include "reducetune/baseline/cub_baseline.hpp"
@@ -46,4 +46,19 @@ TEST_CASE("the streaming ceiling is positive and below the theoretical peak", "[
   CHECK(c.cold.samples_s.size() >= 10);
   CHECK(c.bytes_per_s > 0.3 * d.peak_bytes_per_s());
   CHECK(c.bytes_per_s < 1.05 * d.peak_bytes_per_s());
+}
+
+TEST_CASE("no reduction streams faster than the ceiling: CUB at 2^30 floats stays below it",
+          "[gpu][baseline]") {
+  const device_info d = query_device();
+  const ceiling_result c = measure_streaming_ceiling(d);
+  INFO("ceiling " << c.bytes_per_s / 1e9 << " GB/s by " << c.shape);
+  CHECK(c.shapes.size() >= 2);
+  evaluate_options o;
+  o.hot = false;
+  const evaluation e = evaluate_cub(workload{dtype::float32, reduce_op::sum, 1ULL << 30}, d, o);
+  if (const auto *f = std::get_if<failure>(&e)) FAIL(f->reason);
+  const double cub = std::get<measurement>(e).bytes_per_s;
+  INFO("CUB " << cub / 1e9 << " GB/s");
+  CHECK(cub <= 1.01 * c.bytes_per_s); // 1 %: the two medians' own noise
 }
