@@ -7,25 +7,33 @@ Every strategy replays the same recording, so the comparison is deterministic pe
 
     reducetune experiment search-efficiency \
         --replay tests/data/recorded/h200_float32_sum_grid.db.xz --dtype float32 --op sum \
-        --seeds 20 --restrict ... --out docs/results/search-efficiency
+        --seeds 20 --restrict ... --jobs 16 --out docs/results/search-efficiency
 
 A recording's sidecar (``NAME.json`` beside ``NAME.db`` or ``NAME.db.xz``: device, date,
 command) is named in the report when present.
+
+``--jobs N`` spreads the (size, strategy, seed) runs over N processes, each with its own
+replay evaluator on one decompressed copy of the recording. Each run is a fresh study with a
+fixed seed over the same recording, so the curves do not depend on N; only the timings do.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import math
+import os
 import statistics
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_arguments", "run", "run_from_args", "curves_for"]
+__all__ = ["add_arguments", "curve_for", "curves_for", "run", "run_from_args"]
 
 DEFAULT_STRATEGIES = ["tpe", "random", "nsga2"]
 
@@ -46,29 +54,139 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the same restriction as the recording sweep's (repeatable)")
     p.add_argument("--out", type=Path, default=Path("search-efficiency"),
                    help="folder for report.md, curves.json and curves.png")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="processes that run the (size, strategy, seed) runs (default 1); "
+                        "the curves do not depend on it")
 
 
 def curves_for(evaluator: Any, family: str, dtype: str, op: str, n: int, strategy: str,
                seeds: int, max_evals: int,
                restrict: dict[str, list[Any]] | None = None) -> list[list[float]]:
     """Per seed, the best median time after 1..max_evals evaluations (inf before any ok)."""
+    return [curve_for(evaluator, family, dtype, op, n, strategy, seed, max_evals, restrict)
+            for seed in range(seeds)]
+
+
+def curve_for(evaluator: Any, family: str, dtype: str, op: str, n: int, strategy: str,
+              seed: int, max_evals: int,
+              restrict: dict[str, list[Any]] | None = None) -> list[float]:
+    """One seed's best median time after 1..max_evals evaluations (inf before any ok)."""
     from reducetune._tune import TuneConfig, tune_size
 
-    out = []
-    for seed in range(seeds):
-        best_after: list[float] = []
+    best_after: list[float] = []
 
-        def on_trial(r: Any) -> None:
-            while len(best_after) < r.points:
-                best_after.append(r.best["median_s"] if r.best else float("inf"))
+    def on_trial(r: Any) -> None:
+        while len(best_after) < r.points:
+            best_after.append(r.best["median_s"] if r.best else float("inf"))
 
-        config = TuneConfig(dtype=dtype, op=op, sizes=[n], family=family, strategy=strategy,
-                            max_evals=max_evals, seed=seed, restrict=dict(restrict or {}))
-        tune_size(evaluator, config, n, on_trial=on_trial)
-        while len(best_after) < max_evals:  # a strategy that ran out of points keeps its best
-            best_after.append(best_after[-1] if best_after else float("inf"))
-        out.append(best_after[:max_evals])
-    return out
+    config = TuneConfig(dtype=dtype, op=op, sizes=[n], family=family, strategy=strategy,
+                        max_evals=max_evals, seed=seed, restrict=dict(restrict or {}))
+    tune_size(evaluator, config, n, on_trial=on_trial)
+    while len(best_after) < max_evals:  # a strategy that ran out of points keeps its best
+        best_after.append(best_after[-1] if best_after else float("inf"))
+    return best_after[:max_evals]
+
+
+# One run of the experiment: (n, strategy, seed, max_evals).
+Task = tuple[int, str, int, int]
+
+# A worker process's evaluator, opened once by _open_worker (one per process, never shared).
+_WORKER_EVALUATOR: Any = None
+# Read by OpenMP/MKL (torch's GPSampler) when a worker loads them: 16 workers x 16 threads
+# would oversubscribe the cores.
+_WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _open_worker(db: str) -> None:
+    global _WORKER_EVALUATOR
+    import importlib
+
+    import optuna
+
+    from reducetune._evaluators import ReplayEvaluator
+
+    try:  # only the gp strategy needs torch; import_module: no stubs needed for mypy
+        importlib.import_module("torch").set_num_threads(1)
+    except ImportError:
+        pass
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    _WORKER_EVALUATOR = ReplayEvaluator(db)  # lives as long as the process
+
+
+def _timed_curve(evaluator: Any, family: str, dtype: str, op: str, task: Task,
+                 restrict: dict[str, list[Any]] | None) -> tuple[list[float], float]:
+    n, strategy, seed, budget = task
+    start = time.monotonic()
+    curve = curve_for(evaluator, family, dtype, op, n, strategy, seed, budget, restrict)
+    return curve, time.monotonic() - start
+
+
+def _worker_curve(family: str, dtype: str, op: str, task: Task,
+                  restrict: dict[str, list[Any]] | None) -> tuple[list[float], float]:
+    return _timed_curve(_WORKER_EVALUATOR, family, dtype, op, task, restrict)
+
+
+@contextlib.contextmanager
+def _worker_env() -> Iterator[None]:
+    """_WORKER_ENV set while worker processes start (they copy the parent's environment)."""
+    saved = {k: os.environ.get(k) for k in _WORKER_ENV}
+    os.environ.update(_WORKER_ENV)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _pooled_curves(db: Path, jobs: int, family: str, dtype: str, op: str, tasks: list[Task],
+                   restrict: dict[str, list[Any]] | None) -> list[tuple[list[float], float]]:
+    """Every task's (curve, seconds), in the order of tasks, from jobs spawned processes."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawn, not fork: the parent holds an open SQLite connection and maybe torch's threads
+    ctx = multiprocessing.get_context("spawn")
+    with _worker_env(), ProcessPoolExecutor(max_workers=jobs, mp_context=ctx,
+                                            initializer=_open_worker,
+                                            initargs=(str(db),)) as pool:
+        futures = [pool.submit(_worker_curve, family, dtype, op, t, restrict) for t in tasks]
+        _report_progress(futures, jobs)
+        return [f.result() for f in futures]  # in the order of tasks, whatever finished first
+
+
+def _report_progress(futures: list[Any], jobs: int) -> None:
+    """A line on stderr at every tenth of the runs done (the summaries wait for all)."""
+    from concurrent.futures import as_completed
+
+    step = max(1, len(futures) // 10)
+    for done, _ in enumerate(as_completed(futures), 1):
+        if done % step == 0 or done == len(futures):
+            print(f"search-efficiency: {done}/{len(futures)} runs done ({jobs} processes)",
+                  file=sys.stderr)
+
+
+def _all_curves(evaluator: Any, db: Path, jobs: int, family: str, dtype: str, op: str,
+                tasks: list[Task], restrict: dict[str, list[Any]] | None
+                ) -> list[tuple[list[float], float]]:
+    if jobs == 1:  # in this process, on its evaluator: no start-up cost
+        return [_timed_curve(evaluator, family, dtype, op, t, restrict) for t in tasks]
+    return _pooled_curves(db, jobs, family, dtype, op, tasks, restrict)
+
+
+@contextlib.contextmanager
+def _plain_recording(replay: Path) -> Iterator[Path]:
+    """The recording as a plain database: a .xz one is decompressed once, here, so that
+    worker processes open the copy instead of each decompressing it again."""
+    if not replay.name.endswith(".xz"):
+        yield replay
+        return
+    from reducetune._evaluators import decompress_recording
+
+    with tempfile.TemporaryDirectory(prefix="reducetune-replay-") as folder:
+        yield decompress_recording(replay, folder)
 
 
 TARGET = 0.98  # issue 5: within 2% of the exhaustive optimum ...
@@ -120,28 +238,34 @@ def _quantile(xs: list[float], q: float) -> float:
 
 def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
         strategies: list[str], seeds: int, max_evals: int | None, out: Path,
-        restrict: dict[str, list[Any]] | None = None) -> dict[str, Any]:
+        restrict: dict[str, list[Any]] | None = None, jobs: int = 1) -> dict[str, Any]:
     import optuna
 
     from reducetune._evaluators import ReplayEvaluator
     from reducetune._samplers import make_sampler
-    from reducetune.errors import InvalidConfiguration
+    from reducetune.errors import InvalidConfiguration, StoreError
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     for s in strategies:
         make_sampler(s, 0)  # unknown strategies and missing packages fail before any work
     if seeds < 1:
         raise InvalidConfiguration("--seeds must be at least 1")
-    evaluator = ReplayEvaluator(replay)
-    try:
-        return _run(evaluator, replay, dtype, op, sizes, family, strategies, seeds, max_evals,
-                    out, restrict)
-    finally:
-        evaluator.close()
+    if jobs < 1:
+        raise InvalidConfiguration(f"--jobs must be at least 1 (got {jobs})")
+    if not Path(replay).exists():
+        raise StoreError(f"replay database {replay} does not exist")
+    with _plain_recording(Path(replay)) as db:
+        evaluator = ReplayEvaluator(db)
+        try:
+            return _run(evaluator, replay, db, jobs, dtype, op, sizes, family, strategies,
+                        seeds, max_evals, out, restrict)
+        finally:
+            evaluator.close()
 
 
-def _run(evaluator: Any, replay: Path, dtype: str, op: str, sizes: list[int] | None,
-         family: str, strategies: list[str], seeds: int, max_evals: int | None, out: Path,
+def _run(evaluator: Any, replay: Path, db: Path, jobs: int, dtype: str, op: str,
+         sizes: list[int] | None, family: str, strategies: list[str], seeds: int,
+         max_evals: int | None, out: Path,
          restrict: dict[str, list[Any]] | None) -> dict[str, Any]:
     import optuna
 
@@ -160,7 +284,8 @@ def _run(evaluator: Any, replay: Path, dtype: str, op: str, sizes: list[int] | N
                               "date": _utc_today(), "sizes": {},
                               "command": "reducetune " + " ".join(sys.argv[1:]),
                               "restrict": restrict or {}, "optuna": optuna.__version__,
-                              "recording": sidecar_of(replay)}
+                              "recording": sidecar_of(replay), "jobs": jobs}
+    wall = time.monotonic()
     for n in sizes:
         table = evaluator.table(dtype, op, n)
         ok = [r["median_s"] for k, r in table.items() if r["status"] == "ok" and k in valid]
@@ -179,27 +304,39 @@ def _run(evaluator: Any, replay: Path, dtype: str, op: str, sizes: list[int] | N
                                  "points_within_target": near,
                                  "random_chance_at_k_5pct": _random_chance(near, len(valid), five),
                                  "strategies": {}}
-        for s in strategies:
-            start = time.monotonic()
-            fr = _fractions(curves_for(evaluator, family, dtype, op, n, s, seeds, budget, restrict),
-                            optimum)
-            entry["strategies"][s] = {
-                "mean": [statistics.fmean(col) for col in zip(*fr)],
-                "p10": [_quantile(list(col), 0.1) for col in zip(*fr)],
-                "p90": [_quantile(list(col), 0.9) for col in zip(*fr)],
-                "min": [min(col) for col in zip(*fr)],
-                # per seed: evaluations until within the target (null: not in the budget)
-                "k_to_target": [None if math.isinf(k) else k for k in map(_k_to_target, fr)],
-                "seconds": time.monotonic() - start,
-            }
-            print(f"n={n} {s}: {seeds} seeds x {budget} evaluations in "
-                  f"{entry['strategies'][s]['seconds']:.1f} s", file=sys.stderr)
         report["sizes"][str(n)] = entry
+    tasks = [(n, s, seed, report["sizes"][str(n)]["max_evals"])
+             for n in sizes for s in strategies for seed in range(seeds)]
+    results = iter(_all_curves(evaluator, db, jobs, family, dtype, op, tasks, restrict))
+    for n in sizes:
+        entry = report["sizes"][str(n)]
+        for s in strategies:
+            runs = [next(results) for _ in range(seeds)]
+            entry["strategies"][s] = _summary([c for c, _ in runs], entry["optimum_s"],
+                                              sum(t for _, t in runs))
+            print(f"n={n} {s}: {seeds} seeds x {entry['max_evals']} evaluations in "
+                  f"{entry['strategies'][s]['seconds']:.1f} s (summed over runs)",
+                  file=sys.stderr)
+    report["wall_seconds"] = time.monotonic() - wall  # every run, with --jobs processes
     out.mkdir(parents=True, exist_ok=True)
     (out / "curves.json").write_text(json.dumps(report, indent=1))
     (out / "report.md").write_text(_markdown(report, replay))
     _plot(report, out / "curves.png")
     return report
+
+
+def _summary(curves: list[list[float]], optimum: float, seconds: float) -> dict[str, Any]:
+    fr = _fractions(curves, optimum)
+    return {
+        "mean": [statistics.fmean(col) for col in zip(*fr)],
+        "p10": [_quantile(list(col), 0.1) for col in zip(*fr)],
+        "p90": [_quantile(list(col), 0.9) for col in zip(*fr)],
+        "min": [min(col) for col in zip(*fr)],
+        # per seed: evaluations until within the target (null: not in the budget)
+        "k_to_target": [None if math.isinf(k) else k for k in map(_k_to_target, fr)],
+        # the runs' own times added up (not wall time): comparable whatever --jobs was
+        "seconds": seconds,
+    }
 
 
 def _ks(v: int, budget: int, five: int) -> list[int]:
@@ -250,7 +387,9 @@ def _markdown(report: dict[str, Any], replay: Path) -> str:
         f"- Source recording: `{replay}`" + (
             f", recorded {rec['date']} on {rec.get('device', {}).get('name', '?')} with "
             f"`{rec['command']}`" if rec.get("command") else ""),
-        f"- Command: `{report['command']}`",
+        f"- Command: `{report['command']}`" + (
+            f"; {report['wall_seconds']:.0f} s wall time with {report['jobs']} process(es)"
+            if "wall_seconds" in report else ""),
         "",
         f"Fraction of the exhaustive optimum (optimum time / best time found) after k "
         f"evaluations (distinct valid points), {report['seeds']} seeds per strategy: mean over "
@@ -281,9 +420,10 @@ def _markdown(report: dict[str, Any], replay: Path) -> str:
                      for k in ks]
             lines.append(f"| {s} | " + " | ".join(cells) + " |")
         if five <= budget and any("k_to_target" in c for c in e["strategies"].values()):
-            lines += ["", f"| strategy | mean at k={five} | worst seed at k={five} | seeds >= "
-                      f"{TARGET:.2f} at k={five} | evaluations to >= {TARGET:.2f}: median "
-                      "[worst seed] | seconds |", "|---|---|---|---|---|---|"]
+            lines += ["", (f"| strategy | mean at k={five} | worst seed at k={five} | seeds >= "
+                           f"{TARGET:.2f} at k={five} | evaluations to >= {TARGET:.2f}: median "
+                           "[worst seed] | seconds (summed over runs) |"),
+                      "|---|---|---|---|---|---|"]
             for s, c in e["strategies"].items():
                 if "k_to_target" not in c:
                     continue
@@ -348,6 +488,6 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     sizes = parse_sizes(args.n) if args.n else None
     run(args.replay, args.dtype, args.op, sizes, args.family, args.strategies, args.seeds,
-        args.max_evals, args.out, _restrictions(args.restrict))
+        args.max_evals, args.out, _restrictions(args.restrict), args.jobs)
     print(f"wrote {args.out}/report.md, curves.png, curves.json", file=sys.stderr)
     return 0
