@@ -68,3 +68,56 @@ def test_run_raises_invalid_configuration_for_zero_jobs(tmp_path, synthetic_db):
     with pytest.raises(InvalidConfiguration, match="--jobs"):
         run(synthetic_db, "float32", "sum", [N], "tunable", ["random"], 1, 5,
             tmp_path / "se", jobs=0)
+
+
+def journal_lines(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_interrupted_experiment_runs_only_what_its_journal_lacks(cli, tmp_path, synthetic_db,
+                                                                    jobs):
+    out = tmp_path / "se"
+    args = ["experiment", "search-efficiency", "--replay", synthetic_db, *SMALL_RUN,
+            "--jobs", jobs, "--out", out]
+    code, _, err = cli(*args)
+    assert code == 0, err
+    full = curves(out)
+    lines = journal_lines(out)
+    assert sorted((x["strategy"], x["seed"]) for x in lines) == [
+        ("random", 0), ("random", 1), ("tpe", 0), ("tpe", 1)]
+
+    # As if killed after two runs, one line cut short; the kept tpe run is marked by its time.
+    kept = [x for x in lines if x["seed"] == 0]
+    for x in kept:
+        x["seconds"] = 1000.0
+    (out / "runs.jsonl").write_text("".join(json.dumps(x) + "\n" for x in kept) + '{"n": 10')
+    code, _, err = cli(*args)
+    assert code == 0, err
+    assert "2 of 4 runs taken from" in err
+    assert curves(out) == full  # the same curves, half of them from the journal
+    report = json.loads((out / "curves.json").read_text())
+    for s in ("tpe", "random"):  # the reused run's time is the journal's: it was not re-run
+        assert 1000.0 < report["sizes"][str(N)]["strategies"][s]["seconds"] < 1100.0
+    assert len(journal_lines_tolerant(out)) == 4
+
+
+def journal_lines_tolerant(out: Path) -> list[dict]:
+    good = []
+    for line in (out / "runs.jsonl").read_text().splitlines():
+        try:
+            good.append(json.loads(line))
+        except ValueError:
+            pass
+    return good
+
+
+def test_the_journal_is_not_reused_for_another_budget(cli, tmp_path, synthetic_db):
+    out = tmp_path / "se"
+    base = ["experiment", "search-efficiency", "--replay", synthetic_db, "--out", out,
+            "--n", "2^20", "--strategies", "random", "--seeds", "1", *RESTRICT_ARGS]
+    assert cli(*base, "--max-evals", "5")[0] == 0
+    code, _, err = cli(*base, "--max-evals", "6")
+    assert code == 0, err
+    assert "taken from" not in err
+    assert sorted(x["max_evals"] for x in journal_lines(out)) == [5, 6]

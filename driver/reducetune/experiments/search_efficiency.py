@@ -15,6 +15,9 @@ command) is named in the report when present.
 ``--jobs N`` spreads the (size, strategy, seed) runs over N processes, each with its own
 replay evaluator on one decompressed copy of the recording. Each run is a fresh study with a
 fixed seed over the same recording, so the curves do not depend on N; only the timings do.
+
+Every finished run is journaled in OUT/runs.jsonl (experiments/_journal.py): the same command
+after an interruption or a time limit runs only the runs that are missing.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from reducetune.experiments._journal import Journal, Task
 
 __all__ = ["add_arguments", "curve_for", "curves_for", "run", "run_from_args"]
 
@@ -87,9 +92,6 @@ def curve_for(evaluator: Any, family: str, dtype: str, op: str, n: int, strategy
     return best_after[:max_evals]
 
 
-# One run of the experiment: (n, strategy, seed, max_evals).
-Task = tuple[int, str, int, int]
-
 # A worker process's evaluator, opened once by _open_worker (one per process, never shared).
 _WORKER_EVALUATOR: Any = None
 # Read by OpenMP/MKL (torch's GPSampler) when a worker loads them: 16 workers x 16 threads
@@ -142,38 +144,40 @@ def _worker_env() -> Iterator[None]:
 
 
 def _pooled_curves(db: Path, jobs: int, family: str, dtype: str, op: str, tasks: list[Task],
-                   restrict: dict[str, list[Any]] | None) -> list[tuple[list[float], float]]:
-    """Every task's (curve, seconds), in the order of tasks, from jobs spawned processes."""
+                   restrict: dict[str, list[Any]] | None, journal: Journal) -> None:
+    """Every task run in jobs spawned processes, each result journaled as it arrives."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     # spawn, not fork: the parent holds an open SQLite connection and maybe torch's threads
     ctx = multiprocessing.get_context("spawn")
     with _worker_env(), ProcessPoolExecutor(max_workers=jobs, mp_context=ctx,
                                             initializer=_open_worker,
                                             initargs=(str(db),)) as pool:
-        futures = [pool.submit(_worker_curve, family, dtype, op, t, restrict) for t in tasks]
-        _report_progress(futures, jobs)
-        return [f.result() for f in futures]  # in the order of tasks, whatever finished first
-
-
-def _report_progress(futures: list[Any], jobs: int) -> None:
-    """A line on stderr at every tenth of the runs done (the summaries wait for all)."""
-    from concurrent.futures import as_completed
-
-    step = max(1, len(futures) // 10)
-    for done, _ in enumerate(as_completed(futures), 1):
-        if done % step == 0 or done == len(futures):
-            print(f"search-efficiency: {done}/{len(futures)} runs done ({jobs} processes)",
-                  file=sys.stderr)
+        futures = {pool.submit(_worker_curve, family, dtype, op, t, restrict): t for t in tasks}
+        step = max(1, len(futures) // 10)
+        for done, f in enumerate(as_completed(futures), 1):
+            journal.add(futures[f], *f.result())
+            if done % step == 0 or done == len(futures):
+                print(f"search-efficiency: {done}/{len(futures)} runs done ({jobs} processes)",
+                      file=sys.stderr)
 
 
 def _all_curves(evaluator: Any, db: Path, jobs: int, family: str, dtype: str, op: str,
-                tasks: list[Task], restrict: dict[str, list[Any]] | None
+                tasks: list[Task], restrict: dict[str, list[Any]] | None, journal: Journal
                 ) -> list[tuple[list[float], float]]:
+    """Every task's (curve, seconds) in the order of tasks; runs the journal already holds
+    are not run again."""
+    missing = [t for t in tasks if journal.get(t) is None]
+    if len(missing) < len(tasks):
+        print(f"search-efficiency: {len(tasks) - len(missing)} of {len(tasks)} runs taken from "
+              f"{journal.path}", file=sys.stderr)
     if jobs == 1:  # in this process, on its evaluator: no start-up cost
-        return [_timed_curve(evaluator, family, dtype, op, t, restrict) for t in tasks]
-    return _pooled_curves(db, jobs, family, dtype, op, tasks, restrict)
+        for t in missing:
+            journal.add(t, *_timed_curve(evaluator, family, dtype, op, t, restrict))
+    elif missing:
+        _pooled_curves(db, jobs, family, dtype, op, missing, restrict, journal)
+    return [journal.get(t) or ([], 0.0) for t in tasks]
 
 
 @contextlib.contextmanager
@@ -307,7 +311,9 @@ def _run(evaluator: Any, replay: Path, db: Path, jobs: int, dtype: str, op: str,
         report["sizes"][str(n)] = entry
     tasks = [(n, s, seed, report["sizes"][str(n)]["max_evals"])
              for n in sizes for s in strategies for seed in range(seeds)]
-    results = iter(_all_curves(evaluator, db, jobs, family, dtype, op, tasks, restrict))
+    journal = Journal(out / "runs.jsonl", {"replay": Path(replay).name, "family": family,
+                                           "dtype": dtype, "op": op, "restrict": restrict or {}})
+    results = iter(_all_curves(evaluator, db, jobs, family, dtype, op, tasks, restrict, journal))
     for n in sizes:
         entry = report["sizes"][str(n)]
         for s in strategies:
