@@ -34,7 +34,7 @@ def results_json(results: list[Any], device: dict[str, Any]) -> dict[str, Any]:
             {"n": r.n, "best": r.best, "cub_gbps": r.cub_gbps, "x_cub": r.x_cub,
              "points": r.points, "evaluated": r.evaluated, "served": r.served,
              "invalid": r.invalid, "flagged": r.flagged, "failed": r.failed,
-             "stopped": r.stopped}
+             "escapes": r.escapes, "stopped": r.stopped}
             for r in results
         ],
     }

@@ -27,6 +27,11 @@ __all__ = ["TuneConfig", "SizeResult", "tune", "tune_size", "study_name"]
 # Trials in a row that bring no new point before a study is declared stuck (a sampler that
 # keeps proposing points it has already seen, or invalid ones).
 STALL_LIMIT = 2000
+# After this many trials in a row without a new point, the next trial is a random unseen valid
+# point instead of the sampler's proposal. Model-based samplers (gp above all) otherwise keep
+# proposing the same invalid or already measured point: a failed trial is invisible to their
+# model, so nothing changes their mind, and each ask costs more as trials pile up.
+STALL_ESCAPE = 10
 
 
 @dataclass
@@ -84,6 +89,7 @@ class SizeResult:
     flagged: int = 0  # trials skipped for a flagged value (not allow_flagged), never evaluated
     failed: int = 0  # evaluated, not ok
     points: int = 0  # distinct valid points in the study (its budget)
+    escapes: int = 0  # random unseen points enqueued after STALL_ESCAPE stalled trials
     stopped: str = ""
 
     @property
@@ -91,6 +97,19 @@ class SizeResult:
         if self.best and self.cub_gbps and self.best.get("gbps"):
             return float(self.best["gbps"]) / self.cub_gbps
         return None
+
+
+def _unseen_point(space: Space, seen: set[tuple[str, str]], config: TuneConfig,
+                  points: int) -> dict[str, Any] | None:
+    """A random valid point not in seen (nor flagged, unless allowed); None when none is left.
+    Seeded by the study's seed and its point count, so a replayed study is deterministic."""
+    import random
+
+    unseen = [p for p in space.valid_points() if space.labels(p) not in seen
+              and (config.allow_flagged or not space.flagged(p))]
+    if not unseen:
+        return None
+    return random.Random(f"{config.seed}:{points}").choice(unseen)
 
 
 def study_name(config: TuneConfig, n: int, device_uuid: str) -> str:
@@ -250,6 +269,13 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
                 1 for p in space.valid_points() if config.allow_flagged or not space.flagged(p))
             result.stopped = "exhausted" if result.points >= valid_total else "stalled"
             break
+        elif stall and stall % STALL_ESCAPE == 0:
+            escape = _unseen_point(space, seen, config, result.points)
+            if escape is None:
+                result.stopped = "exhausted"
+                break
+            study.enqueue_trial(encode(escape, choices, config.strategy))
+            result.escapes += 1
 
         trial = study.ask(dists)
         params = decode(trial.params, choices, config.strategy)
