@@ -87,6 +87,10 @@ void launch_sequence::plan_steps(const loaded_module &module, const launch_plan 
   }
   case protocol::two_pass:
     m_steps.push_back({kernel(module, plan, "pass"), grid, bs, shared, m_in, m_out.data(), m_n});
+    if (grid == 1) { // the one block's partial is the result: a second launch only copies it
+      m_result = m_partials.data();
+      break;
+    }
     m_steps.push_back({kernel(module, plan, "final"), 1, bs, shared, m_partials.data(),
                        m_out.data(), grid});
     m_result = m_out.data();
