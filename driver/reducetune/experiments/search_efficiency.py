@@ -490,7 +490,7 @@ def _plot(report: dict[str, Any], path: Path) -> None:
 
 def run_from_args(args: argparse.Namespace) -> int:
     from reducetune._sizes import parse_sizes
-    from reducetune.cli import _restrictions
+    from reducetune.commands._args import restrictions as _restrictions
 
     sizes = parse_sizes(args.n) if args.n else None
     run(args.replay, args.dtype, args.op, sizes, args.family, args.strategies, args.seeds,

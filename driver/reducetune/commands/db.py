@@ -1,0 +1,50 @@
+"""``reducetune db``: database maintenance (merge other databases in, check one)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from reducetune import errors
+from reducetune.commands._args import add_db, db_path
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("db", help="database maintenance")
+    dbsub = p.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+    m = dbsub.add_parser("merge", help="copy other databases' results into --db")
+    m.add_argument("others", nargs="+", type=Path)
+    add_db(m)
+    c = dbsub.add_parser("check", help="schema version and SQLite integrity check")
+    add_db(c)
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    return _check(args) if args.db_command == "check" else _merge(args)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from reducetune._store import open_store
+
+    store = open_store(db_path(args), create=False)
+    result = store.integrity_check()
+    print(f"{store.path}: schema version {store.schema_version()}, integrity {result}")
+    return 0 if result == "ok" else 1
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from reducetune._store import open_store
+
+    for other in args.others:
+        if not other.exists():
+            raise errors.StoreError(f"no database at {other}")
+    store = open_store(db_path(args))
+    for other in args.others:
+        s = store.merge_from(str(other))
+        print(f"merged {other}: {s['inserted']} inserted, {s['replaced']} replaced, "
+              f"{s['kept']} kept, {s['builds_inserted']} builds, "
+              f"{s['baselines_inserted']} baselines")
+    return 0
+
+
+COMMANDS = {"db": cmd_db}

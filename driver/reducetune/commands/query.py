@@ -1,0 +1,134 @@
+"""``best``, ``show``, ``history`` and ``export``: read what the database holds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from reducetune import errors
+from reducetune._sizes import parse_sizes
+from reducetune.commands._args import (add_allow_flagged, add_db, add_workload, check_workload,
+                                       db_path, positive_int)
+from reducetune.commands._console import console
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("best", help="the best variant for a type, operator and size")
+    add_workload(p, sizes=False)
+    p.add_argument("--n", required=True, help="input size (1048576 or 2^20)")
+    p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
+    p.add_argument("--json", action="store_true")
+    add_allow_flagged(p)
+    add_db(p)
+
+    for name in ("show", "history"):
+        p = sub.add_parser(name, help="every measurement of a type and operator")
+        add_workload(p, sizes=False)
+        p.add_argument("--n", default=None, help="only this size")
+        p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
+        p.add_argument("--limit", type=positive_int, default=None, help="the fastest N only")
+        p.add_argument("--json", action="store_true")
+        add_db(p)
+
+    p = sub.add_parser("export", help="the best table as a C++ header or JSON")
+    p.add_argument("format", choices=["header", "json"])
+    p.add_argument("-o", "--output", type=Path, default=None, help="file (default: stdout)")
+    p.add_argument("--namespace", default="reducetune_dispatch")
+    add_allow_flagged(p)
+    add_db(p)
+
+
+def _device_id(store: Any, device: str | None) -> dict[str, Any]:
+    """The stored device named by UUID, name or id; the first one when none is named."""
+    devices = store.devices()
+    if not devices:
+        raise errors.StoreError(f"no device in {store.path}: run reducetune tune first")
+    if device is None:
+        return dict(devices[0])
+    for d in devices:
+        if device in (d["uuid"], d["name"], str(d["id"])):
+            return dict(d)
+    raise errors.InvalidConfiguration(
+        f"no device '{device}' in {store.path} (known: {', '.join(d['name'] for d in devices)})")
+
+
+def cmd_best(args: argparse.Namespace) -> int:
+    from reducetune._store import open_store, store_best
+
+    check_workload(args)
+    n = parse_sizes(args.n)
+    if len(n) != 1:
+        raise errors.InvalidConfiguration("--n takes one size")
+    db = db_path(args)
+    store = open_store(db, create=False)
+    dev = _device_id(store, args.device)
+    b = store_best(store, db, dev["id"], args.dtype, args.op, n[0], args.allow_flagged)
+    if b is None:
+        only = ""
+        if not args.allow_flagged and store.best(dev["id"], args.dtype, args.op, n[0]):
+            only = " without a flagged value (--allow-flagged to consider those)"
+        print(f"reducetune: no verified measurement for {dev['name']} {args.dtype} {args.op}"
+              f"{only}", file=sys.stderr)
+        return 1
+    b = dict(b, device=dev["name"])
+    if args.json:
+        print(json.dumps(b, indent=2))
+    else:
+        gbps = f"{b['gbps']:.1f} GB/s" if b.get("gbps") else "? GB/s"
+        print(f"{b['variant_label']} {b['launch_label']}  {gbps}  "
+              f"(measured at n={b['bucket_n']} on {dev['name']})")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from reducetune._store import open_store
+
+    check_workload(args)
+    n = parse_sizes(args.n)[0] if args.n else None
+    store = open_store(db_path(args), create=False)
+    dev = _device_id(store, args.device)
+    rows = list(store.history(dev["id"], args.dtype, args.op, n))
+    rows.sort(key=lambda r: (r["n"], r["status"] != "ok", r["median_s"] or float("inf")))
+    if args.limit:
+        rows = [r for r in rows if r["status"] == "ok"][: args.limit]
+    if args.json:
+        print(json.dumps([{k: v for k, v in r.items() if k != "samples_s"} for r in rows],
+                         indent=2))
+        return 0
+    console().print(_history_table(f"{dev['name']} {args.dtype} {args.op}", rows))
+    return 0
+
+
+def _history_table(title: str, rows: list[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    t = Table(title=f"{title}: {len(rows)} measurements")
+    for c in ("n", "variant", "launch", "status", "median µs", "GB/s", "% peak", "reason"):
+        t.add_column(c, no_wrap=c != "reason")
+    for r in rows:
+        t.add_row(str(r["n"]), r["variant_label"], r["launch_label"], r["status"],
+                  f"{r['median_s'] * 1e6:.2f}" if r["median_s"] else "",
+                  f"{r['gbps']:.1f}" if r["gbps"] else "",
+                  f"{r['pct_of_peak']:.1f}" if r["pct_of_peak"] else "", r["reason"][:80])
+    return t
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from reducetune import _core
+    from reducetune._store import export_header, export_json
+
+    db = db_path(args)
+    text = (export_header(db, args.namespace, args.allow_flagged) if args.format == "header"
+            else export_json(db, args.allow_flagged))
+    if args.output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        _core.write_file_atomically(str(args.output), text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+COMMANDS = {"best": cmd_best, "show": cmd_show, "history": cmd_show, "export": cmd_export}

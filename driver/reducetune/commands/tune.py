@@ -1,0 +1,163 @@
+"""``reducetune tune``: search the space for each workload and store every result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from reducetune import errors
+from reducetune._samplers import STRATEGIES
+from reducetune._sizes import parse_sizes
+from reducetune.commands._args import (add_allow_flagged, add_db, add_workload, check_workload,
+                                       db_path, positive_int, restrictions, seconds)
+from reducetune.commands._console import console
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("tune", help="search the space for each workload; store every result")
+    add_workload(p)
+    p.add_argument("--device", type=int, default=0, help="GPU ordinal (default 0)")
+    p.add_argument("--family", default="tunable", help="template family (default tunable)")
+    p.add_argument("--strategy", default="tpe", help=f"{' | '.join(STRATEGIES)} (default tpe)")
+    p.add_argument("--max-evals", type=positive_int, default=None,
+                   help="distinct valid points per size (default: no limit)")
+    p.add_argument("--time-limit", type=seconds, default=None,
+                   help="for the whole run, split evenly over the sizes (90, 10m, 2h)")
+    p.add_argument("--target", type=float, default=None, metavar="P",
+                   help="stop a size once within P%% of the streaming ceiling")
+    p.add_argument("--seed", type=int, default=None, help="sampler seed (reproducible runs)")
+    p.add_argument("--base", default="good", help="preset measured first (default good)")
+    p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
+                   help="only these values of a parameter (repeatable): a smaller space")
+    p.add_argument("--replay", type=Path, default=None, metavar="DB",
+                   help="evaluate from a recorded database instead of the GPU")
+    p.add_argument("--timeout", type=seconds, default=120.0,
+                   help="per evaluation, before the worker is killed (default 120 s)")
+    p.add_argument("--sample-time", type=seconds, default=0.1, metavar="S",
+                   help="cold sampling time cap per point, CUB included (default 0.1 s)")
+    p.add_argument("--max-samples", type=positive_int, default=200, metavar="N",
+                   help="cold samples per point at most, at least 10 (default 200)")
+    p.add_argument("--hot", action="store_true",
+                   help="also take back-to-back hot samples (not stored; default off)")
+    p.add_argument("--in-process", action="store_true",
+                   help="evaluate in this process instead of a worker (no fault isolation)")
+    add_allow_flagged(p, "also tune points with a value the family flags (e.g. "
+                         "warp=volatile_unsafe, racy by construction); default: skipped")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_db(p)
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    config = _config(args)
+    config.validate()  # before the database is opened or a worker started
+    db = db_path(args)
+    if args.replay is not None and args.replay.resolve() == db.resolve():
+        raise errors.InvalidConfiguration("--replay and --db must be different files")
+    from reducetune._store import open_store
+
+    store = open_store(db)  # refuses a corrupt or foreign file before anything runs
+    evaluator = _evaluator(args)
+    storage = _storage(db)
+    try:
+        results = _run(args, config, evaluator, store, storage)
+    finally:
+        evaluator.close()
+    _print_results(args, config, evaluator, results, db)
+    _print_skipped(args, config, evaluator, results)
+    return 0
+
+
+def _config(args: argparse.Namespace) -> Any:
+    """The run's TuneConfig, from arguments checked as far as they can be without a device."""
+    from reducetune._tune import TuneConfig
+
+    check_workload(args)
+    if args.strategy not in STRATEGIES:
+        raise errors.InvalidConfiguration(
+            f"unknown strategy '{args.strategy}' (choose one of: {', '.join(STRATEGIES)})")
+    return TuneConfig(dtype=args.dtype, op=args.op, sizes=parse_sizes(args.sizes),
+                      family=args.family, strategy=args.strategy, max_evals=args.max_evals,
+                      time_limit_s=args.time_limit, target_pct=args.target, seed=args.seed,
+                      base_preset=args.base, restrict=restrictions(args.restrict),
+                      sample_time_s=args.sample_time, max_samples=args.max_samples,
+                      hot=args.hot, allow_flagged=args.allow_flagged)
+
+
+def _evaluator(args: argparse.Namespace) -> Any:
+    from reducetune._evaluators import GpuEvaluator, ReplayEvaluator
+
+    if args.replay is not None:
+        return ReplayEvaluator(args.replay, args.device)
+    return GpuEvaluator(args.device, timeout_s=args.timeout, in_process=args.in_process)
+
+
+def _storage(db: Path) -> Any:
+    """Optuna's studies, kept in the results database itself."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna.storages.RDBStorage(f"sqlite:///{db.resolve()}",
+                                      engine_kwargs={"connect_args": {"timeout": 60}})
+
+
+def _run(args: argparse.Namespace, config: Any, evaluator: Any, store: Any,
+         storage: Any) -> list[Any]:
+    """Tunes every size, with a progress bar where stderr is a terminal."""
+    from reducetune._tune import tune
+
+    on_precompile = None if args.quiet else _print_precompile
+    if args.quiet or not sys.stderr.isatty():
+        return tune(evaluator, config, store=store, storage=storage, on_precompile=on_precompile)
+    from reducetune._progress import TuneProgress
+
+    progress = TuneProgress(console(stderr=True), config)
+    with progress:
+        return tune(evaluator, config, store=store, storage=storage, on_trial=progress.trial,
+                    on_size=progress.size, on_precompile=on_precompile)
+
+
+def _print_precompile(r: dict[str, Any]) -> None:
+    """One line on stderr: what precompiling cost, and what it could not do."""
+    if "error" in r:
+        print(f"reducetune: precompile failed ({r['error']}: {r['message']}); each variant "
+              "compiles when it is first measured", file=sys.stderr)
+        return
+    line = f"precompiled {r['requested']} variants in {r['seconds']:.1f} s ({r['threads']} threads"
+    if r["cached"]:
+        line += f"; {r['cached']} already cached"
+    if r["failed"]:
+        label, error = next(iter(r["failures"].items()))
+        first = error.strip().splitlines()[0] if error.strip() else "no log"
+        line += f"; {r['failed']} failed, e.g. {label}: {first}"
+    print(line + ")", file=sys.stderr)
+
+
+def _print_results(args: argparse.Namespace, config: Any, evaluator: Any, results: list[Any],
+                   db: Path) -> None:
+    from reducetune._report import results_json, results_table
+
+    if args.json:
+        print(json.dumps(results_json(results, evaluator.device), indent=2))
+    else:
+        console().print(results_table(results, evaluator.device, config, db))
+
+
+def _print_skipped(args: argparse.Namespace, config: Any, evaluator: Any,
+                   results: list[Any]) -> None:
+    """How many proposed points had a flagged value, and which values those are."""
+    skipped = sum(r.flagged for r in results)
+    if not skipped or args.quiet:
+        return
+    from reducetune._space import Space
+
+    flags = Space(config.family, config.dtype, config.op, evaluator.limits).flags()
+    what = ", ".join(f"{k}={v}" for k, vs in flags.items() for v in vs)
+    print(f"reducetune: skipped {skipped} proposed points with a flagged value ({what}); "
+          "--allow-flagged to tune them", file=sys.stderr)
+
+
+COMMANDS = {"tune": cmd_tune}
