@@ -108,7 +108,7 @@ def evaluate(variant_label: str, launch_label: str, workload: dict, ordinal: int
 
 def evaluate_cub(workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 
-def streaming_ceiling(ordinal: int = 0, bytes: int = 1073741824) -> dict: ...
+def streaming_ceiling(ordinal: int = 0, bytes: int = 0) -> dict: ...  # 0: 4 GiB or memory/8
 
 class Store:
     def __init__(self, path: str) -> None:

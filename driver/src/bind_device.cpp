@@ -163,10 +163,11 @@ void bind_device(nb::module_ &m) {
         nb::dict d;
         d["bytes_per_s"] = r.bytes_per_s;
         d["samples_s"] = r.cold.samples_s;
-        d["bytes"] = bytes;
+        d["bytes"] = r.bytes;
+        d["shape"] = r.shape;
         return d;
       },
-      nb::arg("ordinal") = 0, nb::arg("bytes") = 1ULL << 30);
+      nb::arg("ordinal") = 0, nb::arg("bytes") = 0); // 0: default_ceiling_bytes (4 GiB)
 }
 
 } // namespace rtpy
