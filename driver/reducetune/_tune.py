@@ -215,7 +215,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
         sampler=make_sampler(config.strategy, config.seed), load_if_exists=True,
         directions=["minimize", "minimize"] if multi else ["minimize"])
     study_id = None
-    if ctx.store is not None and not study.trials:
+    if ctx.store is not None:  # a resumed study gets its existing row's id
         study_id = ctx.store.create_study({
             "name": study.study_name, "device_id": ctx.device_id, "dtype": config.dtype,
             "op": config.op, "strategy": config.strategy,

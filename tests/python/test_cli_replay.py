@@ -4,6 +4,7 @@ tune, best, export; budgets of every sampler; resume; invalid points; bad input.
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
@@ -128,6 +129,13 @@ def test_an_interrupted_run_resumed_re_measures_nothing(monkeypatch, counted, cl
     assert not set(resumed) & set(first), "a point measured before the interruption again"
     size = json.loads(out)["sizes"][0]
     assert size["points"] == 20 and len(resumed) == 20 - 8
+    # the resumed run's points belong to the same study as the first run's
+    with sqlite3.connect(db) as con:
+        ids = con.execute("SELECT study_id, COUNT(*) FROM rt_measurements GROUP BY study_id"
+                          ).fetchall()
+        studies = con.execute("SELECT COUNT(*) FROM rt_studies").fetchone()[0]
+    assert len(ids) == 1 and ids[0][0] is not None and ids[0][1] == 20, ids
+    assert studies == 1
 
     code, out, _ = cli(*args)  # a finished study measures nothing more
     assert code == 0 and len(counted) == 20

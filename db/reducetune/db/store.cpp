@@ -214,8 +214,10 @@ std::int64_t store::register_template(std::string_view family, std::string_view 
 std::int64_t store::create_study(const study_record &st) {
   std::int64_t id = 0;
   write_transaction(m_db, [&] {
+    // the no-op update makes RETURNING give the existing row's id
     auto s = m_db.prepare("INSERT INTO rt_studies (name, device_id, dtype, op, strategy, config)"
-                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id");
+                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+                          " ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id");
     s.bind(1, st.name).bind(2, st.device_id).bind(3, st.dtype).bind(4, st.op);
     s.bind(5, st.strategy).bind(6, st.config_json);
     id = returning_id(s);

@@ -45,6 +45,8 @@ public:
   [[nodiscard]] std::vector<device_record> devices() const;
 
   std::int64_t register_template(std::string_view family, std::string_view content_hash);
+  // The id of the study of that name: inserted when new; an existing one (a resumed run) is
+  // returned as it is, its device, strategy and config untouched.
   std::int64_t create_study(const study_record &study);
 
   // Records a compilation (ok or failed) under its cache key; a second record with the same

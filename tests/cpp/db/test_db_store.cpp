@@ -318,6 +318,10 @@ TEST_CASE("baselines and studies are recorded per device and workload", "[db]") 
   REQUIRE(found->median_s == 2e-5);
   REQUIRE_FALSE(s.find_baseline(dev, b.workload, "ceiling"));
   const auto study = s.create_study({0, "study-1", dev, "float32", "sum", "tpe", "{}"});
+  // a resumed run asks again by name: the same study, its first config kept
+  CHECK(s.create_study({0, "study-1", dev, "float32", "sum", "tpe", R"({"resumed": 1})"}) ==
+        study);
+  CHECK(s.create_study({0, "study-2", dev, "float32", "sum", "tpe", "{}"}) != study);
   auto m = rt_test::measurement(dev, 1024, 256, 1e-5);
   m.study_id = study;
   s.record_measurement(m);
