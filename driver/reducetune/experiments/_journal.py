@@ -23,6 +23,7 @@ class Journal:
     def __init__(self, path: Path, context: dict[str, Any]) -> None:
         self.path = path
         self._context = context
+        self._cut_short = False
         self._done: dict[Task, tuple[list[float], float]] = {}
         for line in self._lines():
             if line.get("context") == context:
@@ -34,9 +35,8 @@ class Journal:
             text = self.path.read_text()
         except FileNotFoundError:
             return []
-        if text and not text.endswith("\n"):  # cut short: the next line must start afresh
-            with self.path.open("a") as f:
-                f.write("\n")
+        # cut short by a kill: the next line written must start on a line of its own
+        self._cut_short = bool(text) and not text.endswith("\n")
         out = []
         for raw in text.splitlines():
             try:
@@ -54,5 +54,8 @@ class Journal:
                 "max_evals": max_evals, "curve": curve, "seconds": seconds}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a") as f:
+            if self._cut_short:
+                f.write("\n")
+                self._cut_short = False
             f.write(json.dumps(line) + "\n")  # inf (no ok point yet) is written as Infinity
         self._done[task] = (curve, seconds)

@@ -26,8 +26,9 @@ ceiling_result measure_streaming_ceiling(const device_info &device, std::uint64_
   ceiling_result best;
   best.bytes = bytes;
   for (const read_shape &shape : read_shapes()) {
+    const unsigned grid = streaming_read_grid(shape, device);
     const auto enqueue = [&](cudaStream_t st) {
-      enqueue_streaming_read(shape, data.data(), bytes, sink.as<unsigned>(), device, st);
+      enqueue_streaming_read(shape, grid, data.data(), bytes, sink.as<unsigned>(), st);
     };
     enqueue(s.get()); // warm-up
     s.synchronize();

@@ -70,21 +70,12 @@ constexpr std::array<compiled_shape, 6> compiled{{
     {{read_layout::even_share, 256, 16, "even-share 256x16"}, even_share_read<256, 16>},
 }};
 
-
 kernel_t kernel_of(const read_shape &shape) {
   for (const auto &c : compiled)
     if (c.shape.layout == shape.layout && c.shape.block == shape.block &&
         c.shape.unroll == shape.unroll)
       return c.kernel;
   throw invalid_configuration("no streaming read compiled for this shape");
-}
-
-// As many blocks as are resident at once: the even share then gives every block one long run.
-unsigned resident_blocks(kernel_t kernel, unsigned block, const device_info &device) {
-  int per_sm = 0;
-  RT_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                             static_cast<int>(block), 0));
-  return static_cast<unsigned>(device.sm_count) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
 }
 
 } // namespace
@@ -98,12 +89,19 @@ const std::vector<read_shape> &read_shapes() {
   return shapes;
 }
 
-void enqueue_streaming_read(const read_shape &shape, const void *data, std::uint64_t bytes,
-                            unsigned *sink, const device_info &device, cudaStream_t s) {
+// As many blocks as are resident at once: the even share then gives every block one long run.
+unsigned streaming_read_grid(const read_shape &shape, const device_info &device) {
+  int per_sm = 0;
+  RT_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_of(shape),
+                                                             static_cast<int>(shape.block), 0));
+  return static_cast<unsigned>(device.sm_count) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
+}
+
+void enqueue_streaming_read(const read_shape &shape, unsigned grid, const void *data,
+                            std::uint64_t bytes, unsigned *sink, cudaStream_t s) {
   if (bytes % 16 != 0) throw invalid_configuration("streaming read needs a multiple of 16 bytes");
-  const kernel_t kernel = kernel_of(shape);
-  const unsigned grid = resident_blocks(kernel, shape.block, device);
-  kernel<<<grid, shape.block, 0, s>>>(static_cast<const uint4 *>(data), bytes / 16, sink);
+  kernel_of(shape)<<<grid, shape.block, 0, s>>>(static_cast<const uint4 *>(data), bytes / 16,
+                                                sink);
   RT_CUDA_CALL(cudaGetLastError());
 }
 

@@ -28,10 +28,14 @@ struct read_shape {
 // Every compiled shape, in a fixed order.
 [[nodiscard]] const std::vector<read_shape> &read_shapes();
 
+// The shape's grid: as many blocks as are resident on the device at once (an occupancy query,
+// so ask once per shape, not once per launch).
+[[nodiscard]] unsigned streaming_read_grid(const read_shape &shape, const device_info &device);
+
 // Enqueues one read of `bytes` (a multiple of 16) at `data` (16-byte aligned) in the given
-// shape, with as many blocks as fit on the device at once; sink receives a value only in the
-// impossible case that guards against dead-code elimination.
-void enqueue_streaming_read(const read_shape &shape, const void *data, std::uint64_t bytes,
-                            unsigned *sink, const device_info &device, cudaStream_t s);
+// shape over `grid` blocks; sink receives a value only in the impossible case that guards
+// against dead-code elimination.
+void enqueue_streaming_read(const read_shape &shape, unsigned grid, const void *data,
+                            std::uint64_t bytes, unsigned *sink, cudaStream_t s);
 
 } // namespace reducetune
