@@ -1,6 +1,9 @@
-"""Template families and search spaces, read from the families' own declarations.
+"""Template families and search spaces: a thin typed shim over the C++ space.
 
-Thin typed wrappers over the extension: nothing here compiles or touches a GPU.
+Everything decided about a point (validity, the --restrict restriction, flags, determinism,
+labels) is decided by the C++ ``search_space`` and carried by ``Point`` (``_core.Point``):
+Python converts a trial's parameters once (``Space.point``) and asks the point. Nothing here
+compiles or touches a GPU.
 """
 
 from __future__ import annotations
@@ -15,12 +18,12 @@ __all__ = [
     "OPS",
     "Value",
     "Params",
+    "Point",
     "Preset",
     "Space",
     "families",
     "describe_flags",
     "family",
-    "flagged_labels",
     "limits_for_arch",
 ]
 
@@ -30,6 +33,7 @@ OPS = ("sum", "min", "max", "prod")
 Value = Union[int, str]
 Params = dict[str, Value]
 DeviceLimits = _core.DeviceLimits
+Point = _core.Point
 
 
 def families() -> list[dict[str, Any]]:
@@ -39,45 +43,6 @@ def families() -> list[dict[str, Any]]:
 
 def family(name: str) -> dict[str, Any]:
     return dict(_core.family(name))
-
-
-def _flags_of(declaration: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """{parameter: {value as text: why}} for the values the family's declaration flags
-    (family.json "flags": e.g. a seed-faithful racy warp unroll)."""
-    return {p["name"]: {str(k): str(v) for k, v in dict(p.get("flags") or {}).items()}
-            for p in declaration["parameters"] if p.get("flags")}
-
-
-def _flagged(flags: dict[str, dict[str, str]], params: Params) -> list[tuple[str, str, str]]:
-    return [(name, str(params[name]), by_value[str(params[name])])
-            for name, by_value in flags.items()
-            if name in params and str(params[name]) in by_value]
-
-
-def flagged_labels(variant_label: str, launch_label: str) -> list[tuple[str, str, str]]:
-    """The flagged values of a recorded point, as (parameter, value, why); empty when none,
-    or when the point's family is not in the template library (nothing is known of it)."""
-    family_name = variant_label.split(".", 1)[0]
-    try:
-        declaration = _core.family(family_name)
-    except Exception:
-        return []
-    flags = _flags_of(declaration)
-    if not flags:
-        return []
-    try:
-        params = dict(_core.parse_labels(variant_label, launch_label)["params"])
-    except Exception:
-        # A label of another version of the family: match its "label_value" segments.
-        segments = set(variant_label.split(".")) | set(launch_label.split("."))
-        found = []
-        for p in declaration["parameters"]:
-            short = p.get("label") or p["name"]
-            for value, why in _flags_of({"parameters": [p]}).get(p["name"], {}).items():
-                if f"{short}_{value}" in segments:
-                    found.append((p["name"], value, why))
-        return found
-    return _flagged(flags, params)
 
 
 def describe_flags(found: list[tuple[str, str, str]]) -> str:
@@ -93,48 +58,38 @@ def limits_for_arch(arch: str | int) -> DeviceLimits:
 @dataclass(frozen=True)
 class Preset:
     name: str
-    variant_label: str
-    launch_label: str
-    params: Params
+    point: Point
     note: str
     reasons: list[tuple[str, str]] = field(default_factory=list)
 
+    @property
+    def params(self) -> Params:
+        return dict(self.point.params)
+
+    @property
+    def variant_label(self) -> str:
+        return str(self.point.variant_label)
+
+    @property
+    def launch_label(self) -> str:
+        return str(self.point.launch_label)
+
 
 class Space:
-    """The search space of one family for one element type, operator and device."""
+    """The search space of one family for one element type, operator and device, optionally
+    restricted to some declared values of some parameters (InvalidConfiguration otherwise)."""
 
     def __init__(self, family: str, dtype: str, op: str, limits: DeviceLimits,
                  restrict: dict[str, list[Value]] | None = None) -> None:
+        self._space = _core.Space(family, dtype, op, limits, dict(restrict or {}))
         self.family = family
         self.dtype = dtype
         self.op = op
         self.limits = limits
         self.declaration = _core.family(family)
-        self.restrict = self._checked(restrict or {})
-        self._flags = _flags_of(self.declaration)
-        self._valid: list[Params] | None = None
-
-    def _checked(self, restrict: dict[str, list[Any]]) -> dict[str, list[Value]]:
-        """Declared values only, spelled as declared (``"256"`` from the command line is 256)."""
-        from reducetune.errors import InvalidConfiguration
-
-        declared = {p["name"]: list(p["values"]) for p in self.declaration["parameters"]}
-        out: dict[str, list[Value]] = {}
-        for name, values in restrict.items():
-            if name not in declared:
-                raise InvalidConfiguration(
-                    f"family '{self.family}' has no parameter '{name}' "
-                    f"(parameters: {', '.join(declared)})")
-            by_text = {str(v): v for v in declared[name]}
-            chosen = []
-            for v in values:
-                if str(v) not in by_text:
-                    raise InvalidConfiguration(
-                        f"'{v}' is not a declared value of {name} "
-                        f"({', '.join(map(str, declared[name]))})")
-                chosen.append(by_text[str(v)])
-            out[name] = [v for v in declared[name] if v in chosen]
-        return out
+        self.restrict: dict[str, list[Value]] = {k: list(v) for k, v in
+                                                 dict(self._space.restrict).items()}
+        self._points: list[Point] | None = None
 
     @property
     def parameters(self) -> list[dict[str, Any]]:
@@ -142,48 +97,33 @@ class Space:
         return list(self.declaration["parameters"])
 
     def choices(self) -> dict[str, list[Value]]:
-        """Every declared value of every parameter: the categorical space a sampler sees."""
-        return {p["name"]: list(self.restrict.get(p["name"], p["values"])) for p in self.parameters}
+        """Every parameter's proposable values: the categorical space a sampler sees."""
+        return {k: list(v) for k, v in dict(self._space.choices()).items()}
 
     def sizes(self) -> dict[str, int]:
-        return dict(_core.space_size(self.family, self.dtype, self.op, self.limits))
+        return dict(self._space.sizes())
 
-    def check(self, params: Params) -> list[tuple[str, str]]:
-        """The constraints the point fails, as (expression, why); empty when it is valid."""
-        return list(_core.check(self.family, self.dtype, self.op, self.limits, params, True))
+    def point(self, params: Params) -> Point:
+        """The point of these parameters (others at their default); InvalidConfiguration for
+        an undeclared name or value. Validity is check()'s."""
+        return self._space.point(dict(params))
 
-    def flags(self) -> dict[str, dict[str, str]]:
-        """{parameter: {value as text: why}}: the values the family flags (e.g. racy)."""
-        return {k: dict(v) for k, v in self._flags.items()}
+    def parse(self, variant_label: str, launch_label: str) -> Point:
+        return self._space.parse(variant_label, launch_label)
 
-    def flagged(self, params: Params) -> list[tuple[str, str, str]]:
-        """The point's flagged values as (parameter, value, why); empty when none."""
-        return _flagged(self._flags, params)
+    def check(self, p: Point) -> list[tuple[str, str]]:
+        """The constraints (and restriction) the point fails, as (expression, why)."""
+        return list(self._space.check(p))
 
-    def valid_points(self) -> list[Params]:
-        """Every valid (variant, launch config) point, in enumeration order."""
-        if self._valid is None:
-            every = _core.valid_points(self.family, self.dtype, self.op, self.limits, True)
-            r = self.restrict
-            self._valid = [p for p in every if all(p[k] in v for k, v in r.items())]
-        return self._valid
-
-    def labels(self, params: Params) -> tuple[str, str]:
-        """(variant label, launch label)."""
-        return tuple(_core.labels(self.family, self.dtype, self.op, params))  # type: ignore
+    def points(self) -> list[Point]:
+        """Every valid point in enumeration order (computed once)."""
+        if self._points is None:
+            self._points = list(self._space.points())
+        return self._points
 
     def presets(self) -> list[Preset]:
-        return [
-            Preset(
-                p["name"],
-                p["variant_label"],
-                p["launch_label"],
-                dict(p["params"]),
-                p["note"],
-                list(p["reasons"]),
-            )
-            for p in _core.presets(self.family, self.dtype, self.op, self.limits)
-        ]
+        return [Preset(p["name"], p["point"], p["note"], list(p["reasons"]))
+                for p in self._space.presets()]
 
     def preset(self, name: str) -> Preset:
         for p in self.presets():

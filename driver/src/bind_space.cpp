@@ -1,6 +1,7 @@
 // Families and search spaces: declarations, checks with reasons, enumeration, labels, presets.
 // Nothing here compiles or touches a GPU.
 #include "common.hpp"
+#include "py_point.hpp"
 
 #include "reducetune/jit/content_hash.hpp"
 #include "reducetune/space/device_limits.hpp"
@@ -9,12 +10,6 @@
 
 namespace rtpy {
 namespace {
-
-rt::search_space space_of(const std::string &family, const std::string &dtype,
-                          const std::string &op, const rt::device_limits &limits) {
-  return rt::search_space(family_named(family), rt::dtype_from_string(dtype),
-                          rt::op_from_string(op), limits);
-}
 
 nb::dict parameter_dict(const rt::parameter &p) {
   nb::dict d;
@@ -59,13 +54,6 @@ nb::dict family_dict(const rt::family &f) {
   d["requires_rdc"] = f.requires_rdc;
   d["expected"] = f.expected;
   return d;
-}
-
-std::vector<std::pair<std::string, std::string>> failures_of(const rt::check_result &r) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto &f : r.failures)
-    out.emplace_back(f.expr, f.why);
-  return out;
 }
 
 // Every file the family's kernels are compiled from, hashed: measurements made with other
@@ -116,62 +104,6 @@ void bind_space(nb::module_ &m) {
   m.def("template_hash", &template_hash, nb::arg("family"));
 
   m.def(
-      "space_size",
-      [](const std::string &family, const std::string &dtype, const std::string &op,
-         const rt::device_limits &limits) {
-        const auto s = space_of(family, dtype, op, limits);
-        nb::dict d;
-        d["size"] = s.size();
-        d["launch_size"] = s.launch_size();
-        d["valid_size"] = s.valid_size();
-        return d;
-      },
-      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("limits"));
-
-  m.def(
-      "check",
-      [](const std::string &family, const std::string &dtype, const std::string &op,
-         const rt::device_limits &limits, const params &p, bool with_launch) {
-        const auto s = space_of(family, dtype, op, limits);
-        const auto v = to_variant(s.decl(), s.type(), s.op(), p);
-        return failures_of(with_launch ? s.check(v, to_launch(s.decl(), p)) : s.check(v));
-      },
-      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("limits"), nb::arg("params"),
-      nb::arg("with_launch") = true,
-      "The constraints a point fails, as (expression, why) pairs: empty when it is valid.");
-
-  m.def(
-      "valid_points",
-      [](const std::string &family, const std::string &dtype, const std::string &op,
-         const rt::device_limits &limits, bool with_launch) {
-        const auto s = space_of(family, dtype, op, limits);
-        std::vector<params> out;
-        for (const auto &v : s.valid_points()) {
-          if (!with_launch) {
-            out.push_back(to_params(s.decl(), v));
-            continue;
-          }
-          for (const auto &c : s.valid_launch_configs(v))
-            out.push_back(to_params(s.decl(), v, c));
-        }
-        return out;
-      },
-      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("limits"),
-      nb::arg("with_launch") = true,
-      "Every valid point (variant x launch config when with_launch) as parameter dicts.");
-
-  m.def(
-      "labels",
-      [](const std::string &family, const std::string &dtype, const std::string &op,
-         const params &p) {
-        const rt::family &f = family_named(family);
-        const auto v = to_variant(f, rt::dtype_from_string(dtype), rt::op_from_string(op), p);
-        return std::make_pair(rt::to_label(f, v), rt::to_label(f, to_launch(f, p)));
-      },
-      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("params"),
-      "(variant label, launch label) of a point.");
-
-  m.def(
       "parse_labels",
       [](const std::string &variant_label, const std::string &launch_label) {
         const auto dot = variant_label.find('.');
@@ -187,25 +119,7 @@ void bind_space(nb::module_ &m) {
       },
       nb::arg("variant_label"), nb::arg("launch_label"));
 
-  m.def(
-      "presets",
-      [](const std::string &family, const std::string &dtype, const std::string &op,
-         const rt::device_limits &limits) {
-        const auto s = space_of(family, dtype, op, limits);
-        nb::list out;
-        for (const auto &p : s.presets()) {
-          nb::dict d;
-          d["name"] = p.name;
-          d["variant_label"] = rt::to_label(s.decl(), p.point);
-          d["launch_label"] = rt::to_label(s.decl(), p.launch);
-          d["params"] = to_params(s.decl(), p.point, p.launch);
-          d["note"] = p.note;
-          d["reasons"] = failures_of(s.check(p.point, p.launch));
-          out.append(d);
-        }
-        return out;
-      },
-      nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("limits"));
+  bind_points(m);
 }
 
 } // namespace rtpy

@@ -64,6 +64,21 @@ std::vector<std::string> roles_of(protocol p) {
   }
 }
 
+// The restriction with declared values only, spelled as declared, in declaration order.
+restriction normalized(const family &f, const restriction &only) {
+  restriction out;
+  for (const auto &[name, values] : only) {
+    std::vector<value> chosen;
+    for (const auto &v : values)
+      chosen.push_back(declared_value(f, name, v));
+    auto &kept = out[name];
+    for (const auto &pv : f.find_parameter(name)->values)
+      if (std::find(chosen.begin(), chosen.end(), pv.v) != chosen.end())
+        kept.push_back(pv.v);
+  }
+  return out;
+}
+
 } // namespace
 
 std::string check_result::reasons() const {
@@ -73,11 +88,12 @@ std::string check_result::reasons() const {
   return out;
 }
 
-search_space::search_space(family f, dtype t, reduce_op o, device_limits limits)
+search_space::search_space(family f, dtype t, reduce_op o, device_limits limits,
+                           const restriction &only)
     : m_family(std::move(f)), m_type(t), m_op(o), m_limits(limits),
       m_builtins(builtin_scope(t, o, limits)), m_compile(m_family.compile_parameters()),
       m_launch(m_family.launch_parameters()), m_size(count_points(m_family, m_compile)),
-      m_launch_size(count_points(m_family, m_launch)) {
+      m_launch_size(count_points(m_family, m_launch)), m_only(normalized(m_family, only)) {
   // Launch parameters, their lets, and (to a fixed point) every let that names one of them.
   for (std::size_t i : m_launch) {
     m_launch_names.insert(m_family.parameters[i].name);
@@ -179,6 +195,7 @@ void search_space::check_builtins(const scope &s, bool launch_stage, check_resul
 
 check_result search_space::check(const variant &v) const {
   check_result out;
+  check_restriction(m_compile, v.values, out);
   check_builtins(scope_for(v), false, out);
   return out;
 }
@@ -186,6 +203,8 @@ check_result search_space::check(const variant &v) const {
 check_result search_space::check(const variant &v, const launch_config &c) const {
   check_result out;
   const scope s = scope_for(v, c);
+  check_restriction(m_compile, v.values, out);
+  check_restriction(m_launch, c.values, out);
   check_builtins(s, false, out);
   check_builtins(s, true, out);
   return out;

@@ -11,6 +11,7 @@
 #include "reducetune/space/family.hpp"
 #include "reducetune/space/launch_plan.hpp"
 #include "reducetune/space/name_pattern.hpp"
+#include "reducetune/space/point.hpp"
 #include "reducetune/space/variant.hpp"
 
 #include <cstdint>
@@ -49,12 +50,17 @@ public:
   // so that a sample is the same on every machine and in every release.
   static constexpr std::uint64_t default_seed = 0x72656475636574ull;
 
-  search_space(family f, dtype t, reduce_op o, device_limits limits);
+  // `only` restricts the space to some declared values of some parameters (--restrict):
+  // points outside it fail check() with the restriction as their reason. An unknown
+  // parameter or an undeclared value throws invalid_configuration.
+  search_space(family f, dtype t, reduce_op o, device_limits limits, const restriction &only = {});
 
   [[nodiscard]] const family &decl() const noexcept { return m_family; }
   [[nodiscard]] dtype type() const noexcept { return m_type; }
   [[nodiscard]] reduce_op op() const noexcept { return m_op; }
   [[nodiscard]] const device_limits &limits() const noexcept { return m_limits; }
+  // The restriction, each parameter's values in declaration order ({} when unrestricted).
+  [[nodiscard]] const restriction &restricted_to() const noexcept { return m_only; }
 
   // Counts: every compile-time point / launch config, and those that pass check().
   [[nodiscard]] std::uint64_t size() const noexcept { return m_size; }
@@ -95,10 +101,29 @@ public:
   // Throws invalid_configuration (with the reasons) for a point that fails check(v, c).
   [[nodiscard]] launch_plan plan_launch(const variant &v, const launch_config &c) const;
 
+  // ---- Points (space_points.cpp): everything decided about one (variant, launch config).
+
+  // Every parameter in declaration order with the values a sampler may propose (the
+  // restriction's where there is one).
+  [[nodiscard]] std::vector<std::pair<std::string, std::vector<value>>> choices() const;
+  // Parameters by name; see point_from (point.hpp). Does not check validity.
+  [[nodiscard]] reducetune::point point_of(const parameter_map &p) const;
+  // Labels of another dtype or operator, or of another family, throw invalid_configuration.
+  [[nodiscard]] reducetune::point parse(const std::string &variant_label,
+                                        const std::string &launch_label) const;
+  // check(v, c): the restriction, the constraints and the device's limits.
+  [[nodiscard]] check_result check(const reducetune::point &p) const;
+  // Every valid point in enumeration order (variants, then each one's launch configs).
+  [[nodiscard]] std::vector<reducetune::point> points() const;
+  [[nodiscard]] std::vector<point_flag> flags(const reducetune::point &p) const;
+  [[nodiscard]] determinism determinism_of(const reducetune::point &p) const;
+
 private:
   void add_values(scope &s, const std::vector<std::size_t> &params,
                   const std::vector<value> &values) const;
   void check_builtins(const scope &s, bool launch_stage, check_result &out) const;
+  void check_restriction(const std::vector<std::size_t> &params, const std::vector<value> &values,
+                         check_result &out) const;
   [[nodiscard]] bool depends_on_launch(const expression &e) const;
 
   family m_family;
@@ -111,6 +136,7 @@ private:
   std::uint64_t m_size = 1;
   std::uint64_t m_launch_size = 1;
   std::set<std::string> m_launch_names; // identifiers whose value depends on a launch param
+  restriction m_only;
 };
 
 // plan_launch for one variant without building the space by hand.

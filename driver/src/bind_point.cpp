@@ -1,0 +1,140 @@
+// reducetune._core.Space and reducetune._core.Point (py_point.hpp says why).
+#include "py_point.hpp"
+
+#include "reducetune/space/element.hpp"
+
+#include <nanobind/stl/shared_ptr.h>
+
+#include <functional>
+
+namespace rtpy {
+namespace {
+
+using flag_tuple = std::tuple<std::string, std::string, std::string>;
+
+std::vector<flag_tuple> flag_tuples(const py_point &pt) {
+  std::vector<flag_tuple> out;
+  for (const auto &f : pt.space->flags(pt.p))
+    out.emplace_back(f.parameter, f.value, f.why);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> failures(const rt::check_result &r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto &f : r.failures)
+    out.emplace_back(f.expr, f.why);
+  return out;
+}
+
+py_space make_space(const std::string &family, const std::string &dtype, const std::string &op,
+                    const rt::device_limits &limits, const std::optional<rt::restriction> &only) {
+  return {std::make_shared<const rt::search_space>(family_named(family),
+                                                   rt::dtype_from_string(dtype),
+                                                   rt::op_from_string(op), limits,
+                                                   only.value_or(rt::restriction{}))};
+}
+
+nb::dict choices_dict(const py_space &s) {
+  nb::dict d;
+  for (const auto &[name, values] : s.space->choices())
+    d[nb::cast(name)] = values;
+  return d;
+}
+
+nb::list presets_list(const py_space &s) {
+  nb::list out;
+  for (const auto &p : s.space->presets()) {
+    nb::dict d;
+    d["name"] = p.name;
+    d["point"] = py_point{s.space, {p.point, p.launch}};
+    d["note"] = p.note;
+    d["reasons"] = failures(s.space->check(p.point, p.launch));
+    out.append(d);
+  }
+  return out;
+}
+
+void bind_point_class(nb::module_ &m) {
+  nb::class_<py_point>(m, "Point", "One tuning point (variant and launch config) of a Space.")
+      .def_prop_ro("family", [](const py_point &p) { return p.family().name; })
+      .def_prop_ro("dtype", [](const py_point &p) { return rt::to_string(p.p.compile.type); })
+      .def_prop_ro("op", [](const py_point &p) { return rt::to_string(p.p.compile.op); })
+      .def_prop_ro("variant_label", &py_point::variant_label)
+      .def_prop_ro("launch_label", &py_point::launch_label)
+      .def_prop_ro("labels",
+                   [](const py_point &p) { return std::make_pair(p.variant_label(), p.launch_label()); })
+      .def_prop_ro("params", [](const py_point &p) { return rt::all_parameters(p.family(), p.p); })
+      .def_prop_ro("compile_params",
+                   [](const py_point &p) { return rt::compile_parameters(p.family(), p.p); })
+      .def_prop_ro("launch_params",
+                   [](const py_point &p) { return rt::launch_parameters(p.family(), p.p); })
+      .def_prop_ro("flags", &flag_tuples, "The flagged values as (parameter, value, why).")
+      .def_prop_ro("flagged", [](const py_point &p) { return !p.space->flags(p.p).empty(); })
+      .def_prop_ro("determinism",
+                   [](const py_point &p) { return rt::to_string(p.space->determinism_of(p.p)); })
+      .def_prop_ro("deterministic",
+                   [](const py_point &p) {
+                     return p.space->determinism_of(p.p) == rt::determinism::run_to_run;
+                   })
+      .def("__eq__", [](const py_point &a, const py_point &b) { return a.p == b.p; })
+      .def("__hash__",
+           [](const py_point &p) {
+             return std::hash<std::string>{}(p.variant_label() + "/" + p.launch_label());
+           })
+      .def("__repr__", [](const py_point &p) {
+        return "Point(" + p.variant_label() + ", " + p.launch_label() + ")";
+      });
+}
+
+void bind_space_class(nb::module_ &m) {
+  nb::class_<py_space>(m, "Space",
+                       "The search space of one family for one element type, operator and "
+                       "device, optionally restricted to some values of some parameters.")
+      .def(nb::new_(&make_space), nb::arg("family"), nb::arg("dtype"), nb::arg("op"),
+           nb::arg("limits"), nb::arg("restrict") = nb::none())
+      .def_prop_ro("family", [](const py_space &s) { return s.space->decl().name; })
+      .def_prop_ro("dtype", [](const py_space &s) { return rt::to_string(s.space->type()); })
+      .def_prop_ro("op", [](const py_space &s) { return rt::to_string(s.space->op()); })
+      .def_prop_ro("limits", [](const py_space &s) { return s.space->limits(); })
+      .def_prop_ro("restrict", [](const py_space &s) { return s.space->restricted_to(); })
+      .def("choices", &choices_dict, "Every parameter's proposable values, declaration order.")
+      .def("sizes",
+           [](const py_space &s) {
+             nb::dict d;
+             d["size"] = s.space->size();
+             d["launch_size"] = s.space->launch_size();
+             d["valid_size"] = s.space->valid_size();
+             return d;
+           })
+      .def(
+          "point",
+          [](const py_space &s, const params &p) { return py_point{s.space, s.space->point_of(p)}; },
+          nb::arg("params"), "The point of these parameters (others at their default).")
+      .def(
+          "parse",
+          [](const py_space &s, const std::string &variant_label, const std::string &launch_label) {
+            return py_point{s.space, s.space->parse(variant_label, launch_label)};
+          },
+          nb::arg("variant_label"), nb::arg("launch_label"))
+      .def(
+          "check", [](const py_space &s, const py_point &p) { return failures(s.space->check(p.p)); },
+          nb::arg("point"), "The constraints the point fails as (expression, why); empty: valid.")
+      .def("points",
+           [](const py_space &s) {
+             std::vector<py_point> out;
+             for (auto &p : s.space->points())
+               out.push_back({s.space, std::move(p)});
+             return out;
+           },
+           "Every valid point, in enumeration order.")
+      .def("presets", &presets_list);
+}
+
+} // namespace
+
+void bind_points(nb::module_ &m) {
+  bind_point_class(m);
+  bind_space_class(m);
+}
+
+} // namespace rtpy

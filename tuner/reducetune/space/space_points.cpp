@@ -1,0 +1,91 @@
+// search_space: what is decided about one point (restriction, flags, determinism) and the
+// enumeration of points. The one place these facts are decided; Python, the store, the
+// exports and the runtime ask here.
+#include "reducetune/space/space.hpp"
+
+#include "reducetune/errors.hpp"
+
+#include <algorithm>
+
+namespace reducetune {
+
+void search_space::check_restriction(const std::vector<std::size_t> &params,
+                                     const std::vector<value> &values, check_result &out) const {
+  for (std::size_t k = 0; k < params.size() && k < values.size(); ++k) {
+    const parameter &p = m_family.parameters[params[k]];
+    const auto it = m_only.find(p.name);
+    if (it == m_only.end() ||
+        std::find(it->second.begin(), it->second.end(), values[k]) != it->second.end())
+      continue;
+    std::string allowed;
+    for (const auto &v : it->second)
+      allowed += (allowed.empty() ? "" : "|") + to_string(v);
+    out.failures.push_back({"restrict " + p.name + "=" + allowed,
+                            p.name + "=" + to_string(values[k]) +
+                                " is outside the restriction (" + p.name + "=" + allowed + ")"});
+  }
+}
+
+std::vector<std::pair<std::string, std::vector<value>>> search_space::choices() const {
+  std::vector<std::pair<std::string, std::vector<value>>> out;
+  for (const auto &p : m_family.parameters) {
+    if (const auto it = m_only.find(p.name); it != m_only.end()) {
+      out.emplace_back(p.name, it->second);
+      continue;
+    }
+    std::vector<value> all;
+    for (const auto &pv : p.values)
+      all.push_back(pv.v);
+    out.emplace_back(p.name, std::move(all));
+  }
+  return out;
+}
+
+point search_space::point_of(const parameter_map &p) const {
+  return point_from(m_family, m_type, m_op, p);
+}
+
+point search_space::parse(const std::string &variant_label,
+                          const std::string &launch_label) const {
+  reducetune::point p = parse_point(m_family, variant_label, launch_label);
+  if (p.compile.type != m_type || p.compile.op != m_op)
+    throw invalid_configuration("label '" + variant_label + "' is not of the space " +
+                                m_family.name + "." + to_string(m_type) + "." + to_string(m_op));
+  return p;
+}
+
+check_result search_space::check(const reducetune::point &p) const {
+  return check(p.compile, p.launch);
+}
+
+std::vector<point> search_space::points() const {
+  std::vector<reducetune::point> out;
+  for (auto &v : valid_points())
+    for (auto &c : valid_launch_configs(v))
+      out.push_back({v, std::move(c)});
+  return out;
+}
+
+std::vector<point_flag> search_space::flags(const reducetune::point &p) const {
+  std::vector<point_flag> out;
+  auto scan = [&](const std::vector<std::size_t> &params, const std::vector<value> &values) {
+    for (std::size_t k = 0; k < params.size() && k < values.size(); ++k) {
+      const parameter &decl = m_family.parameters[params[k]];
+      if (const auto i = decl.index_of(values[k]); i && !decl.values[*i].flag.empty())
+        out.push_back({decl.name, to_string(values[k]), decl.values[*i].flag});
+    }
+  };
+  scan(m_compile, p.compile.values);
+  scan(m_launch, p.launch.values);
+  return out;
+}
+
+determinism search_space::determinism_of(const reducetune::point &p) const {
+  const protocol proto =
+      protocol_from_string(m_family.protocol.eval_string(scope_for(p.compile, p.launch)));
+  const bool order_matters =
+      !is_integer(m_type) && (m_op == reduce_op::sum || m_op == reduce_op::prod);
+  return proto == protocol::atomic && order_matters ? determinism::none : determinism::run_to_run;
+}
+
+} // namespace reducetune
