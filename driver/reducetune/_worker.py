@@ -20,7 +20,7 @@ CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device", "preco
 
 # Failure kinds after which this process's CUDA context may be unusable (an illegal address
 # is sticky): the worker replies, says it exits, and exits, so the next point gets a fresh
-# process instead of inheriting a dead context. The C++ reducetune-worker does the same.
+# process instead of inheriting a dead context.
 FATAL_KINDS = ("launch_error", "device_error", "LaunchError", "DeviceError")
 
 

@@ -2,8 +2,8 @@
 // workload, verify it, time it, and return a measurement or a typed failure.
 //
 // In-process: a fault that destroys the CUDA context is reported here as a launch_error, but
-// the context stays unusable; run evaluate() in a worker (remote_evaluate.hpp) so that the
-// study goes on with a fresh process.
+// the context stays unusable; the Python driver runs evaluate() in a worker process
+// (driver/reducetune/_worker.py) so that the study goes on with a fresh process.
 #pragma once
 
 #include "reducetune/cuda/device_info.hpp"
