@@ -1,4 +1,4 @@
--- reducetune results database: the current schema (version 3). A new file is created from
+-- reducetune results database: the current schema (version 4). A new file is created from
 -- this text; an older file is brought here by migrations/NNNN_*.sql, and a test checks that
 -- both roads give the same tables, columns and indexes.
 -- Tables carry the rt_ prefix so that an Optuna study can live in the same file.
@@ -31,7 +31,14 @@ CREATE TABLE rt_variants (
   dtype      TEXT NOT NULL,
   op         TEXT NOT NULL,
   label      TEXT NOT NULL UNIQUE,
-  parameters TEXT NOT NULL DEFAULT '{}'
+  -- compile-time parameters only, JSON {name: value} in declaration order; the launch
+  -- parameters are the measurement's (rt_measurements.launch_parameters)
+  parameters TEXT NOT NULL DEFAULT '{}',
+  -- decided by the search space: JSON [{"parameter", "value", "why"}] of flagged values, and
+  -- run_to_run | none ('unknown': a label whose family this build cannot read)
+  flags       TEXT NOT NULL DEFAULT '[]',
+  determinism TEXT NOT NULL DEFAULT 'unknown'
+    CHECK (determinism IN ('run_to_run', 'none', 'unknown'))
 );
 
 CREATE TABLE rt_builds (
@@ -95,6 +102,7 @@ CREATE TABLE rt_measurements (
   reason          TEXT    NOT NULL DEFAULT '',
   created_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   pct_of_ceiling  REAL,
+  launch_parameters TEXT NOT NULL DEFAULT '{}', -- JSON {name: value} of the launch config
   UNIQUE (device_id, variant_id, launch_label, workload_id, template_hash, driver_version,
           toolkit_version)
 );

@@ -1,8 +1,10 @@
 // The results store, the Catalog and export, with rows as flat dicts (one key per column).
 #include "common.hpp"
+#include "py_point.hpp"
 
 #include "reducetune/db/catalog.hpp"
 #include "reducetune/db/export.hpp"
+#include "reducetune/db/point_records.hpp"
 #include "reducetune/db/store.hpp"
 
 #include <memory>
@@ -74,20 +76,21 @@ db::measurement_key key_of(const nb::dict &d) {
   return k;
 }
 
-db::measurement_record measurement_of(const nb::dict &d) {
+// The row of a measurement of point pt: the point's facts from the space (labels, compile
+// and launch parameters, flags, determinism), the measurement's from the dict.
+db::measurement_record measurement_of(const py_point &pt, const nb::dict &d) {
   db::measurement_record m;
-  const auto k = key_of(d);
-  m.device_id = k.device_id;
-  m.variant.family = get_or<std::string>(d, "family", k.variant_label.substr(0, k.variant_label.find('.')));
-  m.variant.dtype = k.workload.dtype;
-  m.variant.op = k.workload.op;
-  m.variant.label = k.variant_label;
-  m.variant.parameters_json = get_or<std::string>(d, "parameters_json", "{}");
-  m.launch_label = k.launch_label;
-  m.workload = k.workload;
-  m.template_hash = k.template_hash;
-  m.driver_version = k.driver_version;
-  m.toolkit_version = k.toolkit_version;
+  m.variant = db::variant_record_of(*pt.space, pt.p);
+  m.launch_label = pt.launch_label();
+  m.launch_parameters_json = db::launch_parameters_json(*pt.space, pt.p);
+  m.device_id = nb::cast<std::int64_t>(d["device_id"]);
+  m.workload = workload_of(d);
+  if (m.workload.dtype != m.variant.dtype || m.workload.op != m.variant.op)
+    throw rt::invalid_configuration("point " + m.variant.label + " recorded for a " +
+                                    m.workload.dtype + "." + m.workload.op + " workload");
+  m.template_hash = get_or<std::string>(d, "template_hash", "");
+  m.driver_version = get_or<int>(d, "driver_version", 0);
+  m.toolkit_version = get_or<int>(d, "toolkit_version", 0);
   m.study_id = get_or<std::optional<std::int64_t>>(d, "study_id", std::nullopt);
   m.samples_s = get_or<std::vector<double>>(d, "samples_s", {});
   m.gbps = get_or<std::optional<double>>(d, "gbps", std::nullopt);
@@ -106,7 +109,10 @@ nb::dict measurement_dict(const db::measurement_record &m) {
   d["family"] = m.variant.family;
   d["variant_label"] = m.variant.label;
   d["parameters_json"] = m.variant.parameters_json;
+  d["flags_json"] = m.variant.flags_json;
+  d["determinism"] = m.variant.determinism;
   d["launch_label"] = m.launch_label;
+  d["launch_parameters_json"] = m.launch_parameters_json;
   put_workload(d, m.workload);
   d["template_hash"] = m.template_hash;
   d["driver_version"] = m.driver_version;
@@ -136,7 +142,10 @@ nb::dict best_dict(const db::best_choice &b) {
   d["op"] = b.variant.op;
   d["variant_label"] = b.variant.label;
   d["parameters_json"] = b.variant.parameters_json;
+  d["flags_json"] = b.variant.flags_json;
+  d["determinism"] = b.variant.determinism;
   d["launch_label"] = b.launch_label;
+  d["launch_parameters_json"] = b.launch_parameters_json;
   d["median_s"] = b.median_s;
   d["gbps"] = b.gbps;
   d["pct_of_peak"] = b.pct_of_peak;
@@ -200,8 +209,21 @@ void bind_store(nb::module_ &m) {
              r.config_json = get_or<std::string>(d, "config_json", "{}");
              return s.get().create_study(r);
            })
-      .def("record_measurement",
-           [](py_store &s, const nb::dict &d) { return s.get().record_measurement(measurement_of(d)); })
+      .def(
+          "record_measurement",
+          [](py_store &s, const py_point &p, const nb::dict &d) {
+            return s.get().record_measurement(measurement_of(p, d));
+          },
+          nb::arg("point"), nb::arg("row"),
+          "Records one measurement of a point (row: device_id, the workload, template_hash, "
+          "driver/toolkit versions, study_id, samples_s, status, reason, gbps, ...).")
+      .def(
+          "find_measurement",
+          [](py_store &s, const nb::dict &d) -> nb::object {
+            const auto m = s.get().find_measurement(key_of(d));
+            return m ? nb::object(measurement_dict(*m)) : nb::none();
+          },
+          nb::arg("key"), "The row measured in exactly this context, or None.")
       .def("is_measured",
            [](py_store &s, const nb::dict &d) { return s.get().is_measured(key_of(d)); })
       .def("record_baseline",
@@ -233,11 +255,12 @@ void bind_store(nb::module_ &m) {
       .def(
           "best",
           [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,
-             std::uint64_t n) -> nb::object {
-            const auto b = s.get().best(device_id, dtype, op, n);
+             std::uint64_t n, bool allow_flagged) -> nb::object {
+            const auto b = s.get().best(device_id, dtype, op, n, {allow_flagged, false});
             return b ? nb::object(best_dict(*b)) : nb::none();
           },
-          nb::arg("device_id"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"))
+          nb::arg("device_id"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"),
+          nb::arg("allow_flagged") = false)
       .def(
           "history",
           [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,
@@ -261,22 +284,35 @@ void bind_store(nb::module_ &m) {
 
   m.def(
       "export_header",
-      [](const std::string &path, const std::string &ns) {
-        return db::export_header(db::catalog::open(path), ns);
+      [](const std::string &path, const std::string &ns, bool allow_flagged) {
+        return db::export_header(db::catalog::open(path, {allow_flagged, false}), library(), ns);
       },
-      nb::arg("path"), nb::arg("namespace") = "reducetune_dispatch");
+      nb::arg("path"), nb::arg("namespace") = "reducetune_dispatch",
+      nb::arg("allow_flagged") = false);
   m.def(
       "export_json",
-      [](const std::string &path) { return db::export_json(db::catalog::open(path)).dump(2); },
-      nb::arg("path"));
+      [](const std::string &path, bool allow_flagged) {
+        return db::export_json(db::catalog::open(path, {allow_flagged, false}), library()).dump(2);
+      },
+      nb::arg("path"), nb::arg("allow_flagged") = false);
   m.def(
       "catalog_best",
       [](const std::string &path, const std::string &device, const std::string &dtype,
-         const std::string &op, std::uint64_t n) -> nb::object {
-        const auto b = db::catalog::open(path).best(device, dtype, op, n);
-        return b ? nb::object(best_dict(*b)) : nb::none();
+         const std::string &op, std::uint64_t n, bool allow_flagged) -> nb::object {
+        const auto c = db::catalog::open(path, {allow_flagged, false});
+        const auto *e = c.find(device, dtype, op, n);
+        if (e == nullptr)
+          return nb::none();
+        const auto *dev = c.device_of(device);
+        auto rule = db::export_rule_json(*e, dev->device, library());
+        rule["requested_n"] = n;
+        rule["measurement_id"] = e->measurement_id;
+        rule["device"] = dev->device.name;
+        return nb::module_::import_("json").attr("loads")(rule.dump());
       },
-      nb::arg("path"), nb::arg("device"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"));
+      nb::arg("path"), nb::arg("device"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"),
+      nb::arg("allow_flagged") = false,
+      "The export's rule (export json) for the measured size nearest to n, or None.");
   m.def(
       "write_file_atomically",
       [](const std::string &path, const std::string &content) {

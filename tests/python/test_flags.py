@@ -12,10 +12,10 @@ import pytest
 
 import reducetune
 from reducetune._evaluators import ReplayEvaluator
-from reducetune._space import flagged_labels
 from reducetune._tune import variant_labels
 
-from conftest import build_synthetic_db, header_choices, synthetic_median
+from conftest import build_synthetic_db, synthetic_median
+from header_rules import header_rules
 
 # 2 block sizes x 3 warps x 2 block strategies x 2 elements per thread = 24 points a size,
 # 8 of them warp=volatile_unsafe.
@@ -63,20 +63,15 @@ def tune(cli, db, replay, *extra):
     return json.loads(out)["sizes"]
 
 
-def test_flags_are_read_from_the_family_declaration():
+def test_flags_are_decided_by_the_space_and_carried_by_the_point():
     space = reducetune.Space("tunable", "float32", "sum", reducetune.limits_for_arch("sm_90"))
-    assert list(space.flags()) == ["warp"] and "volatile_unsafe" in space.flags()["warp"]
-    unsafe = dict(space.preset("harris6_point").params)
-    assert [f[:2] for f in space.flagged(unsafe)] == [("warp", "volatile_unsafe")]
-    assert space.flagged(dict(space.preset("good").params)) == []
-    label, launch = space.labels(unsafe)
-    assert [f[:2] for f in flagged_labels(label, launch)] == [("warp", "volatile_unsafe")]
-    assert flagged_labels(*space.labels(dict(space.preset("good").params))) == []
+    unsafe = space.preset("harris6_point").point
+    assert [f[:2] for f in unsafe.flags] == [("warp", "volatile_unsafe")] and unsafe.flagged
+    assert space.preset("good").point.flags == [] and not space.preset("good").point.flagged
+    assert space.parse(*unsafe.labels).flags == unsafe.flags  # labels carry the same point
     seeds = reducetune.Space("seeds", "float32", "sum", reducetune.limits_for_arch("sm_90"))
-    by_name = {p.name: p for p in seeds.presets()}
-    assert flagged_labels(by_name["harris6"].variant_label, by_name["harris6"].launch_label)
-    assert not flagged_labels(by_name["harris3"].variant_label, by_name["harris3"].launch_label)
-    assert flagged_labels("nosuchfamily.float32.sum.x_1", "y_2") == []
+    by_name = {p.name: p.point for p in seeds.presets()}
+    assert by_name["harris6"].flagged and not by_name["harris3"].flagged
 
 
 @pytest.mark.parametrize("strategy", ["tpe", "random"])
@@ -155,14 +150,15 @@ def test_best_and_export_leave_flagged_points_out_unless_allowed(cli, tmp_path, 
                                  "--n", str(n), "--json", *extra)
             assert code == 0, err
             b = json.loads(out)
-            assert (b["variant_label"], b["launch_label"], b["bucket_n"]) == (*want, n)
+            assert (b["variant"], b["launch"], b["bucket_n"]) == (*want, n)
             api = reducetune.best("float32", "sum", n, db=db, allow_flagged=allow)
-            assert (api["variant_label"], api["launch_label"]) == want
+            assert (api["variant"], api["launch"]) == want
     for allow in (False, True):
         extra = ["--allow-flagged"] if allow else []
         code, header, err = cli("export", "header", "--db", db, *extra)
         assert code == 0, err
-        assert header_choices(header) == {n: fastest(db, n, allow) for n in SIZES}
+        assert {r["bucket_n"]: (r["variant"], r["launch"]) for r in header_rules(header)} == \
+            {n: fastest(db, n, allow) for n in SIZES}
         assert ("volatile_unsafe" in header) == allow
         code, text, err = cli("export", "json", "--db", db, *extra)
         assert code == 0, err

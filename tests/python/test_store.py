@@ -40,7 +40,7 @@ def test_best_is_the_fastest_verified_point(synthetic_db):
     store = reducetune.open_store(synthetic_db, create=False)
     rows = store.history(store.devices()[0]["id"], "float32", "sum", 1 << 20)
     fastest = min((r for r in rows if r["status"] == "ok"), key=lambda r: r["median_s"])
-    assert b["variant_label"] == fastest["variant_label"]
-    assert b["launch_label"] == fastest["launch_label"]
+    assert b["variant"] == fastest["variant_label"]
+    assert b["launch"] == fastest["launch_label"]
     assert _core.catalog_best(str(synthetic_db), SYNTHETIC_DEVICE["uuid"], "float32", "sum",
                               3) is not None

@@ -4,13 +4,25 @@
 
 namespace reducetune::db {
 
-catalog catalog::open(const std::filesystem::path &path) {
-  const auto db = open_for_reading(path);
-  return load(db);
+namespace {
+
+// The newest successful build's lowered names of a variant for one architecture ("{}" when
+// the file holds none: a replayed or merged file may not keep builds).
+std::string lowered_names(const database &db, const std::string &label, int cc) {
+  auto s = db.prepare("SELECT lowered FROM rt_builds WHERE variant_label = ?1 AND arch = ?2"
+                      " AND status = 'ok' ORDER BY created_at DESC, id DESC LIMIT 1");
+  s.bind(1, label).bind(2, "sm_" + std::to_string(cc));
+  return s.step() ? s.column_text(0) : "{}";
 }
 
-catalog catalog::load(const database &db) {
-  catalog c;
+} // namespace
+
+catalog catalog::open(const std::filesystem::path &path, point_selection only) {
+  const auto db = open_for_reading(path);
+  return load(db, only);
+}
+
+void catalog::load_devices(const database &db) {
   {
     auto s = db.prepare("SELECT id, name, uuid, cc_major, cc_minor, sm_count, l2_bytes,"
                         " bus_width_bits, memory_clock_khz, driver_version, toolkit_version"
@@ -28,11 +40,16 @@ catalog catalog::load(const database &db) {
                   static_cast<int>(s.column_int(8)),
                   static_cast<int>(s.column_int(9)),
                   static_cast<int>(s.column_int(10))};
-      c.m_by_uuid.emplace(d.device.uuid, c.m_devices.size());
-      c.m_by_name.emplace(d.device.name, c.m_devices.size()); // keeps the first of a name
-      c.m_devices.push_back(std::move(d));
+      m_by_uuid.emplace(d.device.uuid, m_devices.size());
+      m_by_name.emplace(d.device.name, m_devices.size()); // keeps the first of a name
+      m_devices.push_back(std::move(d));
     }
   }
+}
+
+catalog catalog::load(const database &db, point_selection only) {
+  catalog c;
+  c.load_devices(db);
   std::map<std::int64_t, std::size_t> index_of;
   for (std::size_t i = 0; i < c.m_devices.size(); ++i)
     index_of[c.m_devices[i].device.id] = i;
@@ -50,8 +67,11 @@ catalog catalog::load(const database &db) {
   {
     auto s = db.prepare("SELECT m.device_id, w.dtype, w.op, w.n, m.id"
                         " FROM rt_measurements m JOIN rt_workloads w ON w.id = m.workload_id"
+                        " JOIN rt_variants v ON v.id = m.variant_id"
                         " WHERE m.status = 'ok' AND m.median_s IS NOT NULL"
+                        " AND (?1 OR v.flags = '[]') AND (NOT ?2 OR v.determinism = 'run_to_run')"
                         " ORDER BY m.device_id, w.dtype, w.op, w.n, m.median_s, m.id");
+    s.bind(1, only.allow_flagged ? 1 : 0).bind(2, only.deterministic_only ? 1 : 0);
     while (s.step()) {
       const auto device = index_of.at(s.column_int(0));
       auto dtype = s.column_text(1);
@@ -64,7 +84,8 @@ catalog catalog::load(const database &db) {
     }
   }
   auto s = db.prepare("SELECT v.id, v.family, v.label, v.parameters, m.launch_label,"
-                      " m.median_s, m.gbps, m.pct_of_peak FROM rt_measurements m"
+                      " m.median_s, m.gbps, m.pct_of_peak, v.flags, v.determinism,"
+                      " m.launch_parameters FROM rt_measurements m"
                       " JOIN rt_variants v ON v.id = m.variant_id WHERE m.id = ?1");
   for (const auto &w : winners) {
     auto &dev = c.m_devices[w.device];
@@ -77,13 +98,15 @@ catalog catalog::load(const database &db) {
     catalog_entry e;
     e.bucket_n = w.n;
     e.measurement_id = w.id;
-    e.variant = {s.column_int(0),  s.column_text(1), w.dtype, w.op,
-                 s.column_text(2), s.column_text(3)};
+    e.variant = {s.column_int(0),  s.column_text(1), w.dtype,          w.op,
+                 s.column_text(2), s.column_text(3), s.column_text(8), s.column_text(9)};
     e.launch_label = s.column_text(4);
+    e.launch_parameters_json = s.column_text(10);
     e.median_s = s.column_double(5);
     e.gbps = s.column_optional_double(6);
     e.pct_of_peak = s.column_optional_double(7);
     s.reset();
+    e.lowered_json = lowered_names(db, e.variant.label, dev.device.compute_capability());
     e.min_n = table.sizes.empty() ? 0 : bucket_threshold(table.sizes.back(), w.n);
     table.sizes.push_back(w.n);
     table.entries.push_back(std::move(e));
@@ -91,15 +114,22 @@ catalog catalog::load(const database &db) {
   return c;
 }
 
-const catalog_entry *catalog::find(std::string_view device, std::string_view dtype,
-                                   std::string_view op, std::uint64_t n) const noexcept {
+const catalog_device *catalog::device_of(std::string_view device) const noexcept {
   auto it = m_by_uuid.find(device);
   if (it == m_by_uuid.end()) {
     it = m_by_name.find(device);
     if (it == m_by_name.end())
       return nullptr;
   }
-  for (const auto &table : m_devices[it->second].tables) {
+  return &m_devices[it->second];
+}
+
+const catalog_entry *catalog::find(std::string_view device, std::string_view dtype,
+                                   std::string_view op, std::uint64_t n) const noexcept {
+  const catalog_device *d = device_of(device);
+  if (d == nullptr)
+    return nullptr;
+  for (const auto &table : d->tables) {
     if (table.dtype != dtype || table.op != op)
       continue;
     const auto i = nearest_bucket(table.sizes, n);
@@ -113,8 +143,9 @@ std::optional<best_choice> catalog::best(std::string_view device, std::string_vi
   const auto *e = find(device, dtype, op, n);
   if (e == nullptr)
     return std::nullopt;
-  return best_choice{e->measurement_id, n,           e->bucket_n, e->variant,
-                     e->launch_label,   e->median_s, e->gbps,     e->pct_of_peak};
+  return best_choice{e->measurement_id,         n,           e->bucket_n, e->variant,
+                     e->launch_label,           e->launch_parameters_json,
+                     e->median_s,               e->gbps,     e->pct_of_peak};
 }
 
 } // namespace reducetune::db

@@ -24,8 +24,10 @@ struct catalog_entry {
   std::uint64_t bucket_n = 0; // the measured size
   std::uint64_t min_n = 0;    // smallest n that selects this entry (0 for the first)
   std::int64_t measurement_id = 0;
-  variant_record variant;
+  variant_record variant; // compile-time parameters, flags and determinism with it
   std::string launch_label;
+  std::string launch_parameters_json = "{}";
+  std::string lowered_json = "{}"; // {name expression: lowered name}, for this device's arch
   double median_s = 0.0;
   std::optional<double> gbps;
   std::optional<double> pct_of_peak;
@@ -46,10 +48,11 @@ struct catalog_device {
 
 class catalog {
 public:
-  // Opens the file read-only (it must be a current reducetune file) and loads it.
-  [[nodiscard]] static catalog open(const std::filesystem::path &path);
+  // Opens the file read-only (it must be a current reducetune file) and loads the fastest
+  // selected point per size: flagged points are left out unless the selection allows them.
+  [[nodiscard]] static catalog open(const std::filesystem::path &path, point_selection only = {});
   // Loads from an open connection (a store's, for instance).
-  [[nodiscard]] static catalog load(const database &db);
+  [[nodiscard]] static catalog load(const database &db, point_selection only = {});
 
   // device is a UUID or a device name (a name shared by several devices takes the one
   // registered first). The size rule is nearest_bucket: nearest measured size on a log2
@@ -61,8 +64,12 @@ public:
                                                 std::string_view op, std::uint64_t n) const;
 
   [[nodiscard]] const std::vector<catalog_device> &devices() const noexcept { return m_devices; }
+  // By UUID or name as find() takes it; nullptr when the file has no such device.
+  [[nodiscard]] const catalog_device *device_of(std::string_view device) const noexcept;
 
 private:
+  void load_devices(const database &db);
+
   std::vector<catalog_device> m_devices;
   std::map<std::string, std::size_t, std::less<>> m_by_uuid;
   std::map<std::string, std::size_t, std::less<>> m_by_name;

@@ -10,23 +10,27 @@
 
 #include "reducetune/db/catalog.hpp"
 
+namespace reducetune {
+class template_library;
+}
+
 namespace reducetune::db {
 
-// The header defines, in namespace ns:
-//   struct parameter { const char *name; const char *value; };
-//   struct choice { const char *variant; const char *launch; const parameter *parameters;
-//                   int parameter_count; unsigned long long bucket_n; double median_s; };
-//   struct rule { unsigned long long min_n; choice pick; };   // ascending min_n
-//   struct table { const char *device_name; int compute_capability; const char *dtype;
-//                  const char *op; const rule *rules; int rule_count; };
+// The header (C++17; it says so with #error below) defines, in namespace ns, parameter,
+// kernel, choice, rule and table (their fields are documented in the header itself) and
 //   constexpr const choice *select(const char *device_name, int compute_capability,
 //                                  const char *dtype, const char *op, unsigned long long n);
 // select() takes the table of that exact device name, else the first table of that compute
 // capability (major * 10 + minor), then the last rule with min_n <= n; nullptr when none.
 // The thresholds are those of nearest_bucket, so the header answers as the Catalog does.
-[[nodiscard]] std::string export_header(const catalog &c,
+// Each choice carries everything needed to launch it (launch_rule.hpp), computed by the
+// search space from the families of lib; the JSON carries the same fields.
+[[nodiscard]] std::string export_header(const catalog &c, const template_library &lib,
                                         std::string_view ns = "reducetune_dispatch");
-[[nodiscard]] nlohmann::ordered_json export_json(const catalog &c);
+[[nodiscard]] nlohmann::ordered_json export_json(const catalog &c, const template_library &lib);
+// One rule of export_json (without min_n's neighbours): what `reducetune best --json` prints.
+[[nodiscard]] nlohmann::ordered_json export_rule_json(const catalog_entry &e, const device_record &d,
+                                                      const template_library &lib);
 
 // Writes to a temporary file beside path, then renames it over path.
 void write_file_atomically(const std::filesystem::path &path, std::string_view content);

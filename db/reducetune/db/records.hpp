@@ -43,7 +43,9 @@ struct template_record {
 };
 
 // rt_variants: the compile-time point; label is the stable printable label
-// (tunable.float32.sum.bs_256...), parameters_json an object of name -> value.
+// (tunable.float32.sum.bs_256...), parameters_json an object of compile-time parameter name ->
+// value. flags_json and determinism are what the search space decided for it (point_records.hpp
+// fills all four from a point; nothing else writes them).
 struct variant_record {
   std::int64_t id = 0;
   std::string family;
@@ -51,6 +53,18 @@ struct variant_record {
   std::string op;
   std::string label;
   std::string parameters_json = "{}";
+  std::string flags_json = "[]";       // [{"parameter", "value", "why"}]
+  std::string determinism = "unknown"; // run_to_run | none | unknown
+
+  [[nodiscard]] bool flagged() const noexcept { return flags_json != "[]"; }
+};
+
+// Which measured points may answer best / the Catalog / the exports. Flagged points (e.g. a
+// racy warp unroll that happened to verify) are left out unless allowed; with
+// deterministic_only, so are points whose determinism is not run_to_run.
+struct point_selection {
+  bool allow_flagged = false;
+  bool deterministic_only = false;
 };
 
 // rt_builds: one NVRTC compilation, successful or not; cache_key is the JIT cache's key, so
@@ -110,6 +124,7 @@ struct measurement_record {
   std::int64_t device_id = 0;
   variant_record variant;
   std::string launch_label;
+  std::string launch_parameters_json = "{}"; // {name: value} of the launch config
   workload_record workload;
   std::string template_hash;
   int driver_version = 0;
@@ -158,6 +173,7 @@ struct best_choice {
   std::uint64_t bucket_n = 0; // the measured size the answer comes from
   variant_record variant;
   std::string launch_label;
+  std::string launch_parameters_json = "{}";
   double median_s = 0.0;
   std::optional<double> gbps;
   std::optional<double> pct_of_peak;

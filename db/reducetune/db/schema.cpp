@@ -6,9 +6,15 @@
 #include <system_error>
 
 #include "reducetune/db/embedded_sql.hpp"
+#include "reducetune/db/point_records.hpp"
+#include "reducetune/templates/template_library.hpp"
 
 namespace reducetune::db {
 namespace {
+
+// Schema 4 made parameters, flags, determinism and launch parameters facts the search space
+// writes (migrations/0004_point_facts.sql); files from before are repaired from their labels.
+constexpr int points_repaired_at = 4;
 
 // Tables Optuna's RDB storage creates (optuna/storages/_rdb/models.py) and SQLite's own.
 constexpr std::array<std::string_view, 15> tolerated_tables = {"studies",
@@ -120,6 +126,8 @@ void create_or_migrate(database &db) {
                         quoted(db.path()) + " (rolled back, file unchanged): " + e.what());
     }
   }
+  if (version < points_repaired_at)
+    repair_points(db, template_library::from_environment());
   set_version_pragmas(db, current);
 }
 

@@ -1,142 +1,11 @@
 #include "reducetune/db/store.hpp"
 
-#include <bit>
-#include <cstring>
-#include <map>
-
+#include "reducetune/db/rows.hpp"
 #include "reducetune/db/schema.hpp"
 
 namespace reducetune::db {
-namespace {
 
-static_assert(std::endian::native == std::endian::little,
-              "samples are stored as little-endian float64; add a byte swap for this host");
-
-std::span<const std::byte> sample_bytes(const std::vector<double> &samples) {
-  return std::as_bytes(std::span<const double>(samples));
-}
-
-std::vector<double> samples_from(const std::vector<std::byte> &bytes) {
-  std::vector<double> out(bytes.size() / sizeof(double));
-  if (!out.empty())
-    std::memcpy(out.data(), bytes.data(), out.size() * sizeof(double));
-  return out;
-}
-
-constexpr const char *measurement_columns =
-    "SELECT m.id, m.device_id, v.id, v.family, v.dtype, v.op, v.label, v.parameters,"
-    " m.launch_label, w.id, w.dtype, w.op, w.n, w.data_pattern, w.seed, m.template_hash,"
-    " m.driver_version, m.toolkit_version, m.study_id, m.samples, m.gbps, m.pct_of_peak,"
-    " m.pct_of_ceiling, m.status, m.reason, m.created_at"
-    " FROM rt_measurements m JOIN rt_variants v ON v.id = m.variant_id"
-    " JOIN rt_workloads w ON w.id = m.workload_id ";
-
-measurement_record read_measurement(const statement &s) {
-  measurement_record m;
-  m.id = s.column_int(0);
-  m.device_id = s.column_int(1);
-  m.variant = {s.column_int(2),  s.column_text(3), s.column_text(4),
-               s.column_text(5), s.column_text(6), s.column_text(7)};
-  m.launch_label = s.column_text(8);
-  m.workload = {s.column_int(9),   s.column_text(10),
-                s.column_text(11), static_cast<std::uint64_t>(s.column_int(12)),
-                s.column_text(13), s.column_int(14)};
-  m.template_hash = s.column_text(15);
-  m.driver_version = static_cast<int>(s.column_int(16));
-  m.toolkit_version = static_cast<int>(s.column_int(17));
-  m.study_id = s.column_optional_int(18);
-  m.samples_s = samples_from(s.column_blob(19));
-  m.stats = summarize(m.samples_s);
-  m.gbps = s.column_optional_double(20);
-  m.pct_of_peak = s.column_optional_double(21);
-  m.pct_of_ceiling = s.column_optional_double(22);
-  m.status = parse_measurement_status(s.column_text(23));
-  m.reason = s.column_text(24);
-  m.created_at = s.column_text(25);
-  return m;
-}
-
-device_record read_device(const statement &s) {
-  device_record d;
-  d.id = s.column_int(0);
-  d.name = s.column_text(1);
-  d.uuid = s.column_text(2);
-  d.cc_major = static_cast<int>(s.column_int(3));
-  d.cc_minor = static_cast<int>(s.column_int(4));
-  d.sm_count = static_cast<int>(s.column_int(5));
-  d.l2_bytes = s.column_int(6);
-  d.bus_width_bits = static_cast<int>(s.column_int(7));
-  d.memory_clock_khz = static_cast<int>(s.column_int(8));
-  d.driver_version = static_cast<int>(s.column_int(9));
-  d.toolkit_version = static_cast<int>(s.column_int(10));
-  return d;
-}
-
-constexpr const char *device_columns =
-    "SELECT id, name, uuid, cc_major, cc_minor, sm_count, l2_bytes, bus_width_bits,"
-    " memory_clock_khz, driver_version, toolkit_version FROM rt_devices ";
-
-std::int64_t returning_id(statement &s) {
-  if (!s.step())
-    throw store_error("an INSERT ... RETURNING id returned no row");
-  const auto id = s.column_int(0);
-  s.reset();
-  return id;
-}
-
-// A cached statement, reset (and its read snapshot released) when the caller is done.
-class statement_lease {
-public:
-  explicit statement_lease(statement &s) : m_s(&s) {}
-  statement_lease(const statement_lease &) = delete;
-  statement_lease &operator=(const statement_lease &) = delete;
-  ~statement_lease() { m_s->reset(); }
-  statement *operator->() const noexcept { return m_s; }
-  statement &operator*() const noexcept { return *m_s; }
-
-private:
-  statement *m_s;
-};
-
-// One place for the columns of rt_builds, read (find_build, merge) and written (record_build,
-// merge).
-constexpr std::string_view build_select =
-    "SELECT id, cache_key, program_key, variant_label, arch, nvrtc_version, options, status,"
-    " log, compile_seconds, cubin, created_at, lowered FROM rt_builds ";
-constexpr std::string_view build_insert =
-    "INSERT INTO rt_builds (cache_key, program_key, variant_label, arch, nvrtc_version,"
-    " options, status, log, compile_seconds, cubin, lowered)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
-
-build_record read_build(statement &s) {
-  build_record b;
-  b.id = s.column_int(0);
-  b.cache_key = s.column_text(1);
-  b.program_key = s.column_text(2);
-  b.variant_label = s.column_text(3);
-  b.arch = s.column_text(4);
-  b.nvrtc_version = s.column_text(5);
-  b.options = s.column_text(6);
-  b.status = parse_build_status(s.column_text(7));
-  b.log = s.column_text(8);
-  b.compile_seconds = s.column_double(9);
-  b.cubin = s.column_blob(10);
-  b.created_at = s.column_text(11);
-  b.lowered = s.column_text(12);
-  return b;
-}
-
-void bind_build(statement &s, const build_record &b) {
-  s.bind(1, b.cache_key).bind(2, b.program_key).bind(3, b.variant_label).bind(4, b.arch);
-  s.bind(5, b.nvrtc_version).bind(6, b.options).bind(7, to_string(b.status)).bind(8, b.log);
-  s.bind(9, b.compile_seconds).bind(11, b.lowered);
-  if (b.status == build_status::ok) // a failed build keeps its log, never a cubin
-    s.bind_blob(10, b.cubin);
-  else
-    s.bind_null(10);
-}
-
-} // namespace
+using namespace detail;
 
 statement &store::cached(const char *sql) const {
   auto it = m_statements.find(sql);
@@ -251,11 +120,18 @@ std::optional<build_record> store::find_build(std::string_view cache_key) const 
 }
 
 std::int64_t store::upsert_variant(const variant_record &v) {
-  statement_lease s(cached("INSERT INTO rt_variants (family, dtype, op, label, parameters)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5)"
-                           " ON CONFLICT (label) DO UPDATE SET parameters = excluded.parameters"
-                           " RETURNING id"));
+  // A label names one variant: a stored row keeps its facts (they came from the same label),
+  // unless they were unknown (its family was missing when the file was repaired).
+  statement_lease s(cached(
+      "INSERT INTO rt_variants (family, dtype, op, label, parameters, flags, determinism)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+      " ON CONFLICT (label) DO UPDATE SET"
+      " parameters = iif(determinism = 'unknown', excluded.parameters, parameters),"
+      " flags = iif(determinism = 'unknown', excluded.flags, flags),"
+      " determinism = iif(determinism = 'unknown', excluded.determinism, determinism)"
+      " RETURNING id"));
   s->bind(1, v.family).bind(2, v.dtype).bind(3, v.op).bind(4, v.label).bind(5, v.parameters_json);
+  s->bind(6, v.flags_json).bind(7, v.determinism);
   return returning_id(*s);
 }
 
@@ -285,9 +161,9 @@ std::int64_t store::write_measurement(const measurement_record &m) {
       "INSERT INTO rt_measurements (device_id, variant_id, launch_label, workload_id,"
       " template_hash, driver_version, toolkit_version, study_id, samples, sample_count,"
       " median_s, min_s, mean_s, rel_stddev, gbps, pct_of_peak, pct_of_ceiling, status, reason,"
-      " created_at)"
+      " created_at, launch_parameters)"
       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-      " ?19, COALESCE(NULLIF(?20, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
+      " ?19, COALESCE(NULLIF(?20, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), ?21)"
       " ON CONFLICT (device_id, variant_id, launch_label, workload_id, template_hash,"
       " driver_version, toolkit_version) DO UPDATE SET study_id = excluded.study_id,"
       " samples = excluded.samples, sample_count = excluded.sample_count,"
@@ -306,6 +182,7 @@ std::int64_t store::write_measurement(const measurement_record &m) {
   s->bind(14, stats ? std::optional(stats->rel_stddev) : std::nullopt);
   s->bind(15, m.gbps).bind(16, m.pct_of_peak).bind(17, m.pct_of_ceiling);
   s->bind(18, to_string(m.status)).bind(19, m.reason).bind(20, m.created_at);
+  s->bind(21, m.launch_parameters_json);
   return returning_id(*s);
 }
 
@@ -322,21 +199,26 @@ void store::record_measurements(std::span<const measurement_record> ms) {
   });
 }
 
-bool store::is_measured(const measurement_key &k) const {
+std::optional<measurement_record> store::find_measurement(const measurement_key &k) const {
   // Any status counts: a point that failed or was wrong is data, not a reason to retry.
-  statement_lease s(
-      cached("SELECT 1 FROM rt_measurements m JOIN rt_variants v ON v.id = m.variant_id"
-             " JOIN rt_workloads w ON w.id = m.workload_id"
-             " WHERE m.device_id = ?1 AND v.label = ?2 AND m.launch_label = ?3 AND w.dtype = ?4"
-             " AND w.op = ?5 AND w.n = ?6 AND w.data_pattern = ?7 AND w.seed = ?8"
-             " AND m.template_hash = ?9 AND m.driver_version = ?10 AND m.toolkit_version = ?11"
-             " LIMIT 1"));
+  static const std::string sql =
+      std::string(measurement_columns) +
+      "WHERE m.device_id = ?1 AND v.label = ?2 AND m.launch_label = ?3 AND w.dtype = ?4"
+      " AND w.op = ?5 AND w.n = ?6 AND w.data_pattern = ?7 AND w.seed = ?8"
+      " AND m.template_hash = ?9 AND m.driver_version = ?10 AND m.toolkit_version = ?11";
+  statement_lease s(cached(sql.c_str()));
   s->bind(1, k.device_id).bind(2, k.variant_label).bind(3, k.launch_label);
   s->bind(4, k.workload.dtype).bind(5, k.workload.op);
   s->bind(6, static_cast<std::int64_t>(k.workload.n)).bind(7, k.workload.data_pattern);
   s->bind(8, k.workload.seed).bind(9, k.template_hash).bind(10, k.driver_version);
   s->bind(11, k.toolkit_version);
-  return s->step();
+  if (!s->step())
+    return std::nullopt;
+  return read_measurement(*s);
+}
+
+bool store::is_measured(const measurement_key &k) const {
+  return find_measurement(k).has_value();
 }
 
 std::int64_t store::record_baseline(const baseline_record &b) {
@@ -387,17 +269,21 @@ std::optional<baseline_record> store::find_baseline(std::int64_t device_id,
 }
 
 std::optional<best_choice> store::best(std::int64_t device_id, std::string_view dtype,
-                                       std::string_view op, std::uint64_t n) const {
+                                       std::string_view op, std::uint64_t n,
+                                       point_selection only) const {
   // Both queries go workload first (its UNIQUE index on dtype, op, n), then through
   // rt_measurements_by_workload, so they read index pages, not the rows with their samples.
   std::vector<std::uint64_t> sizes;
   {
     statement_lease s(
         cached("SELECT DISTINCT w.n FROM rt_workloads w WHERE w.dtype = ?2 AND w.op = ?3"
-               " AND EXISTS (SELECT 1 FROM rt_measurements m WHERE m.device_id = ?1"
-               " AND m.workload_id = w.id AND m.status = 'ok' AND m.median_s IS NOT NULL)"
+               " AND EXISTS (SELECT 1 FROM rt_measurements m JOIN rt_variants v"
+               " ON v.id = m.variant_id WHERE m.device_id = ?1"
+               " AND m.workload_id = w.id AND m.status = 'ok' AND m.median_s IS NOT NULL"
+               " AND (?4 OR v.flags = '[]') AND (NOT ?5 OR v.determinism = 'run_to_run'))"
                " ORDER BY w.n"));
     s->bind(1, device_id).bind(2, dtype).bind(3, op);
+    s->bind(4, only.allow_flagged ? 1 : 0).bind(5, only.deterministic_only ? 1 : 0);
     while (s->step())
       sizes.push_back(static_cast<std::uint64_t>(s->column_int(0)));
   }
@@ -407,17 +293,20 @@ std::optional<best_choice> store::best(std::int64_t device_id, std::string_view 
   static const std::string best_sql =
       std::string(measurement_columns) +
       "WHERE m.id = (SELECT m2.id FROM rt_workloads w2 CROSS JOIN rt_measurements m2"
+      " JOIN rt_variants v2 ON v2.id = m2.variant_id"
       " WHERE w2.dtype = ?2 AND w2.op = ?3 AND w2.n = ?4 AND m2.device_id = ?1"
       " AND m2.workload_id = w2.id AND m2.status = 'ok' AND m2.median_s IS NOT NULL"
+      " AND (?5 OR v2.flags = '[]') AND (NOT ?6 OR v2.determinism = 'run_to_run')"
       " ORDER BY m2.median_s, m2.id LIMIT 1)";
   statement_lease s(cached(best_sql.c_str()));
   s->bind(1, device_id).bind(2, dtype).bind(3, op);
   s->bind(4, static_cast<std::int64_t>(sizes[*bucket]));
+  s->bind(5, only.allow_flagged ? 1 : 0).bind(6, only.deterministic_only ? 1 : 0);
   if (!s->step())
     return std::nullopt;
   const auto m = read_measurement(*s);
-  return best_choice{
-      m.id, n, sizes[*bucket], m.variant, m.launch_label, m.stats->median_s, m.gbps, m.pct_of_peak};
+  return best_choice{m.id,           n,        sizes[*bucket], m.variant,    m.launch_label,
+                     m.launch_parameters_json, m.stats->median_s, m.gbps, m.pct_of_peak};
 }
 
 std::vector<measurement_record> store::history(std::int64_t device_id, std::string_view dtype,
@@ -432,129 +321,6 @@ std::vector<measurement_record> store::history(std::int64_t device_id, std::stri
   while (s.step())
     out.push_back(read_measurement(s));
   return out;
-}
-
-merge_stats store::merge_from(const std::filesystem::path &other_path) {
-  // Read everything first: the write transaction below may be retried.
-  const auto other = open_for_reading(other_path);
-  std::map<std::int64_t, device_record> other_devices;
-  {
-    auto s = other.prepare(std::string(device_columns));
-    while (s.step()) {
-      auto d = read_device(s);
-      other_devices.emplace(d.id, d);
-    }
-  }
-  std::map<std::int64_t, study_record> other_studies;
-  {
-    auto s = other.prepare("SELECT id, name, dtype, op, strategy, config FROM rt_studies");
-    while (s.step())
-      other_studies.emplace(s.column_int(0),
-                            study_record{0, s.column_text(1), std::nullopt, s.column_text(2),
-                                         s.column_text(3), s.column_text(4), s.column_text(5)});
-  }
-  std::vector<measurement_record> measurements;
-  {
-    auto s = other.prepare(std::string(measurement_columns) + "ORDER BY m.id");
-    while (s.step())
-      measurements.push_back(read_measurement(s));
-  }
-  std::vector<build_record> builds;
-  {
-    auto s = other.prepare(std::string(build_select) + "ORDER BY id");
-    while (s.step())
-      builds.push_back(read_build(s));
-  }
-  std::vector<baseline_record> baselines;
-  {
-    auto s = other.prepare("SELECT b.device_id, w.dtype, w.op, w.n, w.data_pattern, w.seed, b.kind,"
-                           " b.driver_version, b.toolkit_version, b.samples, b.gbps"
-                           " FROM rt_baselines b JOIN rt_workloads w ON w.id = b.workload_id");
-    while (s.step())
-      baselines.push_back(baseline_record{
-          0, s.column_int(0),
-          workload_record{0, s.column_text(1), s.column_text(2),
-                          static_cast<std::uint64_t>(s.column_int(3)), s.column_text(4),
-                          s.column_int(5)},
-          s.column_text(6), static_cast<int>(s.column_int(7)), static_cast<int>(s.column_int(8)),
-          samples_from(s.column_blob(9)), 0.0, s.column_double(10)});
-  }
-
-  merge_stats stats;
-  write_transaction(m_db, [&] {
-    stats = {};
-    std::map<std::int64_t, std::int64_t> device_map;
-    for (const auto &[other_id, d] : other_devices) {
-      auto s =
-          m_db.prepare("INSERT INTO rt_devices (uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
-                       " bus_width_bits, memory_clock_khz, driver_version, toolkit_version)"
-                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
-                       " ON CONFLICT (uuid) DO UPDATE SET uuid = uuid RETURNING id");
-      s.bind(1, d.uuid).bind(2, d.name).bind(3, d.cc_major).bind(4, d.cc_minor);
-      s.bind(5, d.sm_count).bind(6, d.l2_bytes).bind(7, d.bus_width_bits);
-      s.bind(8, d.memory_clock_khz).bind(9, d.driver_version).bind(10, d.toolkit_version);
-      device_map[other_id] = returning_id(s);
-    }
-    std::map<std::int64_t, std::int64_t> study_map;
-    for (const auto &[other_id, st] : other_studies) {
-      auto s = m_db.prepare("INSERT INTO rt_studies (name, dtype, op, strategy, config)"
-                            " VALUES (?1, ?2, ?3, ?4, ?5)"
-                            " ON CONFLICT (name) DO UPDATE SET name = name RETURNING id");
-      s.bind(1, st.name).bind(2, st.dtype).bind(3, st.op).bind(4, st.strategy);
-      s.bind(5, st.config_json);
-      study_map[other_id] = returning_id(s);
-    }
-    for (auto m : measurements) {
-      m.device_id = device_map.at(m.device_id);
-      if (m.study_id)
-        m.study_id = study_map.at(*m.study_id);
-      const auto variant_id = upsert_variant(m.variant);
-      const auto workload_id = upsert_workload(m.workload);
-      auto s =
-          m_db.prepare("SELECT sample_count, created_at FROM rt_measurements WHERE device_id = ?1"
-                       " AND variant_id = ?2 AND launch_label = ?3 AND workload_id = ?4"
-                       " AND template_hash = ?5 AND driver_version = ?6 AND toolkit_version = ?7");
-      s.bind(1, m.device_id).bind(2, variant_id).bind(3, m.launch_label).bind(4, workload_id);
-      s.bind(5, m.template_hash).bind(6, m.driver_version).bind(7, m.toolkit_version);
-      if (!s.step()) {
-        write_measurement(m);
-        ++stats.inserted;
-        continue;
-      }
-      const auto here_count = static_cast<std::size_t>(s.column_int(0));
-      const auto here_created = s.column_text(1);
-      const bool other_wins = m.samples_s.size() > here_count ||
-                              (m.samples_s.size() == here_count && m.created_at > here_created);
-      if (other_wins) {
-        write_measurement(m);
-        ++stats.replaced;
-      } else {
-        ++stats.kept;
-      }
-    }
-    for (const auto &b : builds) {
-      auto s = m_db.prepare(std::string(build_insert) + " ON CONFLICT (cache_key) DO NOTHING");
-      bind_build(s, b);
-      s.run();
-      stats.builds_inserted += static_cast<std::size_t>(sqlite3_changes(m_db.handle()));
-    }
-    for (auto b : baselines) {
-      b.device_id = device_map.at(b.device_id);
-      const auto stats_b = summarize(b.samples_s);
-      const auto workload_id = upsert_workload(b.workload);
-      auto s = m_db.prepare(
-          "INSERT INTO rt_baselines (device_id, workload_id, kind, driver_version,"
-          " toolkit_version, samples, median_s, gbps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-          " ON CONFLICT (device_id, workload_id, kind, driver_version, toolkit_version)"
-          " DO NOTHING");
-      s.bind(1, b.device_id).bind(2, workload_id).bind(3, b.kind).bind(4, b.driver_version);
-      s.bind(5, b.toolkit_version).bind_blob(6, sample_bytes(b.samples_s));
-      s.bind(7, stats_b ? stats_b->median_s : 0.0).bind(8, b.gbps);
-      s.run();
-      stats.baselines_inserted += static_cast<std::size_t>(sqlite3_changes(m_db.handle()));
-    }
-  });
-  return stats;
 }
 
 } // namespace reducetune::db

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,6 +61,9 @@ public:
   std::int64_t record_measurement(const measurement_record &m);
   // The same for many measurements in one transaction (bulk import, benchmarks).
   void record_measurements(std::span<const measurement_record> ms);
+  // The measurement of this exact context (any status), if there is one: the tuner asks this
+  // before it evaluates a point, and serves the stored row instead.
+  [[nodiscard]] std::optional<measurement_record> find_measurement(const measurement_key &key) const;
   [[nodiscard]] bool is_measured(const measurement_key &key) const;
 
   std::int64_t record_baseline(const baseline_record &b);
@@ -68,9 +72,11 @@ public:
 
   // The fastest (lowest median) status-ok measurement for this device, type and operator at
   // the measured size nearest to n (nearest_bucket: log2 scale, ties to the larger size).
-  // Measurements that failed, were invalid or wrong are never candidates.
+  // Measurements that failed, were invalid or wrong are never candidates, nor are points the
+  // selection leaves out (flagged ones by default).
   [[nodiscard]] std::optional<best_choice> best(std::int64_t device_id, std::string_view dtype,
-                                                std::string_view op, std::uint64_t n) const;
+                                                std::string_view op, std::uint64_t n,
+                                                point_selection only = {}) const;
 
   // Every measurement (any status) for this device, type and operator, optionally of one
   // size, oldest first.
@@ -91,6 +97,9 @@ private:
   std::int64_t upsert_variant(const variant_record &v);
   std::int64_t upsert_workload(const workload_record &w);
   std::int64_t write_measurement(const measurement_record &m);
+  void merge_measurement(measurement_record m, merge_stats &stats);
+  std::size_t merge_baselines(const std::vector<baseline_record> &baselines,
+                              const std::map<std::int64_t, std::int64_t> &device_ids);
 
   // Prepared once per store and reused (reset) by the hot paths; keyed by the SQL constant.
   statement &cached(const char *sql) const;

@@ -56,30 +56,33 @@ def _device_id(store: Any, device: str | None) -> dict[str, Any]:
 
 
 def cmd_best(args: argparse.Namespace) -> int:
-    from reducetune._store import open_store, store_best
+    from reducetune import _core
+    from reducetune._store import open_store
 
     check_workload(args)
     n = parse_sizes(args.n)
     if len(n) != 1:
         raise errors.InvalidConfiguration("--n takes one size")
     db = db_path(args)
-    store = open_store(db, create=False)
-    dev = _device_id(store, args.device)
-    b = store_best(store, db, dev["id"], args.dtype, args.op, n[0], args.allow_flagged)
+    dev = _device_id(open_store(db, create=False), args.device)
+
+    def ask(allow_flagged: bool) -> dict[str, Any] | None:
+        return _core.catalog_best(str(db), dev["uuid"], args.dtype, args.op, n[0], allow_flagged)
+
+    b = ask(args.allow_flagged)
     if b is None:
         only = ""
-        if not args.allow_flagged and store.best(dev["id"], args.dtype, args.op, n[0]):
+        if not args.allow_flagged and ask(True) is not None:
             only = " without a flagged value (--allow-flagged to consider those)"
         print(f"reducetune: no verified measurement for {dev['name']} {args.dtype} {args.op}"
               f"{only}", file=sys.stderr)
         return 1
-    b = dict(b, device=dev["name"])
-    if args.json:
+    if args.json:  # the rule `export json` gives for this size, with the request
         print(json.dumps(b, indent=2))
-    else:
-        gbps = f"{b['gbps']:.1f} GB/s" if b.get("gbps") else "? GB/s"
-        print(f"{b['variant_label']} {b['launch_label']}  {gbps}  "
-              f"(measured at n={b['bucket_n']} on {dev['name']})")
+        return 0
+    gbps = f"{b['gbps']:.1f} GB/s" if b.get("gbps") else "? GB/s"
+    print(f"{b['variant']} {b['launch']}  {gbps}  "
+          f"(measured at n={b['bucket_n']} on {dev['name']}; {b['determinism']})")
     return 0
 
 

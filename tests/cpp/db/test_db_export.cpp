@@ -9,15 +9,23 @@
 
 #include "db_test_support.hpp"
 #include "reducetune/db/export.hpp"
+#include "reducetune/db/point_records.hpp"
 #include "reducetune/db/store.hpp"
+#include "reducetune/templates/template_library.hpp"
 
 #ifndef RT_CXX_COMPILER
 #define RT_CXX_COMPILER "c++" // db/CMakeLists.txt passes the configured compiler
 #endif
 
 using namespace reducetune::db;
+using reducetune::template_library;
 
 namespace {
+
+const template_library &lib() {
+  static const template_library l = template_library::embedded();
+  return l;
+}
 
 const std::string h100_name = "NVIDIA H100 80GB HBM3";
 const std::string odd_name = "Odd \"GPU\" \\ ?\?= \xce\xbc name";
@@ -70,7 +78,7 @@ TEST_CASE("the exported header compiles and picks the Catalog's variant for each
           "[db][export]") {
   rt_test::temp_dir dir;
   const auto c = make_catalog(dir / "results.sqlite");
-  write_file_atomically(dir / "dispatch.hpp", export_header(c, "tuned"));
+  write_file_atomically(dir / "dispatch.hpp", export_header(c, lib(), "tuned"));
 
   std::ostringstream main_cpp;
   main_cpp
@@ -83,7 +91,7 @@ TEST_CASE("the exported header compiles and picks the Catalog's variant for each
          " unsigned long long n) {\n"
       << "  const tuned::choice *c = tuned::select(dev, cc, dtype, op, n);\n"
       << "  std::printf(\"%llu %s %s %s\\n\", n, c ? c->variant : \"none\","
-         " c ? c->launch : \"-\", c && c->parameter_count ? c->parameters[0].value : \"-\");\n}\n"
+         " c ? c->launch : \"-\", c && c->compile_parameter_count ? c->compile_parameters[0].value : \"-\");\n}\n"
       << "int main() {\n  const unsigned long long ns[] = {";
   for (auto n : probe_n)
     main_cpp << n << "ull, ";
@@ -133,7 +141,7 @@ TEST_CASE("the exported header compiles and picks the Catalog's variant for each
 TEST_CASE("the JSON export carries the same rules with ascending thresholds", "[db][export]") {
   rt_test::temp_dir dir;
   const auto c = make_catalog(dir / "results.sqlite");
-  const auto j = export_json(c);
+  const auto j = export_json(c, lib());
   REQUIRE(j["devices"].size() == 2);
   const auto &h100 = j["devices"][0];
   CHECK(h100["name"] == h100_name);
@@ -144,7 +152,10 @@ TEST_CASE("the JSON export carries the same rules with ascending thresholds", "[
   CHECK(rules[1]["min_n"] == 2048);
   CHECK(rules[2]["min_n"] == 65536);
   CHECK(rules[2]["variant"] == "tunable.float32.sum.bs_512");
-  CHECK(rules[2]["parameters"]["block_size"] == 512);
+  CHECK(rules[2]["compile_parameters"]["block_size"] == 512);
+  // A synthetic label no family declares: exported, but not launchable, and it says why.
+  CHECK(rules[2]["launchable"] == false);
+  CHECK(rules[2]["why"].get<std::string>().find("bs_512") != std::string::npos);
   CHECK(j["devices"][1]["name"] == odd_name);
   // Round trip through text.
   CHECK(nlohmann::ordered_json::parse(j.dump()) == j);
@@ -153,6 +164,6 @@ TEST_CASE("the JSON export carries the same rules with ascending thresholds", "[
 TEST_CASE("an export namespace that is not a C++ name is refused", "[db][export]") {
   rt_test::temp_dir dir;
   const auto c = make_catalog(dir / "results.sqlite");
-  CHECK_THROWS_AS(export_header(c, "x; int y"), reducetune::invalid_configuration);
-  CHECK_NOTHROW(export_header(c, "a::b_2"));
+  CHECK_THROWS_AS(export_header(c, lib(), "x; int y"), reducetune::invalid_configuration);
+  CHECK_NOTHROW(export_header(c, lib(), "a::b_2"));
 }

@@ -5,6 +5,7 @@
 #include "db_test_support.hpp"
 #include "reducetune/db/catalog.hpp"
 #include "reducetune/db/schema.hpp"
+#include "reducetune/db/embedded_sql.hpp"
 #include "reducetune/db/store.hpp"
 
 using namespace reducetune::db;
@@ -50,8 +51,13 @@ TEST_CASE("an older file migrates on open and keeps its rows", "[db][migration]"
     CHECK(h[0].template_hash == "hash-v1");
     CHECK(h[0].created_at == "2026-01-02T03:04:06.000Z");
     CHECK_FALSE(h[0].pct_of_ceiling); // the column version 2 added
-    const auto best = s.best(dev->id, "float32", "sum", 1000);
+    // Its synthetic label names no declared point: the repair says so with a flag, and
+    // best leaves it out unless flagged points are allowed.
+    CHECK_FALSE(s.best(dev->id, "float32", "sum", 1000));
+    const auto best = s.best(dev->id, "float32", "sum", 1000, {true, false});
     REQUIRE(best);
+    CHECK(best->variant.determinism == "unknown");
+    CHECK(best->variant.flags_json.find("unknown") != std::string::npos);
     CHECK(best->bucket_n == 1024);
     CHECK(best->variant.label == "tunable.float32.sum.bs_256");
     // Version 2's additions work on the migrated file.
@@ -71,8 +77,49 @@ TEST_CASE("an older file migrates on open and keeps its rows", "[db][migration]"
   }
   // Opened again: already current, nothing to do; the catalog now reads it.
   CHECK(inspect_file(path).kind == file_kind::current);
-  const auto c = catalog::open(path);
+  const auto c = catalog::open(path, {true, false});
   CHECK(c.best("GPU-v1-0000", "float32", "sum", 1 << 20));
   // The committed file itself was never opened for writing.
   CHECK(rt_test::file_bytes(v1_file) == committed_before);
+}
+
+TEST_CASE("migrating a schema-3 file repairs each variant's parameters from its labels",
+          "[db][migration][point]") {
+  rt_test::temp_dir dir;
+  const auto path = dir / "v3.sqlite";
+  {
+    // A schema-3 file as the old store wrote it: the variant's parameters were overwritten by
+    // the launch values of the last measurement that touched it (ept 256, cap 2), while the
+    // faster measurement's label says ept_1.cap_4.
+    database db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    for (const auto &m : detail::migrations())
+      if (m.version <= 3)
+        db.exec(m.sql);
+    db.exec("PRAGMA application_id = " + std::to_string(application_id));
+    db.exec("PRAGMA user_version = 3");
+    db.exec("INSERT INTO rt_devices (uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
+            " bus_width_bits, memory_clock_khz, driver_version, toolkit_version) VALUES"
+            " ('GPU-v3', 'H', 9, 0, 132, 1, 1, 1, 1, 1)");
+    db.exec("INSERT INTO rt_variants (family, dtype, op, label, parameters) VALUES ('tunable',"
+            " 'float32', 'sum', 'tunable.float32.sum.bs_256.u_4.v_4.warp_volatile_unsafe."
+            "blk_warp_partials.fin_two_pass', '{\"block_size\": 256, \"elements_per_thread\":"
+            " 256, \"grid_cap\": 2}')");
+    db.exec("INSERT INTO rt_workloads (dtype, op, n, data_pattern, seed) VALUES ('float32',"
+            " 'sum', 1024, 'uniform', 1)");
+    db.exec("INSERT INTO rt_measurements (device_id, variant_id, launch_label, workload_id,"
+            " template_hash, driver_version, toolkit_version, samples, sample_count, median_s,"
+            " status) VALUES (1, 1, 'ept_1.cap_4', 1, 'h', 1, 1, x'', 0, 1e-6, 'ok')");
+  }
+  auto s = store::open(path);
+  CHECK(s.schema_version() == current_schema_version());
+  const auto b = s.best(1, "float32", "sum", 1024, {true, false});
+  REQUIRE(b);
+  CHECK(b->launch_label == "ept_1.cap_4");
+  CHECK(b->launch_parameters_json == R"({"elements_per_thread":1,"grid_cap":4})");
+  CHECK(b->variant.parameters_json ==
+        R"({"block_size":256,"unroll":4,"vec":4,"warp":"volatile_unsafe",)"
+        R"("block_strategy":"warp_partials","finish":"two_pass"})");
+  CHECK(b->variant.flags_json.find("volatile_unsafe") != std::string::npos);
+  CHECK(b->variant.determinism == "run_to_run");
+  CHECK_FALSE(s.best(1, "float32", "sum", 1024)); // flagged: left out by default
 }

@@ -1,0 +1,90 @@
+// export_json: the Catalog as JSON, the same rules as the header (export.hpp).
+#include "reducetune/db/export.hpp"
+
+#include <variant>
+
+#include "reducetune/db/launch_rule.hpp"
+#include "reducetune/db/schema.hpp"
+
+namespace reducetune::db {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+ordered_json parsed(const std::string &json, ordered_json fallback) {
+  auto j = ordered_json::parse(json, nullptr, false);
+  return j.is_discarded() ? fallback : j;
+}
+
+void put_launch(ordered_json &r, const std::variant<launch_rule, std::string> &rule) {
+  const launch_rule *l = std::get_if<launch_rule>(&rule);
+  r["launchable"] = l != nullptr;
+  if (l == nullptr) {
+    r["why"] = std::get<std::string>(rule);
+    return;
+  }
+  r["protocol"] = l->protocol;
+  r["block_size"] = l->block_size;
+  r["dynamic_shared_bytes"] = l->dynamic_shared_bytes;
+  r["in_place"] = l->in_place;
+  r["device_launches"] = l->device_launches;
+  r["grid"] = {{"items_per_block", l->items_per_block},
+               {"max_blocks", l->max_blocks},
+               {"expression", l->grid_expression}};
+  auto &kernels = r["kernels"] = ordered_json::array();
+  for (const auto &k : l->kernels)
+    kernels.push_back(
+        {{"role", k.role}, {"name_expression", k.name_expression}, {"lowered", k.lowered}});
+}
+
+} // namespace
+
+nlohmann::ordered_json export_rule_json(const catalog_entry &e, const device_record &d,
+                                        const template_library &lib) {
+  ordered_json r;
+  r["min_n"] = e.min_n;
+  r["bucket_n"] = e.bucket_n;
+  r["variant"] = e.variant.label;
+  r["launch"] = e.launch_label;
+  r["family"] = e.variant.family;
+  r["compile_parameters"] = parsed(e.variant.parameters_json, ordered_json::object());
+  r["launch_parameters"] = parsed(e.launch_parameters_json, ordered_json::object());
+  r["flags"] = parsed(e.variant.flags_json, ordered_json::array());
+  r["determinism"] = e.variant.determinism;
+  put_launch(r, launch_rule_of(lib, d, e));
+  r["median_s"] = e.median_s;
+  r["gbps"] = e.gbps ? ordered_json(*e.gbps) : ordered_json();
+  return r;
+}
+
+nlohmann::ordered_json export_json(const catalog &c, const template_library &lib) {
+  ordered_json out;
+  out["format"] = "reducetune-dispatch";
+  out["schema_version"] = current_schema_version();
+  out["size_rule"] = "nearest measured size on a log2 scale, ties to the larger; "
+                     "a rule applies from min_n";
+  out["grid_rule"] = "grid(n) = min(ceil_div(n, items_per_block), max_blocks), no cap when "
+                     "max_blocks is 0; multipass repeats it over the partials";
+  auto &devices = out["devices"] = ordered_json::array();
+  for (const auto &d : c.devices()) {
+    ordered_json dev;
+    dev["name"] = d.device.name;
+    dev["uuid"] = d.device.uuid;
+    dev["compute_capability"] = d.device.compute_capability();
+    dev["sm_count"] = d.device.sm_count;
+    dev["driver_version"] = d.device.driver_version;
+    dev["toolkit_version"] = d.device.toolkit_version;
+    auto &tables = dev["tables"] = ordered_json::array();
+    for (const auto &t : d.tables) {
+      ordered_json table{{"dtype", t.dtype}, {"op", t.op}};
+      auto &rules = table["rules"] = ordered_json::array();
+      for (const auto &e : t.entries)
+        rules.push_back(export_rule_json(e, d.device, lib));
+      tables.push_back(std::move(table));
+    }
+    devices.push_back(std::move(dev));
+  }
+  return out;
+}
+
+} // namespace reducetune::db

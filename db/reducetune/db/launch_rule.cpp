@@ -1,0 +1,103 @@
+#include "reducetune/db/launch_rule.hpp"
+
+#include <array>
+
+#include <nlohmann/json.hpp>
+
+#include "reducetune/errors.hpp"
+#include "reducetune/templates/template_library.hpp"
+#include "reducetune/space/space.hpp"
+
+namespace reducetune::db {
+namespace {
+
+using grid_fn = std::function<std::uint64_t(std::uint64_t)>;
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// grid(n), or "more than a grid can hold" where the space refuses the size.
+std::uint64_t blocks(const grid_fn &grid, std::uint64_t n) {
+  try {
+    return grid(n);
+  } catch (const invalid_configuration &) {
+    return ~std::uint64_t{0};
+  }
+}
+
+// items_per_block: the largest n that one block covers (grid(n) == 1), found by bisection.
+std::uint64_t items_per_block(const grid_fn &grid) {
+  if (blocks(grid, 1) != 1)
+    throw invalid_configuration("the grid of n = 1 is not one block");
+  std::uint64_t lo = 1, hi = std::uint64_t{1} << 40;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (blocks(grid, mid) == 1)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+// Fits grid(n) = min(ceil_div(n, ipb), cap) and checks the fit on sizes around every edge.
+void fit_grid(const grid_fn &grid, launch_rule &r) {
+  r.items_per_block = items_per_block(grid);
+  const std::uint64_t probe_blocks = std::uint64_t{1} << 20;
+  const std::uint64_t at_probe = blocks(grid, r.items_per_block * probe_blocks);
+  r.max_blocks = at_probe < probe_blocks ? at_probe : 0;
+  const std::uint64_t ipb = r.items_per_block;
+  const std::array<std::uint64_t, 9> sizes = {
+      1, 2, ipb, ipb + 1, 3 * ipb + 7, 1000 * ipb + 1, (1ull << 20) + 3, 1ull << 28, 1ull << 30};
+  for (const auto n : sizes) {
+    std::uint64_t expect = ceil_div(n, ipb);
+    if (r.max_blocks != 0 && expect > r.max_blocks)
+      expect = r.max_blocks;
+    if (expect <= 2147483647ull && blocks(grid, n) != expect)
+      throw invalid_configuration("grid '" + r.grid_expression +
+                                  "' is not min(ceil_div(n, k), cap) at n = " + std::to_string(n));
+  }
+}
+
+std::vector<kernel_ref> kernels_of(const launch_plan &plan, const std::string &lowered_json) {
+  const auto lowered = nlohmann::json::parse(lowered_json, nullptr, false);
+  std::vector<kernel_ref> out;
+  for (const char *role : {"init", "pass", "final"}) {
+    const auto it = plan.kernels.find(role);
+    if (it == plan.kernels.end())
+      continue;
+    std::string mangled;
+    if (lowered.is_object() && lowered.contains(it->second) && lowered[it->second].is_string())
+      mangled = lowered[it->second].get<std::string>();
+    out.push_back({role, it->second, mangled});
+  }
+  return out;
+}
+
+} // namespace
+
+std::variant<launch_rule, std::string>
+launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e) {
+  try {
+    device_limits limits = device_limits::for_arch(std::to_string(d.compute_capability()));
+    if (d.sm_count > 0)
+      limits.sm_count = d.sm_count;
+    const search_space s(family::load(lib, e.variant.family), dtype_from_string(e.variant.dtype),
+                         op_from_string(e.variant.op), limits);
+    const point p = s.parse(e.variant.label, e.launch_label);
+    const launch_plan plan = s.plan_launch(p.compile, p.launch);
+    launch_rule r;
+    r.protocol = to_string(plan.proto);
+    r.block_size = plan.block_size;
+    r.dynamic_shared_bytes = plan.dynamic_shared_bytes;
+    r.in_place = plan.in_place;
+    r.device_launches = plan.device_launches;
+    r.grid_expression = s.decl().grid.text();
+    fit_grid(plan.grid_for, r);
+    r.kernels = kernels_of(plan, e.lowered_json);
+    return r;
+  } catch (const error &x) {
+    return std::string(x.what());
+  }
+}
+
+} // namespace reducetune::db

@@ -1,0 +1,45 @@
+// What an application needs to launch an exported point without re-deriving anything: the
+// search space's launch plan (block size, dynamic shared memory, protocol, kernels) with the
+// grid as a typed rule, for one device. Computed by the space, never stored twice.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "reducetune/db/catalog.hpp"
+
+namespace reducetune {
+class template_library;
+}
+
+namespace reducetune::db {
+
+struct kernel_ref {
+  std::string role;            // init | pass | final
+  std::string name_expression; // as given to NVRTC
+  std::string lowered;         // its mangled name in the cubin ("" when no build is stored)
+};
+
+struct launch_rule {
+  std::string protocol; // two_pass | atomic | ticket | multipass (docs/architecture.md)
+  unsigned block_size = 0;
+  unsigned dynamic_shared_bytes = 0;
+  bool in_place = false;        // the pass overwrites its input: launch it on a scratch copy
+  bool device_launches = false; // dynamic parallelism (relocatable code, device runtime)
+  // grid(n) = min(ceil_div(n, items_per_block), max_blocks), no cap when max_blocks is 0;
+  // multipass applies it again to the partials until one value is left.
+  std::uint64_t items_per_block = 0;
+  std::uint64_t max_blocks = 0;
+  std::string grid_expression; // the family's, for people
+  std::vector<kernel_ref> kernels; // in launch order
+};
+
+// The launch rule of a Catalog entry on device d, with the families of lib; a text saying why
+// when there is none (a family lib lacks, a label that no longer parses, a grid that is not
+// of the form above).
+[[nodiscard]] std::variant<launch_rule, std::string>
+launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e);
+
+} // namespace reducetune::db

@@ -1,0 +1,126 @@
+// Reading and binding the store's rows: one place for each table's columns, shared by the
+// store's queries, best, history and merge.
+#include "reducetune/db/rows.hpp"
+
+#include <bit>
+#include <cstring>
+
+namespace reducetune::db::detail {
+
+
+static_assert(std::endian::native == std::endian::little,
+              "samples are stored as little-endian float64; add a byte swap for this host");
+
+std::span<const std::byte> sample_bytes(const std::vector<double> &samples) {
+  return std::as_bytes(std::span<const double>(samples));
+}
+
+std::vector<double> samples_from(const std::vector<std::byte> &bytes) {
+  std::vector<double> out(bytes.size() / sizeof(double));
+  if (!out.empty())
+    std::memcpy(out.data(), bytes.data(), out.size() * sizeof(double));
+  return out;
+}
+
+const char *const measurement_columns =
+    "SELECT m.id, m.device_id, v.id, v.family, v.dtype, v.op, v.label, v.parameters,"
+    " m.launch_label, w.id, w.dtype, w.op, w.n, w.data_pattern, w.seed, m.template_hash,"
+    " m.driver_version, m.toolkit_version, m.study_id, m.samples, m.gbps, m.pct_of_peak,"
+    " m.pct_of_ceiling, m.status, m.reason, m.created_at, v.flags, v.determinism,"
+    " m.launch_parameters"
+    " FROM rt_measurements m JOIN rt_variants v ON v.id = m.variant_id"
+    " JOIN rt_workloads w ON w.id = m.workload_id ";
+
+measurement_record read_measurement(const statement &s) {
+  measurement_record m;
+  m.id = s.column_int(0);
+  m.device_id = s.column_int(1);
+  m.variant = {s.column_int(2),  s.column_text(3),  s.column_text(4),  s.column_text(5),
+               s.column_text(6), s.column_text(7), s.column_text(26), s.column_text(27)};
+  m.launch_label = s.column_text(8);
+  m.workload = {s.column_int(9),   s.column_text(10),
+                s.column_text(11), static_cast<std::uint64_t>(s.column_int(12)),
+                s.column_text(13), s.column_int(14)};
+  m.template_hash = s.column_text(15);
+  m.driver_version = static_cast<int>(s.column_int(16));
+  m.toolkit_version = static_cast<int>(s.column_int(17));
+  m.study_id = s.column_optional_int(18);
+  m.samples_s = samples_from(s.column_blob(19));
+  m.stats = summarize(m.samples_s);
+  m.gbps = s.column_optional_double(20);
+  m.pct_of_peak = s.column_optional_double(21);
+  m.pct_of_ceiling = s.column_optional_double(22);
+  m.status = parse_measurement_status(s.column_text(23));
+  m.reason = s.column_text(24);
+  m.created_at = s.column_text(25);
+  m.launch_parameters_json = s.column_text(28);
+  return m;
+}
+
+device_record read_device(const statement &s) {
+  device_record d;
+  d.id = s.column_int(0);
+  d.name = s.column_text(1);
+  d.uuid = s.column_text(2);
+  d.cc_major = static_cast<int>(s.column_int(3));
+  d.cc_minor = static_cast<int>(s.column_int(4));
+  d.sm_count = static_cast<int>(s.column_int(5));
+  d.l2_bytes = s.column_int(6);
+  d.bus_width_bits = static_cast<int>(s.column_int(7));
+  d.memory_clock_khz = static_cast<int>(s.column_int(8));
+  d.driver_version = static_cast<int>(s.column_int(9));
+  d.toolkit_version = static_cast<int>(s.column_int(10));
+  return d;
+}
+
+const char *const device_columns =
+    "SELECT id, name, uuid, cc_major, cc_minor, sm_count, l2_bytes, bus_width_bits,"
+    " memory_clock_khz, driver_version, toolkit_version FROM rt_devices ";
+
+std::int64_t returning_id(statement &s) {
+  if (!s.step())
+    throw store_error("an INSERT ... RETURNING id returned no row");
+  const auto id = s.column_int(0);
+  s.reset();
+  return id;
+}
+
+// One place for the columns of rt_builds, read (find_build, merge) and written (record_build,
+// merge).
+const std::string_view build_select =
+    "SELECT id, cache_key, program_key, variant_label, arch, nvrtc_version, options, status,"
+    " log, compile_seconds, cubin, created_at, lowered FROM rt_builds ";
+const std::string_view build_insert =
+    "INSERT INTO rt_builds (cache_key, program_key, variant_label, arch, nvrtc_version,"
+    " options, status, log, compile_seconds, cubin, lowered)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+
+build_record read_build(statement &s) {
+  build_record b;
+  b.id = s.column_int(0);
+  b.cache_key = s.column_text(1);
+  b.program_key = s.column_text(2);
+  b.variant_label = s.column_text(3);
+  b.arch = s.column_text(4);
+  b.nvrtc_version = s.column_text(5);
+  b.options = s.column_text(6);
+  b.status = parse_build_status(s.column_text(7));
+  b.log = s.column_text(8);
+  b.compile_seconds = s.column_double(9);
+  b.cubin = s.column_blob(10);
+  b.created_at = s.column_text(11);
+  b.lowered = s.column_text(12);
+  return b;
+}
+
+void bind_build(statement &s, const build_record &b) {
+  s.bind(1, b.cache_key).bind(2, b.program_key).bind(3, b.variant_label).bind(4, b.arch);
+  s.bind(5, b.nvrtc_version).bind(6, b.options).bind(7, to_string(b.status)).bind(8, b.log);
+  s.bind(9, b.compile_seconds).bind(11, b.lowered);
+  if (b.status == build_status::ok) // a failed build keeps its log, never a cubin
+    s.bind_blob(10, b.cubin);
+  else
+    s.bind_null(10);
+}
+
+} // namespace reducetune::db::detail

@@ -1,0 +1,50 @@
+// The store's row readers and binders (internal to db/): each table's columns in one place.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "reducetune/db/records.hpp"
+#include "reducetune/db/sqlite.hpp"
+
+namespace reducetune::db::detail {
+
+// Samples are stored as a BLOB of little-endian float64.
+[[nodiscard]] std::span<const std::byte> sample_bytes(const std::vector<double> &samples);
+[[nodiscard]] std::vector<double> samples_from(const std::vector<std::byte> &bytes);
+
+// "SELECT <every measurement column> FROM rt_measurements m JOIN rt_variants v JOIN
+// rt_workloads w " (a WHERE or ORDER BY follows), read by read_measurement.
+extern const char *const measurement_columns;
+[[nodiscard]] measurement_record read_measurement(const statement &s);
+
+extern const char *const device_columns;
+[[nodiscard]] device_record read_device(const statement &s);
+
+// rt_builds, read (find_build, merge) and written (record_build, merge).
+extern const std::string_view build_select;
+extern const std::string_view build_insert;
+[[nodiscard]] build_record read_build(statement &s);
+void bind_build(statement &s, const build_record &b);
+
+// The id of an INSERT ... RETURNING id.
+std::int64_t returning_id(statement &s);
+
+// A cached statement, reset (and its read snapshot released) when the caller is done.
+class statement_lease {
+public:
+  explicit statement_lease(statement &s) : m_s(&s) {}
+  statement_lease(const statement_lease &) = delete;
+  statement_lease &operator=(const statement_lease &) = delete;
+  ~statement_lease() { m_s->reset(); }
+  statement *operator->() const noexcept { return m_s; }
+  statement &operator*() const noexcept { return *m_s; }
+
+private:
+  statement *m_s;
+};
+
+} // namespace reducetune::db::detail
