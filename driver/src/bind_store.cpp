@@ -6,6 +6,7 @@
 #include "reducetune/db/export.hpp"
 #include "reducetune/db/point_records.hpp"
 #include "reducetune/db/store.hpp"
+#include "reducetune/jit/variant_request.hpp"
 
 #include <memory>
 
@@ -152,6 +153,18 @@ nb::dict best_dict(const db::best_choice &b) {
   return d;
 }
 
+// Lowered names of a point whose build the file does not keep: compiled here with NVRTC (the
+// process's compiler, so each variant once per process). A point that does not compile keeps
+// empty names: the export is still right about everything else.
+std::map<std::string, std::string> compile_lowered(const rt::search_space &s, const rt::point &p,
+                                                   int arch) {
+  try {
+    return shared_compiler().compile(rt::request_for(s.decl(), p.compile, arch))->lowered;
+  } catch (const rt::error &) {
+    return {};
+  }
+}
+
 // A store that can be closed explicitly (tests, and so a file can be moved on Windows-like
 // file systems); every call after close() raises StoreError.
 class py_store {
@@ -285,14 +298,17 @@ void bind_store(nb::module_ &m) {
   m.def(
       "export_header",
       [](const std::string &path, const std::string &ns, bool allow_flagged) {
-        return db::export_header(db::catalog::open(path, {allow_flagged, false}), library(), ns);
+        return db::export_header(db::catalog::open(path, {allow_flagged, false}), library(), ns,
+                                 compile_lowered);
       },
       nb::arg("path"), nb::arg("namespace") = "reducetune_dispatch",
       nb::arg("allow_flagged") = false);
   m.def(
       "export_json",
       [](const std::string &path, bool allow_flagged) {
-        return db::export_json(db::catalog::open(path, {allow_flagged, false}), library()).dump(2);
+        return db::export_json(db::catalog::open(path, {allow_flagged, false}), library(),
+                               compile_lowered)
+            .dump(2);
       },
       nb::arg("path"), nb::arg("allow_flagged") = false);
   m.def(
@@ -304,7 +320,7 @@ void bind_store(nb::module_ &m) {
         if (e == nullptr)
           return nb::none();
         const auto *dev = c.device_of(device);
-        auto rule = db::export_rule_json(*e, dev->device, library());
+        auto rule = db::export_rule_json(*e, dev->device, library(), compile_lowered);
         rule["requested_n"] = n;
         rule["measurement_id"] = e->measurement_id;
         rule["device"] = dev->device.name;

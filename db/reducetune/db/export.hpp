@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reducetune/db/catalog.hpp"
+#include "reducetune/db/launch_rule.hpp"
 
 namespace reducetune {
 class template_library;
@@ -25,12 +26,16 @@ namespace reducetune::db {
 // The thresholds are those of nearest_bucket, so the header answers as the Catalog does.
 // Each choice carries everything needed to launch it (launch_rule.hpp), computed by the
 // search space from the families of lib; the JSON carries the same fields.
+// `lowered` fills the lowered names of points whose build the file does not keep.
 [[nodiscard]] std::string export_header(const catalog &c, const template_library &lib,
-                                        std::string_view ns = "reducetune_dispatch");
-[[nodiscard]] nlohmann::ordered_json export_json(const catalog &c, const template_library &lib);
+                                        std::string_view ns = "reducetune_dispatch",
+                                        const lowered_names_fn &lowered = {});
+[[nodiscard]] nlohmann::ordered_json export_json(const catalog &c, const template_library &lib,
+                                                 const lowered_names_fn &lowered = {});
 // One rule of export_json (without min_n's neighbours): what `reducetune best --json` prints.
 [[nodiscard]] nlohmann::ordered_json export_rule_json(const catalog_entry &e, const device_record &d,
-                                                      const template_library &lib);
+                                                      const template_library &lib,
+                                                      const lowered_names_fn &lowered = {});
 
 // Writes to a temporary file beside path, then renames it over path.
 void write_file_atomically(const std::filesystem::path &path, std::string_view content);

@@ -40,7 +40,8 @@ void put_launch(ordered_json &r, const std::variant<launch_rule, std::string> &r
 } // namespace
 
 nlohmann::ordered_json export_rule_json(const catalog_entry &e, const device_record &d,
-                                        const template_library &lib) {
+                                        const template_library &lib,
+                                        const lowered_names_fn &lowered) {
   ordered_json r;
   r["min_n"] = e.min_n;
   r["bucket_n"] = e.bucket_n;
@@ -51,13 +52,14 @@ nlohmann::ordered_json export_rule_json(const catalog_entry &e, const device_rec
   r["launch_parameters"] = parsed(e.launch_parameters_json, ordered_json::object());
   r["flags"] = parsed(e.variant.flags_json, ordered_json::array());
   r["determinism"] = e.variant.determinism;
-  put_launch(r, launch_rule_of(lib, d, e));
+  put_launch(r, launch_rule_of(lib, d, e, lowered));
   r["median_s"] = e.median_s;
   r["gbps"] = e.gbps ? ordered_json(*e.gbps) : ordered_json();
   return r;
 }
 
-nlohmann::ordered_json export_json(const catalog &c, const template_library &lib) {
+nlohmann::ordered_json export_json(const catalog &c, const template_library &lib,
+                                   const lowered_names_fn &lowered) {
   ordered_json out;
   out["format"] = "reducetune-dispatch";
   out["schema_version"] = current_schema_version();
@@ -79,7 +81,7 @@ nlohmann::ordered_json export_json(const catalog &c, const template_library &lib
       ordered_json table{{"dtype", t.dtype}, {"op", t.op}};
       auto &rules = table["rules"] = ordered_json::array();
       for (const auto &e : t.entries)
-        rules.push_back(export_rule_json(e, d.device, lib));
+        rules.push_back(export_rule_json(e, d.device, lib, lowered));
       tables.push_back(std::move(table));
     }
     devices.push_back(std::move(dev));

@@ -58,17 +58,25 @@ void fit_grid(const grid_fn &grid, launch_rule &r) {
   }
 }
 
-std::vector<kernel_ref> kernels_of(const launch_plan &plan, const std::string &lowered_json) {
-  const auto lowered = nlohmann::json::parse(lowered_json, nullptr, false);
+std::map<std::string, std::string> stored_names(const std::string &lowered_json) {
+  std::map<std::string, std::string> out;
+  const auto j = nlohmann::json::parse(lowered_json, nullptr, false);
+  if (j.is_object())
+    for (const auto &[expr, name] : j.items())
+      if (name.is_string())
+        out[expr] = name.get<std::string>();
+  return out;
+}
+
+std::vector<kernel_ref> kernels_of(const launch_plan &plan,
+                                   const std::map<std::string, std::string> &lowered) {
   std::vector<kernel_ref> out;
   for (const char *role : {"init", "pass", "final"}) {
     const auto it = plan.kernels.find(role);
     if (it == plan.kernels.end())
       continue;
-    std::string mangled;
-    if (lowered.is_object() && lowered.contains(it->second) && lowered[it->second].is_string())
-      mangled = lowered[it->second].get<std::string>();
-    out.push_back({role, it->second, mangled});
+    const auto name = lowered.find(it->second);
+    out.push_back({role, it->second, name == lowered.end() ? "" : name->second});
   }
   return out;
 }
@@ -76,7 +84,8 @@ std::vector<kernel_ref> kernels_of(const launch_plan &plan, const std::string &l
 } // namespace
 
 std::variant<launch_rule, std::string>
-launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e) {
+launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e,
+               const lowered_names_fn &lowered) {
   try {
     device_limits limits = device_limits::for_arch(std::to_string(d.compute_capability()));
     if (d.sm_count > 0)
@@ -93,7 +102,10 @@ launch_rule_of(const template_library &lib, const device_record &d, const catalo
     r.device_launches = plan.device_launches;
     r.grid_expression = s.decl().grid.text();
     fit_grid(plan.grid_for, r);
-    r.kernels = kernels_of(plan, e.lowered_json);
+    auto names = stored_names(e.lowered_json);
+    if (names.empty() && lowered)
+      names = lowered(s, p, d.compute_capability());
+    r.kernels = kernels_of(plan, names);
     return r;
   } catch (const error &x) {
     return std::string(x.what());

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "reducetune/db/catalog.hpp"
+#include "reducetune/space/space.hpp"
 
 namespace reducetune {
 class template_library;
@@ -36,10 +39,18 @@ struct launch_rule {
   std::vector<kernel_ref> kernels; // in launch order
 };
 
+// {name expression: lowered name} of a point compiled for an architecture (compute capability
+// x 10). The store keeps the names of the builds it recorded; for a point without one, an
+// export may be given this (the driver passes its NVRTC compiler: the jit layer sits above).
+using lowered_names_fn =
+    std::function<std::map<std::string, std::string>(const search_space &, const point &, int)>;
+
 // The launch rule of a Catalog entry on device d, with the families of lib; a text saying why
 // when there is none (a family lib lacks, a label that no longer parses, a grid that is not
-// of the form above).
+// of the form above). Lowered names come from the entry's stored build, else from `lowered`
+// (when given), else are left empty.
 [[nodiscard]] std::variant<launch_rule, std::string>
-launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e);
+launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e,
+               const lowered_names_fn &lowered = {});
 
 } // namespace reducetune::db
