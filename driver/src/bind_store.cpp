@@ -182,11 +182,9 @@ private:
   std::unique_ptr<db::store> m_store;
 };
 
-} // namespace
-
-void bind_store(nb::module_ &m) {
-  nb::class_<py_store>(m, "Store")
-      .def(nb::init<const std::string &>(), nb::arg("path"),
+// The Store's file, devices, templates and studies.
+void bind_store_file(nb::class_<py_store> &c) {
+  c.def(nb::init<const std::string &>(), nb::arg("path"),
            "Opens (creating or migrating) a results file; StoreError for a corrupt, foreign or "
            "newer file, which is left untouched.")
       .def("close", &py_store::close)
@@ -221,8 +219,12 @@ void bind_store(nb::module_ &m) {
              r.strategy = get_or<std::string>(d, "strategy", "");
              r.config_json = get_or<std::string>(d, "config_json", "{}");
              return s.get().create_study(r);
-           })
-      .def(
+           });
+}
+
+// The Store's measurements, baselines, best, history and merge.
+void bind_store_rows(nb::class_<py_store> &c) {
+  c.def(
           "record_measurement",
           [](py_store &s, const py_point &p, const nb::dict &d) {
             return s.get().record_measurement(measurement_of(p, d));
@@ -294,7 +296,10 @@ void bind_store(nb::module_ &m) {
         d["baselines_inserted"] = st.baselines_inserted;
         return d;
       });
+}
 
+// Module functions over a file: the Catalog's best, the exports, atomic writes.
+void bind_exports(nb::module_ &m) {
   m.def(
       "export_header",
       [](const std::string &path, const std::string &ns, bool allow_flagged) {
@@ -335,6 +340,15 @@ void bind_store(nb::module_ &m) {
         db::write_file_atomically(path, content);
       },
       nb::arg("path"), nb::arg("content"));
+}
+
+} // namespace
+
+void bind_store(nb::module_ &m) {
+  nb::class_<py_store> c(m, "Store");
+  bind_store_file(c);
+  bind_store_rows(c);
+  bind_exports(m);
 }
 
 } // namespace rtpy
