@@ -7,7 +7,7 @@
 
 #include "reducetune/cuda/device_info.hpp"
 #include "reducetune/jit/compiler.hpp"
-#include "reducetune/jit/template_library.hpp"
+#include "reducetune/templates/template_library.hpp"
 #include "reducetune/measure/workload.hpp"
 #include "reducetune/space/family.hpp"
 #include "reducetune/space/variant.hpp"

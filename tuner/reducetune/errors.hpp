@@ -2,7 +2,9 @@
 //
 // Every CUDA runtime, driver, NVRTC, nvJitLink and SQLite call goes through its own macro so
 // that a failure names the file, the line and the call's text (nvbench's cuda_call.cuh is the
-// model). Destructors use the _NOEXCEPT forms, which report to stderr and never throw.
+// model). Destructors use the _NOEXCEPT forms, which report to stderr and never throw. The
+// driver's macros (RT_DRIVER_CALL) live with the driver API in cuda/driver_api.hpp, and
+// SQLite's (RT_SQLITE_CALL) with the store: each names its errors through its own library.
 #pragma once
 
 #include <stdexcept>
@@ -60,8 +62,9 @@ public:
 };
 
 namespace detail {
+// " in `call` at file:line", the tail of every checking macro's message.
+[[nodiscard]] std::string call_site(const char *call, const char *file, int line);
 [[noreturn]] void throw_cuda_runtime(int code, const char *call, const char *file, int line);
-[[noreturn]] void throw_cuda_driver(int code, const char *call, const char *file, int line);
 [[noreturn]] void throw_nvrtc(int code, const char *call, const char *file, int line);
 void report_noexcept(const char *api, int code, const char *call, const char *file,
                      int line) noexcept;
@@ -75,14 +78,6 @@ void report_noexcept(const char *api, int code, const char *call, const char *fi
     const int rt_status_ = static_cast<int>(call);                                             \
     if (rt_status_ != 0)                                                                       \
       ::reducetune::detail::throw_cuda_runtime(rt_status_, #call, __FILE__, __LINE__);         \
-  } while (false)
-
-// CUDA driver API (CUresult).
-#define RT_DRIVER_CALL(call)                                                                   \
-  do {                                                                                         \
-    const int rt_status_ = static_cast<int>(call);                                             \
-    if (rt_status_ != 0)                                                                       \
-      ::reducetune::detail::throw_cuda_driver(rt_status_, #call, __FILE__, __LINE__);          \
   } while (false)
 
 // NVRTC (nvrtcResult). Compile failures are not raised here: the compiler reads the log first.
@@ -99,12 +94,4 @@ void report_noexcept(const char *api, int code, const char *call, const char *fi
     const int rt_status_ = static_cast<int>(call);                                             \
     if (rt_status_ != 0)                                                                       \
       ::reducetune::detail::report_noexcept("CUDA", rt_status_, #call, __FILE__, __LINE__);    \
-  } while (false)
-
-#define RT_DRIVER_CALL_NOEXCEPT(call)                                                          \
-  do {                                                                                         \
-    const int rt_status_ = static_cast<int>(call);                                             \
-    if (rt_status_ != 0)                                                                       \
-      ::reducetune::detail::report_noexcept("CUDA driver", rt_status_, #call, __FILE__,        \
-                                            __LINE__);                                         \
   } while (false)

@@ -102,6 +102,89 @@ rdb::measurement_record synthetic(std::int64_t device_id, std::size_t i, std::mt
   return m;
 }
 
+struct insert_times {
+  std::size_t count = 0, bulk_count = 0, batch = 1000;
+  double bulk_s = 0, single_s = 0;
+};
+
+// Records opt.measurements synthetic measurements: in bulk (batch per transaction), then the
+// last opt.single one transaction each, as the tuner records them.
+insert_times insert_all(rdb::store &s, std::int64_t dev_id, const options &opt,
+                        std::mt19937_64 &rng) {
+  std::vector<rdb::measurement_record> all;
+  all.reserve(opt.measurements);
+  for (std::size_t i = 0; i < opt.measurements; ++i)
+    all.push_back(synthetic(dev_id, i, rng));
+  insert_times t;
+  t.count = all.size();
+  t.bulk_count = opt.measurements > opt.single ? opt.measurements - opt.single : 0;
+  auto t0 = clock_type::now();
+  for (std::size_t i = 0; i < t.bulk_count; i += t.batch)
+    s.record_measurements(std::span(all).subspan(i, std::min(t.batch, t.bulk_count - i)));
+  t.bulk_s = seconds_since(t0);
+  t0 = clock_type::now();
+  for (std::size_t i = t.bulk_count; i < all.size(); ++i)
+    s.record_measurement(all[i]);
+  t.single_s = seconds_since(t0);
+  return t;
+}
+
+struct lookup_times {
+  double load_s = 0, total_s = 0;
+  std::vector<double> each, sql_each; // one Catalog / SQL look-up each
+  std::size_t found = 0;
+};
+
+lookup_times time_lookups(const rdb::store &s, const std::filesystem::path &path,
+                          std::int64_t dev_id, std::size_t lookups, std::mt19937_64 &rng) {
+  lookup_times t;
+  auto t0 = clock_type::now();
+  const auto cat = rdb::catalog::open(path);
+  t.load_s = seconds_since(t0);
+  t.each.reserve(lookups);
+  t0 = clock_type::now();
+  for (std::size_t i = 0; i < lookups; ++i) {
+    const auto n = 1000 + rng() % 40'000'000;
+    const char *dtype = dtypes[rng() % 4];
+    const char *op = ops[rng() % 4];
+    const auto one = clock_type::now();
+    const auto b = cat.best("GPU-bench", dtype, op, n);
+    t.each.push_back(seconds_since(one));
+    t.found += b ? 1 : 0;
+  }
+  t.total_s = seconds_since(t0);
+  for (int i = 0; i < 1000; ++i) {
+    const auto one = clock_type::now();
+    (void)s.best(dev_id, dtypes[i % 4], ops[(i / 4) % 4], 1000 + rng() % 40'000'000);
+    t.sql_each.push_back(seconds_since(one));
+  }
+  return t;
+}
+
+void report(const std::filesystem::path &path, const insert_times &in, const lookup_times &l) {
+  const double median = percentile(l.each, 0.5);
+  std::printf("database            %s (%.1f MiB)\n", path.c_str(),
+              static_cast<double>(std::filesystem::file_size(path)) / (1024.0 * 1024.0));
+  std::printf("measurements        %zu (50 samples each; %zu bulk, %zu one per transaction)\n",
+              in.count, in.bulk_count, in.count - in.bulk_count);
+  if (in.bulk_count > 0)
+    std::printf("bulk insert         %.0f measurements/s (%zu per transaction)\n",
+                static_cast<double>(in.bulk_count) / in.bulk_s, in.batch);
+  if (in.count > in.bulk_count)
+    std::printf("single insert       %.0f measurements/s (one transaction each)\n",
+                static_cast<double>(in.count - in.bulk_count) / in.single_s);
+  std::printf("catalog load        %.3f ms\n", l.load_s * 1e3);
+  std::printf("catalog best()      median %.3f us, p99 %.3f us, max %.3f us over %zu look-ups"
+              " (%.3f us mean incl. timer) -> %s 1 ms target\n",
+              median * 1e6, percentile(l.each, 0.99) * 1e6,
+              *std::max_element(l.each.begin(), l.each.end()) * 1e6, l.each.size(),
+              l.total_s / static_cast<double>(l.each.size()) * 1e6,
+              median < 1e-3 ? "meets" : "MISSES");
+  std::printf("store best() (SQL)  median %.3f us over %zu look-ups\n",
+              percentile(l.sql_each, 0.5) * 1e6, l.sql_each.size());
+  std::printf("answered            %zu of %zu look-ups\n", l.found, l.each.size());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -125,73 +208,9 @@ int main(int argc, char **argv) {
     dev.uuid = "GPU-bench";
     dev.cc_major = 9;
     const auto dev_id = s.register_device(dev);
-
-    std::vector<rdb::measurement_record> all;
-    all.reserve(opt.measurements);
-    for (std::size_t i = 0; i < opt.measurements; ++i)
-      all.push_back(synthetic(dev_id, i, rng));
-
-    // Bulk: 1000 measurements per transaction.
-    const std::size_t batch = 1000;
-    const std::size_t bulk_count =
-        opt.measurements > opt.single ? opt.measurements - opt.single : 0;
-    auto t0 = clock_type::now();
-    for (std::size_t i = 0; i < bulk_count; i += batch)
-      s.record_measurements(std::span(all).subspan(i, std::min(batch, bulk_count - i)));
-    const double bulk_s = seconds_since(t0);
-    // One transaction per measurement, as the tuner records them.
-    t0 = clock_type::now();
-    for (std::size_t i = bulk_count; i < all.size(); ++i)
-      s.record_measurement(all[i]);
-    const double single_s = seconds_since(t0);
-
-    t0 = clock_type::now();
-    const auto cat = rdb::catalog::open(path);
-    const double load_s = seconds_since(t0);
-
-    std::vector<double> each;
-    each.reserve(opt.lookups);
-    std::size_t found = 0;
-    const auto lookups_t0 = clock_type::now();
-    for (std::size_t i = 0; i < opt.lookups; ++i) {
-      const auto n = 1000 + rng() % 40'000'000;
-      const char *dtype = dtypes[rng() % 4];
-      const char *op = ops[rng() % 4];
-      const auto t = clock_type::now();
-      const auto b = cat.best("GPU-bench", dtype, op, n);
-      each.push_back(std::chrono::duration<double>(clock_type::now() - t).count());
-      found += b ? 1 : 0;
-    }
-    const double lookups_s = seconds_since(lookups_t0);
-
-    std::vector<double> sql_each;
-    for (int i = 0; i < 1000; ++i) {
-      const auto t = clock_type::now();
-      (void)s.best(dev_id, dtypes[i % 4], ops[(i / 4) % 4], 1000 + rng() % 40'000'000);
-      sql_each.push_back(std::chrono::duration<double>(clock_type::now() - t).count());
-    }
-
-    const double median = percentile(each, 0.5);
-    std::printf("database            %s (%.1f MiB)\n", path.c_str(),
-                static_cast<double>(std::filesystem::file_size(path)) / (1024.0 * 1024.0));
-    std::printf("measurements        %zu (50 samples each; %zu bulk, %zu one per transaction)\n",
-                all.size(), bulk_count, all.size() - bulk_count);
-    if (bulk_count > 0)
-      std::printf("bulk insert         %.0f measurements/s (%zu per transaction)\n",
-                  static_cast<double>(bulk_count) / bulk_s, batch);
-    if (all.size() > bulk_count)
-      std::printf("single insert       %.0f measurements/s (one transaction each)\n",
-                  static_cast<double>(all.size() - bulk_count) / single_s);
-    std::printf("catalog load        %.3f ms\n", load_s * 1e3);
-    std::printf("catalog best()      median %.3f us, p99 %.3f us, max %.3f us over %zu look-ups"
-                " (%.3f us mean incl. timer) -> %s 1 ms target\n",
-                median * 1e6, percentile(each, 0.99) * 1e6,
-                *std::max_element(each.begin(), each.end()) * 1e6, each.size(),
-                lookups_s / static_cast<double>(each.size()) * 1e6,
-                median < 1e-3 ? "meets" : "MISSES");
-    std::printf("store best() (SQL)  median %.3f us over %zu look-ups\n",
-                percentile(sql_each, 0.5) * 1e6, sql_each.size());
-    std::printf("answered            %zu of %zu look-ups\n", found, each.size());
+    const auto inserts = insert_all(s, dev_id, opt, rng);
+    const auto lookups = time_lookups(s, path, dev_id, opt.lookups, rng);
+    report(path, inserts, lookups);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench-catalog: %s\n", e.what());
     return 1;

@@ -1,6 +1,6 @@
 #include "catch.hpp"
 
-#include "reducetune/jit/template_library.hpp"
+#include "reducetune/templates/template_library.hpp"
 #include "reducetune/space/space.hpp"
 
 #include <iostream>

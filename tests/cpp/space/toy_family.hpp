@@ -3,7 +3,7 @@
 #pragma once
 
 #include "reducetune/errors.hpp"
-#include "reducetune/jit/template_library.hpp"
+#include "reducetune/templates/template_library.hpp"
 #include "reducetune/space/family.hpp"
 
 #include <nlohmann/json.hpp>

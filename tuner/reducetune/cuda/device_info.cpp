@@ -1,7 +1,6 @@
 #include "reducetune/cuda/device_info.hpp"
 
 #include "reducetune/errors.hpp"
-#include "reducetune/measure/bandwidth.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -27,6 +26,12 @@ std::string format_uuid(const cudaUUID_t &uuid) {
 }
 
 } // namespace
+
+double theoretical_peak_bytes_per_s(std::uint64_t memory_clock_khz,
+                                    std::uint64_t bus_width_bits) noexcept {
+  return 2.0 * static_cast<double>(memory_clock_khz) * 1000.0 *
+         static_cast<double>(bus_width_bits) / 8.0;
+}
 
 double device_info::peak_bytes_per_s() const noexcept {
   return theoretical_peak_bytes_per_s(memory_clock_khz, static_cast<std::uint64_t>(bus_width_bits));

@@ -24,9 +24,15 @@ struct device_info {
   int runtime_version = 0;   // the toolkit the library was built with
 
   [[nodiscard]] int arch() const noexcept { return cc_major * 10 + cc_minor; } // 90 for sm_90
-  // 2 × memory clock × bus width ÷ 8, in bytes per second.
+  // theoretical_peak_bytes_per_s of this device.
   [[nodiscard]] double peak_bytes_per_s() const noexcept;
 };
+
+// 2 × memory clock × bus width ÷ 8 (double data rate; clock in kHz and bus width in bits, as
+// cudaDevAttrMemoryClockRate / cudaDevAttrGlobalMemoryBusWidth give them), in bytes per second.
+// Here, below measure/, because the device's own description needs it.
+[[nodiscard]] double theoretical_peak_bytes_per_s(std::uint64_t memory_clock_khz,
+                                                  std::uint64_t bus_width_bits) noexcept;
 
 // Throws device_error when there is no usable device.
 [[nodiscard]] device_info query_device(int ordinal = 0);

@@ -39,6 +39,17 @@ const loaded &instance() noexcept {
   return once;
 }
 
+std::string error_text(int code) {
+  const char *name = nullptr;
+  const char *text = nullptr;
+  if (available()) {
+    instance().functions.cuGetErrorName(static_cast<CUresult>(code), &name);
+    instance().functions.cuGetErrorString(static_cast<CUresult>(code), &text);
+  }
+  return std::string{name ? name : "CUresult"} + " (" + std::to_string(code) +
+         "): " + (text ? text : "unknown driver error");
+}
+
 } // namespace
 
 bool available() noexcept { return instance().failure.empty(); }
@@ -48,6 +59,14 @@ const table &get() {
   if (!l.failure.empty())
     throw device_error("no usable CUDA driver: " + l.failure);
   return l.functions;
+}
+
+void throw_error(int code, const char *call, const char *file, int line) {
+  const std::string msg =
+      "CUDA driver error " + error_text(code) + detail::call_site(call, file, line);
+  if (code == CUDA_ERROR_NO_DEVICE || code == CUDA_ERROR_NOT_INITIALIZED)
+    throw device_error(msg);
+  throw launch_error(msg);
 }
 
 } // namespace reducetune::driver_api

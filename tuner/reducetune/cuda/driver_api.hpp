@@ -6,6 +6,8 @@
 // is none, available() is false and callers report "no GPU" instead of failing to load.
 #pragma once
 
+#include "reducetune/errors.hpp"
+
 #include <cuda.h>
 
 namespace reducetune::driver_api {
@@ -33,4 +35,25 @@ struct table {
 // The resolved table; throws device_error (with the reason) when the driver is unavailable.
 [[nodiscard]] const table &get();
 
+// The message of a failed driver call: "CUDA driver error NAME (code): text in `call` at
+// file:line". Raises device_error for CUDA_ERROR_NO_DEVICE / NOT_INITIALIZED, else launch_error.
+[[noreturn]] void throw_error(int code, const char *call, const char *file, int line);
+
 } // namespace reducetune::driver_api
+
+// CUDA driver API (CUresult); the error's name and text come from the driver itself.
+#define RT_DRIVER_CALL(call)                                                                   \
+  do {                                                                                         \
+    const int rt_status_ = static_cast<int>(call);                                             \
+    if (rt_status_ != 0)                                                                       \
+      ::reducetune::driver_api::throw_error(rt_status_, #call, __FILE__, __LINE__);            \
+  } while (false)
+
+// For destructors and other noexcept paths: report, never throw (errors.hpp).
+#define RT_DRIVER_CALL_NOEXCEPT(call)                                                          \
+  do {                                                                                         \
+    const int rt_status_ = static_cast<int>(call);                                             \
+    if (rt_status_ != 0)                                                                       \
+      ::reducetune::detail::report_noexcept("CUDA driver", rt_status_, #call, __FILE__,        \
+                                            __LINE__);                                         \
+  } while (false)

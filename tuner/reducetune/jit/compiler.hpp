@@ -5,7 +5,7 @@
 // compiled_program into a context is the runner's business (cuda/module.hpp).
 #pragma once
 
-#include "reducetune/jit/template_library.hpp"
+#include "reducetune/templates/template_library.hpp"
 
 #include <cstdint>
 #include <map>

@@ -1,7 +1,7 @@
 #include "reducetune/space/family.hpp"
 
 #include "reducetune/errors.hpp"
-#include "reducetune/jit/template_library.hpp"
+#include "reducetune/templates/template_library.hpp"
 
 namespace reducetune {
 

@@ -1,6 +1,7 @@
 // Statistics, the stopping rule and bandwidth on synthetic sample sequences.
 #include "catch.hpp"
 
+#include "reducetune/cuda/device_info.hpp"
 #include "reducetune/measure/bandwidth.hpp"
 #include "reducetune/measure/prepared_workload.hpp"
 #include "reducetune/measure/statistics.hpp"

@@ -1,7 +1,7 @@
-#include "reducetune/jit/template_library.hpp"
+#include "reducetune/templates/template_library.hpp"
 
 #include "reducetune/errors.hpp"
-#include "reducetune/jit/embedded_templates.hpp"
+#include "reducetune/templates/embedded_templates.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,0 +1,95 @@
+"""scripts/check-layers and scripts/check-sizes: the tree passes them, and a tree with a
+wrong-way include, a file in no layer, an 81-line function or a 401-line file fails, naming
+the file. Runs without the extension or a GPU."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(REPO / "scripts" / script), *args],
+                          capture_output=True, text=True, check=False)
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def function_of(lines: int, name: str) -> str:
+    """A C++ function spanning exactly `lines` lines, signature to closing brace."""
+    body = "".join(f"  x += {i};\n" for i in range(lines - 3))
+    return f"int {name}(int x) {{\n{body}  return x;\n}}\n"
+
+
+def test_the_tree_keeps_its_layers() -> None:
+    result = run("check-layers")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "errors -> templates -> space -> db -> jit -> cuda" in result.stdout
+
+
+def test_the_tree_keeps_its_size_limits() -> None:
+    result = run("check-sizes")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_an_include_of_a_higher_layer_fails_and_names_the_file(tmp_path: Path) -> None:
+    write(tmp_path, "tuner/reducetune/jit/compiler.hpp",
+          '#include "reducetune/space/family.hpp"\n#include "reducetune/errors.hpp"\n')
+    write(tmp_path, "tuner/reducetune/space/family.cpp",
+          '#include "reducetune/space/family.hpp"\n\n#include "reducetune/jit/compiler.hpp"\n')
+    write(tmp_path, "db/reducetune/db/store.cpp", '#include "reducetune/space/family.hpp"\n')
+    result = run("check-layers", "--root", str(tmp_path))
+    assert result.returncode == 1
+    problems = [line for line in result.stdout.splitlines() if not line.startswith("check-")]
+    assert problems == [
+        'tuner/reducetune/space/family.cpp:3: layer space includes "reducetune/jit/compiler.hpp"'
+        " of layer jit, which is above it (order: scripts/layers.txt)"
+    ]
+
+
+def test_a_file_outside_every_layer_and_an_unknown_include_fail(tmp_path: Path) -> None:
+    write(tmp_path, "tuner/reducetune/newlayer/thing.cpp", "int thing();\n")
+    write(tmp_path, "tuner/tools/tool.cpp", '#include "reducetune/runner/old.hpp"\n')
+    result = run("check-layers", "--root", str(tmp_path))
+    assert result.returncode == 1
+    assert "tuner/reducetune/newlayer/thing.cpp: belongs to no layer" in result.stdout
+    assert 'tuner/tools/tool.cpp:1: "reducetune/runner/old.hpp" is in no layer' in result.stdout
+
+
+def test_an_81_line_function_fails_and_an_80_line_one_passes(tmp_path: Path) -> None:
+    write(tmp_path, "tuner/reducetune/space/long.cpp",
+          function_of(80, "just_fits") + "\n" + function_of(81, "one_too_many"))
+    result = run("check-sizes", "--root", str(tmp_path), "--exceptions", str(tmp_path / "none"))
+    assert result.returncode == 1
+    assert "tuner/reducetune/space/long.cpp:" in result.stdout
+    assert "function one_too_many is 81 lines" in result.stdout
+    assert "just_fits" not in result.stdout
+
+
+def test_a_401_line_file_fails_and_a_400_line_one_passes(tmp_path: Path) -> None:
+    write(tmp_path, "driver/reducetune/fits.py", "x = 1\n" * 400)
+    write(tmp_path, "db/reducetune/db/too_long.hpp", "// line\n" * 401)
+    result = run("check-sizes", "--root", str(tmp_path), "--exceptions", str(tmp_path / "none"))
+    assert result.returncode == 1
+    assert "db/reducetune/db/too_long.hpp: 401 lines (at most 400)" in result.stdout
+    assert "fits.py" not in result.stdout
+
+
+def test_a_listed_exception_is_allowed_until_it_is_fixed(tmp_path: Path) -> None:
+    write(tmp_path, "tuner/reducetune/space/long.cpp", function_of(81, "one_too_many"))
+    exceptions = tmp_path / "exceptions.txt"
+    exceptions.write_text("tuner/reducetune/space/long.cpp one_too_many  # being split\n")
+    allowed = run("check-sizes", "--root", str(tmp_path), "--exceptions", str(exceptions))
+    assert allowed.returncode == 0, allowed.stdout
+    assert "allowed for now" in allowed.stdout
+    write(tmp_path, "tuner/reducetune/space/long.cpp", function_of(80, "one_too_many"))
+    stale = run("check-sizes", "--root", str(tmp_path), "--exceptions", str(exceptions))
+    assert stale.returncode == 1
+    assert "'tuner/reducetune/space/long.cpp one_too_many' is within the limits now" in stale.stdout
