@@ -25,7 +25,7 @@ using namespace reducetune;
 
 namespace {
 
-struct point {
+struct checked_point {
   const family *fam;
   std::string label;
   variant v;
@@ -59,7 +59,7 @@ TEST_CASE("Every preset and a sample of tunable variants reduce correctly on the
   // RT_CHECK_FAMILY=name checks one family only: a kernel that faults poisons the CUDA
   // context, so finding every faulting family takes one process per family.
   const char *only = std::getenv("RT_CHECK_FAMILY");
-  std::vector<point> points;
+  std::vector<checked_point> points;
   for (const auto &f : families) {
     if (only && *only && f.name != only)
       continue;
