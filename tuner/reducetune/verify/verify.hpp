@@ -2,7 +2,7 @@
 // tolerance (tolerance.hpp). A failed verdict makes the variant failed, never a best.
 //
 // NaN and infinities (IEEE 754 semantics, decided here and tested in
-// tests/cpp/runner/test_verify_special_values.cpp):
+// tests/cpp/verify/test_verify_special_values.cpp):
 // - sum, prod: a NaN input, +inf with −inf (sum), or inf with 0 (prod) → the result must be a
 //   NaN (any payload, either sign). Otherwise an infinite input → the result must be that
 //   infinity (prod: with the sign of the product of the signs). An infinite GPU result where
