@@ -66,7 +66,7 @@ def test_a_file_outside_every_layer_and_an_unknown_include_fail(tmp_path: Path) 
 def test_an_81_line_function_fails_and_an_80_line_one_passes(tmp_path: Path) -> None:
     write(tmp_path, "tuner/reducetune/space/long.cpp",
           function_of(80, "just_fits") + "\n" + function_of(81, "one_too_many"))
-    result = run("check-sizes", "--root", str(tmp_path), "--exceptions", str(tmp_path / "none"))
+    result = run("check-sizes", "--root", str(tmp_path))
     assert result.returncode == 1
     assert "tuner/reducetune/space/long.cpp:" in result.stdout
     assert "function one_too_many is 81 lines" in result.stdout
@@ -76,20 +76,7 @@ def test_an_81_line_function_fails_and_an_80_line_one_passes(tmp_path: Path) -> 
 def test_a_401_line_file_fails_and_a_400_line_one_passes(tmp_path: Path) -> None:
     write(tmp_path, "driver/reducetune/fits.py", "x = 1\n" * 400)
     write(tmp_path, "db/reducetune/db/too_long.hpp", "// line\n" * 401)
-    result = run("check-sizes", "--root", str(tmp_path), "--exceptions", str(tmp_path / "none"))
+    result = run("check-sizes", "--root", str(tmp_path))
     assert result.returncode == 1
     assert "db/reducetune/db/too_long.hpp: 401 lines (at most 400)" in result.stdout
     assert "fits.py" not in result.stdout
-
-
-def test_a_listed_exception_is_allowed_until_it_is_fixed(tmp_path: Path) -> None:
-    write(tmp_path, "tuner/reducetune/space/long.cpp", function_of(81, "one_too_many"))
-    exceptions = tmp_path / "exceptions.txt"
-    exceptions.write_text("tuner/reducetune/space/long.cpp one_too_many  # being split\n")
-    allowed = run("check-sizes", "--root", str(tmp_path), "--exceptions", str(exceptions))
-    assert allowed.returncode == 0, allowed.stdout
-    assert "allowed for now" in allowed.stdout
-    write(tmp_path, "tuner/reducetune/space/long.cpp", function_of(80, "one_too_many"))
-    stale = run("check-sizes", "--root", str(tmp_path), "--exceptions", str(exceptions))
-    assert stale.returncode == 1
-    assert "'tuner/reducetune/space/long.cpp one_too_many' is within the limits now" in stale.stdout
