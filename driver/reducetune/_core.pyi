@@ -1,6 +1,13 @@
 """reducetune's C++ core (private: use the reducetune package)"""
 
 from collections.abc import Mapping, Sequence
+from typing import Final
+
+# The measurement protocol's constants (driver/src/bind_protocol.cpp): defined in C++ only.
+MIN_SAMPLES: Final[int]  # cold samples per point at least (measure/stopping_rule.hpp)
+MAX_NOISE: Final[float]  # a point may stop once its relative standard deviation is below this
+WORKLOAD_SEED: Final[int]  # the data seed of a workload that names none (verify/patterns.hpp)
+SPACE_SEED: Final[int]  # the seed of a space's samples when none is given (space/space.hpp)
 
 
 class DeviceLimits:

@@ -14,6 +14,7 @@ compile cache, which ``evaluate`` then serves from: it must run here, not in the
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device", "precompile")
@@ -32,8 +33,8 @@ def _exits_after(reply: dict) -> bool:
 
 
 def serve(stdin=sys.stdin, stdout=None) -> int:
-    import os
-
+    """Answers requests until end of input (0), or until a reply after which the context may
+    be unusable (3: the caller starts a fresh worker)."""
     if stdout is None:
         # Replies go to the original stdout; anything else written to fd 1 (by CUDA, NVRTC or
         # a stray printf in C++) goes to stderr instead of corrupting the protocol.
@@ -47,6 +48,8 @@ def serve(stdin=sys.stdin, stdout=None) -> int:
             continue
         try:
             request = json.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError(f"a request is a JSON object, not {line.strip()[:80]}")
             if request.get("call") not in CALLS:
                 raise ValueError(f"unknown call {request.get('call')!r}")
             result = getattr(_core, request["call"])(**request.get("args", {}))
@@ -64,4 +67,10 @@ def serve(stdin=sys.stdin, stdout=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(serve())
+    code = serve()
+    if code:
+        # After a sticky CUDA error: leave without the interpreter's teardown, which would
+        # destroy the poisoned context and can hang or fault there. The reply is flushed.
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -7,6 +7,7 @@
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/space/device_limits.hpp"
 #include "reducetune/space/element.hpp"
+#include "reducetune/space/space.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -142,8 +143,8 @@ void bind_compile(nb::module_ &m) {
   m.def("compile_jobs", &compile_jobs, nb::arg("arch") = "sm_90", nb::arg("all") = false,
         nb::arg("sample") = 500, nb::arg("family") = "",
         nb::arg("dtypes") = std::vector<std::string>{}, nb::arg("ops") = std::vector<std::string>{},
-        nb::arg("seed") = 0x72656475636574ull, nb::arg("threads") = 0u, nb::arg("batch") = 0u,
-        nb::arg("cached_pass") = true,
+        nb::arg("seed") = rt::search_space::default_seed, nb::arg("threads") = 0u,
+        nb::arg("batch") = 0u, nb::arg("cached_pass") = true,
         "Compiles presets and a seeded sample (or all valid points); timings and failures.");
 
   m.def(

@@ -46,6 +46,7 @@ void bind_errors(nb::module_ &) {
 NB_MODULE(_core, m) {
   m.doc() = "reducetune's C++ core (private: use the reducetune package)";
   rtpy::bind_errors(m);
+  rtpy::bind_protocol(m);
   rtpy::bind_space(m);
   rtpy::bind_compile(m);
   rtpy::bind_device(m);

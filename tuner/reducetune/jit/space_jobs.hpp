@@ -6,6 +6,7 @@
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/space/device_limits.hpp"
 #include "reducetune/space/element.hpp"
+#include "reducetune/space/space.hpp"
 #include "reducetune/space/variant.hpp"
 
 #include <cstdint>
@@ -22,7 +23,7 @@ struct compile_job {
 struct job_selection {
   bool all = false;           // every valid point instead of a sample
   std::size_t sample = 500;   // valid points in all, spread evenly over dtype x op
-  std::uint64_t seed = 0x72656475636574ull;
+  std::uint64_t seed = search_space::default_seed;
   std::string family;         // only this family ("" = all); its points are sampled too
   std::vector<dtype> dtypes{std::begin(all_dtypes), std::end(all_dtypes)};
   std::vector<reduce_op> ops{std::begin(all_ops), std::end(all_ops)};

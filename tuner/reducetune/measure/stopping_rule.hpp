@@ -10,10 +10,16 @@
 
 namespace reducetune {
 
+// The measurement protocol (issue 3), the same for the bench, the tuner and CUB: at least this
+// many cold samples, and a point may stop once their relative standard deviation is below
+// this. Defined here only; the Python driver reads them as _core.MIN_SAMPLES and MAX_NOISE.
+inline constexpr std::size_t protocol_min_samples = 10;
+inline constexpr double protocol_max_noise = 0.01;
+
 struct stopping_rule {
-  std::size_t min_samples = 10;
+  std::size_t min_samples = protocol_min_samples;
   std::size_t max_samples = 1000;
-  double max_noise = 0.01;   // relative standard deviation
+  double max_noise = protocol_max_noise; // relative standard deviation
   double time_cap_s = 1.0;   // wall time spent sampling, including L2 flushes and syncs
   double min_time_s = 0;     // sum of the samples before convergence may stop (0: no minimum)
 };

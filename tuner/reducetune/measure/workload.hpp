@@ -14,7 +14,7 @@ struct workload {
   reduce_op op = reduce_op::sum;
   std::uint64_t n = 1 << 20;
   data_pattern pattern = data_pattern::uniform;
-  std::uint64_t seed = 0x5eed;
+  std::uint64_t seed = default_data_seed;
   unsigned offset_elements = 0; // the runner passes in + offset_elements
 
   [[nodiscard]] std::uint64_t bytes_read() const noexcept { return n * size_of(type); }

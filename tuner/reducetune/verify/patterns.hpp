@@ -18,6 +18,10 @@
 
 namespace reducetune {
 
+// The seed of every workload's data unless one is named (workload::seed, generate()); the
+// Python driver reads it as _core.WORKLOAD_SEED.
+inline constexpr std::uint64_t default_data_seed = 0x5eed;
+
 enum class data_pattern {
   uniform,        // floats U[−1, 1); integers uniform over the whole type
   constant,       // one value everywhere (floats 0.1: not representable, rounds every add)
@@ -36,11 +40,11 @@ enum class data_pattern {
 // data on every platform (a fixed 64-bit generator, no std::uniform_*_distribution).
 template <class T>
 [[nodiscard]] std::vector<T> generate(data_pattern p, reduce_op op, std::uint64_t n,
-                                      std::uint64_t seed = 0x5eed);
+                                      std::uint64_t seed = default_data_seed);
 
 // Type-erased form: n elements of t as raw bytes (n · size_of(t) bytes).
 [[nodiscard]] std::vector<unsigned char> generate_bytes(dtype t, data_pattern p, reduce_op op,
                                                         std::uint64_t n,
-                                                        std::uint64_t seed = 0x5eed);
+                                                        std::uint64_t seed = default_data_seed);
 
 } // namespace reducetune

@@ -27,9 +27,9 @@ const auto bench_start = std::chrono::steady_clock::now();
 int run_table(const options &o, const device_info &device, compiler &comp) {
   rules r;
   r.graph = o.graph;
-  r.cold.min_samples = r.hot.min_samples = 10;
+  r.cold.min_samples = r.hot.min_samples = protocol_min_samples;
   r.cold.max_samples = r.hot.max_samples = 500;
-  r.cold.max_noise = r.hot.max_noise = 0.01;
+  r.cold.max_noise = r.hot.max_noise = protocol_max_noise;
   r.cold.time_cap_s = o.time_cap_s;
   r.cold.min_time_s = o.min_time_s;
   r.hot.time_cap_s = o.time_cap_s / 3;
