@@ -18,8 +18,7 @@ import pytest
 
 import reducetune
 from reducetune import _core
-from reducetune._evaluators import GpuEvaluator, sampling_options, workload
-from reducetune.errors import DeviceError
+from reducetune._evaluators import GpuEvaluator, WorkerClient, sampling_options, workload
 
 pytestmark = pytest.mark.gpu
 
@@ -30,17 +29,27 @@ FAULT_WORDS = ("illegal", "launch failure", "SIG")  # CUDA's words, or the signa
 SEED_PRESETS = ("harris1", "harris3", "harris5_shfl")
 
 
+def skip_without_a_gpu() -> None:
+    # Asked of a worker, so that this process never creates a CUDA context. Only the core's
+    # DeviceError skips: a worker that cannot start or answer is a failure, not "no GPU".
+    probe = WorkerClient(timeout_s=300)
+    try:
+        reply = probe.call("query_device", ordinal=0)
+    finally:
+        probe.close()
+    if not reply["ok"] and reply["error"] == "DeviceError":
+        pytest.skip(f"no GPU: {reply['message']}")
+    assert reply["ok"], reply
+
+
 @pytest.fixture
 def evaluator(monkeypatch):
+    skip_without_a_gpu()
     # Before the worker starts: it reads the variable when it first loads its templates.
     monkeypatch.setenv("REDUCETUNE_TEMPLATE_DIR", str(TEMPLATES))
     _core.set_templates("")  # this process too: reload from the variable
     options = dict(sampling_options(1.0, SAMPLES, hot=False), min_samples=SAMPLES)
-    try:
-        ev = GpuEvaluator(0, timeout_s=300, options=options)
-    except DeviceError as e:
-        _core.set_templates("")
-        pytest.skip(f"no GPU: {e}")
+    ev = GpuEvaluator(0, timeout_s=300, options=options)
     try:
         yield ev
     finally:
