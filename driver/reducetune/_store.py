@@ -22,15 +22,25 @@ __all__ = ["Store", "open_store", "export_header", "export_json", "best", "store
 Store = _core.Store
 
 
-def open_store(path: str | os.PathLike[str], create: bool = True) -> Any:
-    """Opens (creating or migrating) a results file. With create=False a missing file is a
-    StoreError instead of a new empty database (for commands that only read)."""
+def open_store(path: str | os.PathLike[str], create: bool = True,
+               read_only: bool = False) -> Any:
+    """Opens a results file. With create=False a missing file is a StoreError instead of a
+    new empty database. read_only (commands that only read) never writes the file: an older
+    one is migrated in a private copy in memory. Otherwise an older file is migrated in place
+    after a copy of it is kept beside it, and a line on stderr says so."""
+    import sys
+
     p = Path(path)
-    if not create and not p.exists():
+    if (read_only or not create) and not p.exists():
         raise StoreError(f"no database at {p}")
-    if create:
+    if create and not read_only:
         p.parent.mkdir(parents=True, exist_ok=True)
-    return _core.Store(str(p))
+    store = _core.Store(str(p), read_only)
+    m = None if read_only else store.migration
+    if m is not None:
+        print(f"reducetune: migrated {p} from schema {m['from_version']} to "
+              f"{m['to_version']}; the file as it was is kept as {m['backup']}", file=sys.stderr)
+    return store
 
 
 def _existing(path: str | os.PathLike[str]) -> str:
@@ -64,7 +74,7 @@ def best(
     path = Path(db) if db is not None else default_db_path()
     _existing(path)
     if device is None:
-        devices = open_store(path, create=False).devices()
+        devices = open_store(path, read_only=True).devices()
         if not devices:
             return None
         device = devices[0]["uuid"]

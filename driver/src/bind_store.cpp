@@ -169,8 +169,9 @@ std::map<std::string, std::string> compile_lowered(const rt::search_space &s, co
 // file systems); every call after close() raises StoreError.
 class py_store {
 public:
-  explicit py_store(const std::string &path)
-      : m_store(std::make_unique<db::store>(db::store::open(path))) {}
+  py_store(const std::string &path, bool read_only)
+      : m_store(std::make_unique<db::store>(read_only ? db::store::open_read_only(path)
+                                                      : db::store::open(path))) {}
   db::store &get() {
     if (!m_store)
       throw reducetune::store_error("the store is closed");
@@ -184,10 +185,23 @@ private:
 
 // The Store's file, devices, templates and studies.
 void bind_store_file(nb::class_<py_store> &c) {
-  c.def(nb::init<const std::string &>(), nb::arg("path"),
-           "Opens (creating or migrating) a results file; StoreError for a corrupt, foreign or "
-           "newer file, which is left untouched.")
+  c.def(nb::init<const std::string &, bool>(), nb::arg("path"), nb::arg("read_only") = false,
+           "Opens (creating, or migrating after keeping a copy) a results file; read_only: "
+           "never writes it (an older file is migrated in memory). StoreError for a corrupt, "
+           "foreign or newer file, which is left untouched.")
       .def("close", &py_store::close)
+      .def_prop_ro("migration",
+                   [](py_store &s) -> nb::object {
+                     const auto &m = s.get().migration();
+                     if (!m)
+                       return nb::none();
+                     nb::dict d;
+                     d["from_version"] = m->from_version;
+                     d["to_version"] = m->to_version;
+                     d["backup"] = m->backup.string();
+                     return d;
+                   },
+                   "{from_version, to_version, backup} when opening migrated the file.")
       .def_prop_ro("path", [](py_store &s) { return s.get().path().string(); })
       .def("schema_version", [](py_store &s) { return s.get().schema_version(); })
       .def("integrity_check", [](py_store &s) { return s.get().integrity_check(); })
@@ -298,8 +312,19 @@ void bind_store_rows(nb::class_<py_store> &c) {
       });
 }
 
-// Module functions over a file: the Catalog's best, the exports, atomic writes.
+// Module functions over a file: the Catalog's best, the exports, atomic writes, checks.
 void bind_exports(nb::module_ &m) {
+  m.def(
+      "check_file",
+      [](const std::string &path) {
+        const auto inspection = db::inspect_file(path);
+        nb::dict d;
+        d["schema_version"] = inspection.version;
+        d["current_version"] = db::current_schema_version();
+        d["integrity"] = db::integrity_of(path);
+        return d;
+      },
+      nb::arg("path"), "The file's schema version and integrity, read without writing it.");
   m.def(
       "export_header",
       [](const std::string &path, const std::string &ns, bool allow_flagged) {

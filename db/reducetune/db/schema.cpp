@@ -7,6 +7,7 @@
 
 #include "reducetune/db/embedded_sql.hpp"
 #include "reducetune/db/point_records.hpp"
+#include "reducetune/db/read_only.hpp"
 #include "reducetune/templates/template_library.hpp"
 
 namespace reducetune::db {
@@ -47,7 +48,7 @@ file_inspection inspect_existing(const std::filesystem::path &path) {
   std::int64_t version = 0;
   std::vector<std::string> tables;
   try {
-    database db(path, SQLITE_OPEN_READONLY);
+    database db = detail::open_reader(path);
     app_id = db.pragma_int("application_id");
     version = db.pragma_int("user_version");
     auto s = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'");
@@ -103,9 +104,11 @@ void set_version_pragmas(database &db, int version) {
   db.exec("PRAGMA user_version = " + std::to_string(version));
 }
 
+} // namespace
+
 // Inside BEGIN IMMEDIATE: another process may have created or migrated the file between our
 // inspection and the write lock, so the version is read again here.
-void create_or_migrate(database &db) {
+void detail::create_or_migrate(database &db) {
   const auto version = static_cast<int>(db.pragma_int("user_version"));
   const auto app_id = db.pragma_int("application_id");
   const int current = current_schema_version();
@@ -131,8 +134,6 @@ void create_or_migrate(database &db) {
   set_version_pragmas(db, current);
 }
 
-} // namespace
-
 int current_schema_version() noexcept {
   return detail::migrations().back().version;
 }
@@ -149,8 +150,13 @@ file_inspection inspect_file(const std::filesystem::path &path) {
   return inspect_existing(path);
 }
 
-database open_for_writing(const std::filesystem::path &path) {
+database open_for_writing(const std::filesystem::path &path, migration_note *note) {
   const auto inspection = inspect_file(path);
+  if (inspection.kind == file_kind::older) {
+    const auto backup = detail::backup_copy(path, inspection.version);
+    if (note != nullptr)
+      *note = {inspection.version, current_schema_version(), backup};
+  }
   if (inspection.kind == file_kind::missing && path.has_parent_path())
     std::filesystem::create_directories(path.parent_path());
   database db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
@@ -170,26 +176,32 @@ database open_for_writing(const std::filesystem::path &path) {
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   if (inspection.kind != file_kind::current)
-    write_transaction(db, [&] { create_or_migrate(db); });
+    write_transaction(db, [&] { detail::create_or_migrate(db); });
   return db;
+}
+
+std::string integrity_of(const std::filesystem::path &path) {
+  (void)inspect_file(path); // refuses what is not a reducetune file
+  const database db = detail::open_reader(path);
+  auto s = db.prepare("PRAGMA integrity_check");
+  std::string out;
+  while (s.step())
+    out += (out.empty() ? "" : "\n") + s.column_text(0);
+  return out;
 }
 
 database open_for_reading(const std::filesystem::path &path) {
   const auto inspection = inspect_file(path);
-  switch (inspection.kind) {
-  case file_kind::current:
-    break;
-  case file_kind::older:
-    refuse(path,
-           "has schema version " + std::to_string(inspection.version) + " (current is " +
-               std::to_string(current_schema_version()) + ") and is opened read-only here",
-           "Open it once for writing (any reducetune command that records results, or "
-           "reducetune::db::store::open) to migrate it.");
-  default:
+  if (inspection.kind != file_kind::current && inspection.kind != file_kind::older)
     refuse(path, "holds no reducetune results", "Run a tuning first, or pass another --db path.");
-  }
-  database db(path, SQLITE_OPEN_READONLY);
-  return db;
+  database db = detail::open_reader(path);
+  if (inspection.kind == file_kind::current)
+    return db;
+  // An older file: migrated in a copy in memory, so that reading never writes the file.
+  database copy = detail::copy_into_memory(db);
+  write_transaction(copy, [&] { detail::create_or_migrate(copy); });
+  copy.exec("PRAGMA query_only = 1");
+  return copy;
 }
 
 } // namespace reducetune::db

@@ -33,12 +33,31 @@ struct file_inspection {
 // are neither reducetune's nor Optuna's) and a file of a newer schema version.
 [[nodiscard]] file_inspection inspect_file(const std::filesystem::path &path);
 
-// inspect_file, then a read-write connection with WAL, foreign keys and the busy timeout; a
-// missing, empty or older file is created or migrated in one write transaction.
-[[nodiscard]] database open_for_writing(const std::filesystem::path &path);
+// What opening an older file for writing did: it was migrated, after a copy of it was kept.
+struct migration_note {
+  int from_version = 0;
+  int to_version = 0;
+  std::filesystem::path backup; // the file as it was, beside it (NAME.schemaN.bak)
+};
 
-// inspect_file, then a read-only connection; the file must be of the current version (an older
-// one is migrated by opening it with reducetune::db::store first).
+// inspect_file, then a read-write connection with WAL, foreign keys and the busy timeout; a
+// missing, empty or older file is created or migrated in one write transaction. An older file
+// is first copied beside itself (SQLite's backup API, so a WAL's content is included); `note`
+// (when given) says so.
+[[nodiscard]] database open_for_writing(const std::filesystem::path &path,
+                                        migration_note *note = nullptr);
+
+// inspect_file, then a connection that never writes the file: read-only (immutable when the
+// file or its folder is not writable, so that no -wal/-shm is needed). An older file is copied
+// into memory and migrated there (PRAGMA query_only afterwards): commands that only read work
+// on every version and leave the file's bytes as they were.
 [[nodiscard]] database open_for_reading(const std::filesystem::path &path);
+
+// PRAGMA integrity_check of the file itself ("ok" or SQLite's list), read-only.
+[[nodiscard]] std::string integrity_of(const std::filesystem::path &path);
+
+namespace detail {
+void create_or_migrate(database &db); // inside a write transaction
+} // namespace detail
 
 } // namespace reducetune::db

@@ -16,7 +16,15 @@ statement &store::cached(const char *sql) const {
 }
 
 store store::open(const std::filesystem::path &path) {
-  return store(open_for_writing(path));
+  migration_note note;
+  store s(open_for_writing(path, &note));
+  if (note.from_version != 0)
+    s.m_migration = note;
+  return s;
+}
+
+store store::open_read_only(const std::filesystem::path &path) {
+  return store(open_for_reading(path));
 }
 
 int store::schema_version() const {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "reducetune/db/records.hpp"
+#include "reducetune/db/schema.hpp"
 #include "reducetune/db/sqlite.hpp"
 
 namespace reducetune::db {
@@ -30,9 +31,15 @@ struct merge_stats {
 
 class store {
 public:
-  // Creates a missing file, migrates an older one, and refuses (store_error, file untouched)
-  // a corrupt file, a foreign SQLite file or a newer schema version.
+  // Creates a missing file, migrates an older one (after keeping a copy: migration()), and
+  // refuses (store_error, file untouched) a corrupt file, a foreign SQLite file or a newer
+  // schema version.
   [[nodiscard]] static store open(const std::filesystem::path &path);
+  // For commands that only read: never writes the file (an older one is migrated in a private
+  // copy in memory); every write through it fails with store_error.
+  [[nodiscard]] static store open_read_only(const std::filesystem::path &path);
+  // Set when open() migrated the file.
+  [[nodiscard]] const std::optional<migration_note> &migration() const noexcept { return m_migration; }
 
   [[nodiscard]] const std::filesystem::path &path() const noexcept { return m_db.path(); }
   [[nodiscard]] int schema_version() const;
@@ -105,6 +112,7 @@ private:
   statement &cached(const char *sql) const;
 
   database m_db;
+  std::optional<migration_note> m_migration;
   mutable std::unordered_map<const char *, statement> m_statements;
 };
 

@@ -24,12 +24,19 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from reducetune._store import open_store
+    from reducetune import _core
+    from reducetune.errors import StoreError
 
-    store = open_store(db_path(args), create=False)
-    result = store.integrity_check()
-    print(f"{store.path}: schema version {store.schema_version()}, integrity {result}")
-    return 0 if result == "ok" else 1
+    path = db_path(args)
+    if not path.exists():
+        raise StoreError(f"no database at {path}")
+    info = _core.check_file(str(path))  # reads the file as it is: never migrates it
+    version = f"schema version {info['schema_version']}"
+    if info["schema_version"] < info["current_version"]:
+        version += (f" (current {info['current_version']}: a command that writes migrates "
+                    "it, keeping a copy)")
+    print(f"{path}: {version}, integrity {info['integrity']}")
+    return 0 if info["integrity"] == "ok" else 1
 
 
 def _merge(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
     if db.exists():
         from reducetune._store import open_store
 
-        for d in open_store(db, create=False).devices():
+        for d in open_store(db, read_only=True).devices():
             found += 1
             print(f"in {db}: {d['name']} sm_{d['cc_major']}{d['cc_minor']} {d['uuid']}")
     return 0 if found else 1

@@ -64,7 +64,7 @@ def cmd_best(args: argparse.Namespace) -> int:
     if len(n) != 1:
         raise errors.InvalidConfiguration("--n takes one size")
     db = db_path(args)
-    dev = _device_id(open_store(db, create=False), args.device)
+    dev = _device_id(open_store(db, read_only=True), args.device)
 
     def ask(allow_flagged: bool) -> dict[str, Any] | None:
         return _core.catalog_best(str(db), dev["uuid"], args.dtype, args.op, n[0], allow_flagged)
@@ -91,7 +91,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     check_workload(args)
     n = parse_sizes(args.n)[0] if args.n else None
-    store = open_store(db_path(args), create=False)
+    store = open_store(db_path(args), read_only=True)
     dev = _device_id(store, args.device)
     rows = list(store.history(dev["id"], args.dtype, args.op, n))
     rows.sort(key=lambda r: (r["n"], r["status"] != "ok", r["median_s"] or float("inf")))

@@ -29,12 +29,14 @@ TEST_CASE("an older file migrates on open and keeps its rows", "[db][migration]"
   const auto committed_before = rt_test::file_bytes(v1_file);
   std::filesystem::copy_file(v1_file, path);
 
-  // Read-only users refuse it with the way forward, and do not change it.
-  try {
-    (void)catalog::open(path);
-    FAIL("catalog opened a version-1 file");
-  } catch (const reducetune::store_error &e) {
-    CHECK(std::string(e.what()).find("to migrate it") != std::string::npos);
+  // Readers read it (migrated in a private copy in memory) and never write it.
+  {
+    const auto c = catalog::open(path, {true, false});
+    CHECK(c.best("GPU-v1-0000", "float32", "sum", 1000));
+    auto r = store::open_read_only(path);
+    CHECK(r.history(r.find_device("GPU-v1-0000")->id, "float32", "sum").size() == 2);
+    CHECK_THROWS_AS(r.register_template("tunable", "h"), reducetune::store_error);
+    CHECK_FALSE(std::filesystem::exists(dir / "old.sqlite.schema1.bak"));
   }
   CHECK(rt_test::file_bytes(path) == committed_before);
 
@@ -42,6 +44,13 @@ TEST_CASE("an older file migrates on open and keeps its rows", "[db][migration]"
     auto s = store::open(path);
     CHECK(s.schema_version() == current_schema_version());
     CHECK(s.integrity_check() == "ok");
+    // Writing migrates, after keeping the file as it was beside it.
+    REQUIRE(s.migration());
+    CHECK(s.migration()->from_version == 1);
+    CHECK(s.migration()->backup == dir / "old.sqlite.schema1.bak");
+    CHECK(inspect_file(s.migration()->backup).version == 1);
+    auto kept = store::open_read_only(s.migration()->backup);
+    CHECK(kept.history(kept.find_device("GPU-v1-0000")->id, "float32", "sum").size() == 2);
     const auto dev = s.find_device("GPU-v1-0000");
     REQUIRE(dev);
     CHECK(dev->name == "NVIDIA H100 80GB HBM3");

@@ -1,0 +1,19 @@
+// Connections that never write a results file, and the copy kept before a migration.
+#pragma once
+
+#include <filesystem>
+
+#include "reducetune/db/sqlite.hpp"
+
+namespace reducetune::db::detail {
+
+// A read-only connection; immutable (no locks, no -wal/-shm) when the file or its folder is not
+// writable, where nothing else can be writing it either.
+[[nodiscard]] database open_reader(const std::filesystem::path &path);
+// A private in-memory copy of everything `db` holds (SQLite's backup API).
+[[nodiscard]] database copy_into_memory(const database &db);
+// Copies the file to NAME.schemaV.bak beside it (NAME.schemaV.2.bak, ... if taken) through the
+// backup API; returns the copy's path. Throws store_error when the copy cannot be written.
+std::filesystem::path backup_copy(const std::filesystem::path &path, int version);
+
+} // namespace reducetune::db::detail
