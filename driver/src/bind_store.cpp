@@ -7,6 +7,7 @@
 #include "reducetune/db/point_records.hpp"
 #include "reducetune/db/store.hpp"
 #include "reducetune/jit/variant_request.hpp"
+#include "reducetune/verify/patterns.hpp"
 
 #include <memory>
 
@@ -21,7 +22,7 @@ db::workload_record workload_of(const nb::dict &d) {
   w.op = nb::cast<std::string>(d["op"]);
   w.n = nb::cast<std::uint64_t>(d["n"]);
   w.data_pattern = get_or<std::string>(d, "data_pattern", "uniform");
-  w.seed = get_or<std::int64_t>(d, "seed", 0x5eed);
+  w.seed = get_or<std::int64_t>(d, "seed", static_cast<std::int64_t>(rt::default_data_seed));
   return w;
 }
 
