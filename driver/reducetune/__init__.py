@@ -9,7 +9,8 @@ from __future__ import annotations
 from reducetune._evaluators import Evaluator, GpuEvaluator, ReplayEvaluator, workload
 from reducetune._paths import default_db_path
 from reducetune._sizes import parse_sizes
-from reducetune._space import DTYPES, OPS, Preset, Space, families, family, limits_for_arch
+from reducetune._space import (DTYPES, OPS, Point, Preset, Space, families, family,
+                               limits_for_arch)
 from reducetune._store import Store, best, export_header, export_json, open_store
 from reducetune._tune import SizeResult, TuneConfig, tune, tune_size
 from reducetune.errors import (
@@ -40,7 +41,7 @@ def compile_points(family: str, dtype: str, op: str, arch: int, points: list[dic
 
 
 __all__ = [
-    "DTYPES", "OPS", "Space", "Preset", "families", "family", "limits_for_arch",
+    "DTYPES", "OPS", "Space", "Point", "Preset", "families", "family", "limits_for_arch",
     "Store", "open_store", "best", "export_header", "export_json", "default_db_path",
     "Evaluator", "GpuEvaluator", "ReplayEvaluator", "workload",
     "TuneConfig", "SizeResult", "tune", "tune_size", "parse_sizes",

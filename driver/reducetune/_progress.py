@@ -37,4 +37,6 @@ class TuneProgress:
         note = f"{result.evaluated} measured, {result.served} served, {result.invalid} invalid"
         if getattr(result, "flagged", 0):
             note += f", {result.flagged} flagged"
+        if getattr(result, "not_recorded", 0):
+            note += f", {result.not_recorded} not in the recording"
         self._progress.update(self._task, completed=result.points, best=best, note=note)

@@ -103,16 +103,14 @@ def build_synthetic_db(path: Path, sizes: list[int] = SIZES,
     th = _core.template_hash("tunable")
     count = 0
     for n in sizes:
-        w = workload("float32", "sum", n)
-        for i, p in enumerate(space.valid_points()):
-            label, launch = space.labels(p)
-            t = median(label, launch, n)
+        w = {k: v for k, v in workload("float32", "sum", n).items() if k != "pattern"}
+        for i, p in enumerate(space.points()):
+            t = median(p.variant_label, p.launch_label, n)
             status = "wrong" if i % 97 == 5 else "ok"
-            store.record_measurement({
-                "device_id": dev_id, **w, "variant_label": label, "launch_label": launch,
-                "template_hash": th, "driver_version": 13000, "toolkit_version": 13000,
-                "samples_s": [t * (1 + 0.001 * k) for k in range(10)], "status": status,
-                "reason": "synthetic wrong result" if status != "ok" else "",
+            store.record_measurement(p, {
+                "device_id": dev_id, **w, "template_hash": th, "driver_version": 13000,
+                "toolkit_version": 13000, "samples_s": [t * (1 + 0.001 * k) for k in range(10)],
+                "status": status, "reason": "synthetic wrong result" if status != "ok" else "",
                 "gbps": n * 4 / t / 1e9, "pct_of_peak": 100 * n * 4 / t / 3.35e12})
             count += 1
         cub = n * 4 / 3.0e12 + 3e-6
@@ -123,7 +121,7 @@ def build_synthetic_db(path: Path, sizes: list[int] = SIZES,
                            "samples_s": [1 / 3.0e3] * 10, "gbps": 3000.0,
                            "driver_version": 13000, "toolkit_version": 13000})
     store.close()
-    return {"points": len(space.valid_points()), "measurements": count}
+    return {"points": len(space.points()), "measurements": count}
 
 
 @pytest.fixture(scope="session")
@@ -144,14 +142,6 @@ def cli(capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return run
-
-
-def header_choices(header: str) -> dict[int, tuple[str, str]]:
-    """The exported header's rules: {bucket_n: (variant label, launch label)}."""
-    import re
-
-    rule = re.compile(r'\{\d+ull, \{"([^"]*)", "([^"]*)", p\d+, \d+, (\d+)ull, ')
-    return {int(n): (v, launch) for v, launch, n in rule.findall(header)}
 
 
 @pytest.fixture

@@ -21,16 +21,16 @@ def space(**restrict):
                             restrict)
 
 
-def three_points() -> list[dict]:
+def three_points() -> list[reducetune.Point]:
     """Three points of three different variants, not compiled by any other test."""
     s = space(block_size=["512"], warp=["shuffle"], unroll=["2"])
-    by_label = {s.labels(p)[0]: p for p in s.valid_points()}
+    by_label = {p.variant_label: p for p in s.points()}
     return list(by_label.values())[:3]
 
 
 def test_precompile_compiles_then_serves_from_the_cache_evaluate_uses():
     points = three_points()
-    labels = [space().labels(p)[0] for p in points]
+    labels = [p.variant_label for p in points]
     first = _core.precompile(labels, "sm_90")
     assert (first["requested"], first["compiled"], first["cached"], first["failed"]) == (3, 3, 0, 0)
     assert first["failures"] == {} and first["seconds"] > 0 and first["threads"] >= 1
@@ -38,7 +38,7 @@ def test_precompile_compiles_then_serves_from_the_cache_evaluate_uses():
     assert (again["requested"], again["compiled"], again["cached"]) == (3, 0, 3)
     assert again["threads"] == 1
     # compile_points goes through the same shared compiler as evaluate: already there.
-    served = _core.compile_points("tunable", "float32", "sum", 90, points)
+    served = _core.compile_points("tunable", "float32", "sum", 90, [p.params for p in points])
     assert [r["cached"] for r in served] == [True] * 3
 
 

@@ -19,7 +19,8 @@ import pytest
 import reducetune
 from reducetune._evaluators import ReplayEvaluator
 
-from conftest import RECORDED, RECORDED_DIR, header_choices, recording_meta
+from conftest import RECORDED, RECORDED_DIR, recording_meta
+from header_rules import header_rules
 
 pytestmark = pytest.mark.skipif(
     not RECORDED, reason="no recorded database in tests/data/recorded/ (made on a GPU with "
@@ -72,8 +73,9 @@ def recorded_points(path: Path, dtype: str, op: str, n: int) -> set[tuple[str, s
 @pytest.fixture(scope="module")
 def grid_replays(tmp_path_factory) -> dict[Path, dict[str, Any]]:
     """Per described recording: an exhaustive grid replay over its restriction into a new
-    database (Optuna in memory: the CLI's SQLite-backed study costs ~40 ms a trial), with the
-    points it asked the evaluator for."""
+    database, with the points it asked the evaluator for. The study is in memory (given
+    explicitly: with a store, tune() keeps it in the store's file, as the CLI does, which costs
+    ~40 ms a trial)."""
     import optuna
 
     from reducetune._store import open_store
@@ -96,7 +98,8 @@ def grid_replays(tmp_path_factory) -> dict[Path, dict[str, Any]]:
         try:
             results = reducetune.tune(ev, reducetune.TuneConfig(
                 dtype=m["dtype"], op=m["op"], sizes=list(m["sizes"]), family=m["family"],
-                strategy="grid", restrict=m["restrict"]), store=store)
+                strategy="grid", restrict=m["restrict"]), store=store,
+                storage=optuna.storages.InMemoryStorage())
         finally:
             store.close()
             ev.close()
@@ -129,7 +132,7 @@ def test_the_recording_is_the_one_its_sidecar_describes(recorded):
 def test_every_point_of_the_restricted_space_is_recorded_and_nothing_else(recorded):
     m = meta(recorded)
     space = space_of(recorded)
-    valid = {space.labels(p) for p in space.valid_points()}
+    valid = {p.labels for p in space.points()}
     for n in m["sizes"]:
         points = recorded_points(recorded, m["dtype"], m["op"], n)
         assert len(points) == m["points"][str(n)], f"n={n}: the sidecar's count is wrong"
@@ -142,7 +145,7 @@ def test_grid_replay_evaluates_each_point_of_the_restriction_once_and_nothing_ou
         recorded, grid_replays):
     m = meta(recorded)
     space = space_of(recorded)
-    valid = {space.labels(p) for p in space.valid_points()}
+    valid = {p.labels for p in space.points()}
     calls = grid_replays[recorded]["calls"]
     for n in m["sizes"]:
         at_n = [(v, launch) for v, launch, k in calls if k == n]
@@ -171,18 +174,18 @@ def test_best_and_export_of_a_replayed_database_give_the_fastest_variant(recorde
     db = grid_replays[recorded]["db"]
     code, header, err = cli("export", "header", "--db", db)
     assert code == 0, err
-    choices = header_choices(header)
+    choices = {r["bucket_n"]: (r["variant"], r["launch"]) for r in header_rules(header)}
     assert set(choices) == set(m["sizes"])
     for n in m["sizes"]:
         label, launch, median = fastest_in_file(recorded, m["dtype"], m["op"], n)
         code, out, err = cli("best", "--db", db, "--dtype", m["dtype"], "--op", m["op"],
                              "--n", str(n), "--json")
         assert code == 0, err
-        best = json.loads(out)
-        assert (best["variant_label"], best["launch_label"], best["bucket_n"]) == (label, launch, n)
+        best = json.loads(out)  # the export's rule
+        assert (best["variant"], best["launch"], best["bucket_n"]) == (label, launch, n)
         assert choices[n] == (label, launch), f"n={n}: the header's choice is not the best"
         api = reducetune.best(m["dtype"], m["op"], n, db=db)
-        assert api is not None and (api["variant_label"], api["launch_label"]) == (label, launch)
+        assert api is not None and (api["variant"], api["launch"]) == (label, launch)
         assert median == pytest.approx(best["median_s"])
 
 

@@ -37,14 +37,14 @@ def test_families_are_read_from_their_declarations():
 def test_a_point_that_breaks_a_constraint_gets_its_reasons():
     space = reducetune.Space("tunable", "float32", "sum", reducetune.limits_for_arch("sm_90"))
     good = space.preset("good")
-    assert space.check(good.params) == []
-    reasons = space.check({**good.params, "warp": "redux"})
+    assert space.check(good.point) == []
+    reasons = space.check(space.point({**good.params, "warp": "redux"}))
     assert reasons and any("redux" in expr for expr, _ in reasons)
 
 
 def test_labels_are_stable_and_name_the_type_and_operator():
     space = reducetune.Space("tunable", "int32", "max", reducetune.limits_for_arch("sm_90"))
-    variant, launch = space.labels(space.preset("good").params)
+    variant, launch = space.point(space.preset("good").params).labels
     assert variant.startswith("tunable.int32.max.")
     assert launch.startswith("ept_")
 
@@ -63,7 +63,7 @@ def test_a_restricted_space_holds_only_the_chosen_values():
     limits = reducetune.limits_for_arch("sm_90")
     space = reducetune.Space("tunable", "float32", "sum", limits, {"block_size": ["256"]})
     assert space.choices()["block_size"] == [256]
-    assert all(p["block_size"] == 256 for p in space.valid_points())
+    assert all(p.params["block_size"] == 256 for p in space.points())
     with pytest.raises(InvalidConfiguration, match="not a declared value"):
         reducetune.Space("tunable", "float32", "sum", limits, {"block_size": ["300"]})
 

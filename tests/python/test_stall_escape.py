@@ -8,7 +8,7 @@ import json
 import optuna
 import pytest
 
-import reducetune._tune as tune_module
+import reducetune._proposal as proposal_module
 from conftest import RESTRICT_ARGS
 
 pytestmark = [pytest.mark.replay,
@@ -27,7 +27,7 @@ def stubborn(monkeypatch):
     def make(strategy, seed):  # noqa: ARG001 (the signature of make_sampler)
         return optuna.samplers.PartialFixedSampler(good, optuna.samplers.RandomSampler(seed))
 
-    monkeypatch.setattr(tune_module, "make_sampler", make)
+    monkeypatch.setattr(proposal_module, "make_sampler", make)
 
 
 def tune(cli, tmp_path, synthetic_db, *extra):

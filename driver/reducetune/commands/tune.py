@@ -58,16 +58,17 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if args.replay is not None and args.replay.resolve() == db.resolve():
         raise errors.InvalidConfiguration("--replay and --db must be different files")
     from reducetune._store import open_store
+    from reducetune._study_storage import open_storage
 
     store = open_store(db)  # refuses a corrupt or foreign file before anything runs
     evaluator = _evaluator(args)
-    storage = _storage(db)
+    storage = open_storage(db)  # the studies live in the results file itself
     try:
         results = _run(args, config, evaluator, store, storage)
     finally:
         evaluator.close()
     _print_results(args, config, evaluator, results, db)
-    _print_skipped(args, config, evaluator, results)
+    _print_skipped(args, config, results)
     return 0
 
 
@@ -93,15 +94,6 @@ def _evaluator(args: argparse.Namespace) -> Any:
     if args.replay is not None:
         return ReplayEvaluator(args.replay, args.device)
     return GpuEvaluator(args.device, timeout_s=args.timeout, in_process=args.in_process)
-
-
-def _storage(db: Path) -> Any:
-    """Optuna's studies, kept in the results database itself."""
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    return optuna.storages.RDBStorage(f"sqlite:///{db.resolve()}",
-                                      engine_kwargs={"connect_args": {"timeout": 60}})
 
 
 def _run(args: argparse.Namespace, config: Any, evaluator: Any, store: Any,
@@ -143,19 +135,18 @@ def _print_results(args: argparse.Namespace, config: Any, evaluator: Any, result
     if args.json:
         print(json.dumps(results_json(results, evaluator.device), indent=2))
     else:
-        console().print(results_table(results, evaluator.device, config, db))
+        console().print(results_table(results, evaluator.device, config, db, args.replay))
 
 
-def _print_skipped(args: argparse.Namespace, config: Any, evaluator: Any,
-                   results: list[Any]) -> None:
-    """How many proposed points had a flagged value, and which values those are."""
+def _print_skipped(args: argparse.Namespace, config: Any, results: list[Any]) -> None:
+    """How many proposed points had a flagged value, and which values the family flags."""
     skipped = sum(r.flagged for r in results)
     if not skipped or args.quiet:
         return
-    from reducetune._space import Space
+    from reducetune._space import family
 
-    flags = Space(config.family, config.dtype, config.op, evaluator.limits).flags()
-    what = ", ".join(f"{k}={v}" for k, vs in flags.items() for v in vs)
+    what = ", ".join(f"{p['name']}={v}" for p in family(config.family)["parameters"]
+                     for v in p.get("flags") or {})
     print(f"reducetune: skipped {skipped} proposed points with a flagged value ({what}); "
           "--allow-flagged to tune them", file=sys.stderr)
 

@@ -139,7 +139,7 @@ def _run(evaluator: Any, replay: Path, db: Path, jobs: int, dtype: str, op: str,
     from reducetune.errors import InvalidConfiguration
 
     space = Space(family, dtype, op, evaluator.limits, restrict)
-    valid = {space.labels(p) for p in space.valid_points()}
+    valid = {p.labels for p in space.points()}
     if sizes is None:
         rows = evaluator._store.history(evaluator.device["id"], dtype, op, None)
         sizes = sorted({r["n"] for r in rows})

@@ -1,0 +1,117 @@
+"""Where a study's next point comes from: the strategy's Optuna sampler, with a queue in front
+of it (the base preset first; for grid, every unseen valid point in enumeration order; after
+STALL_ESCAPE trials without a new point, a random unseen one). Each trial's parameters become
+one Point (``space.point``); what is valid, flagged or already seen is decided on Points."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from reducetune._samplers import decode, distributions, encode, make_sampler
+from reducetune._space import Point, Space
+from reducetune._tune_config import TuneConfig, study_name
+
+__all__ = ["STALL_ESCAPE", "STALL_LIMIT", "Proposal", "open_study"]
+
+# Trials in a row that bring no new point before a study is declared stuck (a sampler that
+# keeps proposing points it has already seen, or invalid ones).
+STALL_LIMIT = 2000
+# After this many trials in a row without a new point, the next trial is a random unseen valid
+# point instead of the sampler's proposal. Model-based samplers (gp above all) otherwise keep
+# proposing the same invalid or already measured point: a failed trial is invisible to their
+# model, so nothing changes their mind, and each ask costs more as trials pile up.
+STALL_ESCAPE = 10
+
+
+def open_study(config: TuneConfig, n: int, device_uuid: str, storage: Any) -> Any:
+    """The size's Optuna study, resumed when ``storage`` already holds one of its name."""
+    import optuna
+
+    multi = config.strategy == "nsga2"  # two objectives: median time and its noise
+    return optuna.create_study(
+        study_name=study_name(config, n, device_uuid), storage=storage,
+        sampler=make_sampler(config.strategy, config.seed), load_if_exists=True,
+        directions=["minimize", "minimize"] if multi else ["minimize"])
+
+
+class Proposal:
+    """The points a study is asked to try, and which of them it has seen."""
+
+    def __init__(self, study: Any, space: Space, config: TuneConfig) -> None:
+        self.study = study
+        self.space = space
+        self.config = config
+        self.choices = space.choices()
+        self.dists = distributions(self.choices, config.strategy)
+        self.seen: set[Point] = set()
+        self.stall = 0  # trials in a row without a new point
+        self.escapes = 0
+        self._grid: list[Point] | None = None
+
+    def eligible(self, p: Point) -> bool:
+        return self.config.allow_flagged or not p.flagged
+
+    def resume(self) -> list[Point]:
+        """The points of the study's finished trials (a resumed study keeps its budget),
+        without the flagged ones unless allowed: those are not this run's points."""
+        for t in self.study.trials:
+            if t.state.is_finished() and "variant_label" in t.user_attrs:
+                p = self.space.parse(t.user_attrs["variant_label"], t.user_attrs["launch_label"])
+                if self.eligible(p):
+                    self.seen.add(p)
+        return list(self.seen)
+
+    def start(self) -> None:
+        """The queue's first entries: grid's every unseen point, else the base preset (only
+        in a new study, and unless it is invalid or flagged)."""
+        if self.config.strategy == "grid":
+            self._grid = self._unseen()
+            self._grid.reverse()  # popped from the end: enumeration order
+        elif not self.study.trials:
+            base = self.space.preset(self.config.base_preset).point
+            if not self.space.check(base) and self.eligible(base):
+                self._enqueue(base)
+
+    def _unseen(self) -> list[Point]:
+        return [p for p in self.space.points() if p not in self.seen and self.eligible(p)]
+
+    def _enqueue(self, p: Point) -> None:
+        self.study.enqueue_trial(encode(p.params, self.choices, self.config.strategy))
+
+    def prepare(self) -> str:
+        """Queues what the next trial tries, or says why there is nothing left to try
+        (``exhausted``, ``stalled``)."""
+        if self._grid is not None:
+            if not self._grid:
+                return "exhausted"
+            self._enqueue(self._grid.pop())
+        elif self.stall >= STALL_LIMIT:
+            left = sum(1 for p in self.space.points() if self.eligible(p))
+            return "exhausted" if len(self.seen) >= left else "stalled"
+        elif self.stall and self.stall % STALL_ESCAPE == 0:
+            unseen = self._unseen()
+            if not unseen:
+                return "exhausted"
+            # Seeded by the study's seed and its point count: a replayed study is deterministic.
+            self._enqueue(random.Random(f"{self.config.seed}:{len(self.seen)}").choice(unseen))
+            self.escapes += 1
+        return ""
+
+    def ask(self) -> tuple[Any, Point]:
+        """The next trial and its point (InvalidConfiguration for an undeclared value)."""
+        trial = self.study.ask(self.dists)
+        return trial, self.space.point(decode(trial.params, self.choices, self.config.strategy))
+
+    def rejected(self) -> None:
+        """The trial's point was invalid or flagged: no new point."""
+        self.stall += 1
+
+    def note(self, p: Point) -> bool:
+        """Marks the point seen; True when it is new (a point of the budget)."""
+        if p in self.seen:
+            self.stall += 1
+            return False
+        self.seen.add(p)
+        self.stall = 0
+        return True
