@@ -9,7 +9,7 @@ compiles or touches a GPU.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypeAlias, Union
 
 from reducetune import _core
 
@@ -32,8 +32,8 @@ OPS = ("sum", "min", "max", "prod")
 
 Value = Union[int, str]
 Params = dict[str, Value]
-DeviceLimits = _core.DeviceLimits
-Point = _core.Point
+DeviceLimits: TypeAlias = _core.DeviceLimits
+Point: TypeAlias = _core.Point
 
 
 def families() -> list[dict[str, Any]]:
