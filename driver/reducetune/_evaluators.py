@@ -289,6 +289,9 @@ def decompress_recording(path: str | os.PathLike[str], folder: str | os.PathLike
     return dst
 
 
+REPLAY_PREFIX = "reducetune-replay-"
+
+
 class ReplayEvaluator:
     """Serves measurements from a recorded database: the same point always gives the same
     answer; a point the recording lacks is a failure ("not_recorded"), never a guess.
@@ -299,12 +302,20 @@ class ReplayEvaluator:
             raise StoreError(f"replay database {path} does not exist")
         self.path = Path(path)
         self._tmp: str | None = None
+        self._store: Any = None
+        try:
+            self._open(path, device)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, path: str | os.PathLike[str], device: int | str | None) -> None:
         if self.path.name.endswith(".xz"):
             import tempfile
 
-            self._tmp = tempfile.mkdtemp(prefix="reducetune-replay-")
+            self._tmp = tempfile.mkdtemp(prefix=f"{REPLAY_PREFIX}{os.getpid()}-")
             path = decompress_recording(self.path, self._tmp)
-        self._store = open_store(path, create=False)
+        self._store = open_store(path, read_only=True)
         devices = self._store.devices()
         if not devices:
             raise StoreError(f"replay database {path} holds no device")
@@ -361,8 +372,16 @@ class ReplayEvaluator:
         b = self._store.find_baseline(self.device["id"], CEILING_WORKLOAD, "ceiling")
         return None if b is None else float(b["gbps"]) * 1e9
 
+    def __enter__(self) -> ReplayEvaluator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
-        self._store.close()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
         if self._tmp is not None:
             import shutil
 

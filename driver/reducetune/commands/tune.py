@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -55,21 +56,57 @@ def cmd_tune(args: argparse.Namespace) -> int:
     config = _config(args)
     config.validate()  # before the database is opened or a worker started
     db = db_path(args)
-    if args.replay is not None and args.replay.resolve() == db.resolve():
+    if args.replay is not None and _same_file(args.replay, db):
         raise errors.InvalidConfiguration("--replay and --db must be different files")
     from reducetune._store import open_store
     from reducetune._study_storage import open_storage
 
+    if args.replay is not None:
+        remove_stale_replay_folders()
     store = open_store(db)  # refuses a corrupt or foreign file before anything runs
-    evaluator = _evaluator(args)
-    storage = open_storage(db)  # the studies live in the results file itself
-    try:
+    # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
+    with closing(_evaluator(args)) as evaluator:
+        storage = open_storage(db)  # the studies live in the results file itself
         results = _run(args, config, evaluator, store, storage)
-    finally:
-        evaluator.close()
     _print_results(args, config, evaluator, results, db)
     _print_skipped(args, config, results)
     return 0
+
+
+def remove_stale_replay_folders() -> None:
+    """Removes reducetune-replay-<pid>-* folders of processes that no longer run (a run
+    killed with SIGKILL cannot clean up after itself)."""
+    import shutil
+    import tempfile
+
+    from reducetune._evaluators import REPLAY_PREFIX
+
+    for folder in Path(tempfile.gettempdir()).glob(REPLAY_PREFIX + "*"):
+        pid = folder.name[len(REPLAY_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or not folder.is_dir() or _pid_runs(int(pid)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _pid_runs(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, another user's
+    return True
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """The same file by device and inode when both exist (hard links, other spellings)."""
+    import os
+
+    if a.exists() and b.exists():
+        return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
 
 
 def _config(args: argparse.Namespace) -> Any:
