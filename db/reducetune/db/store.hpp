@@ -27,6 +27,7 @@ struct merge_stats {
   std::size_t kept = 0;     // same key, this file's row won
   std::size_t builds_inserted = 0;
   std::size_t baselines_inserted = 0;
+  std::size_t baselines_replaced = 0; // same key, the other baseline won the rule
 };
 
 class store {
@@ -94,9 +95,11 @@ public:
   // Copies another reducetune file's devices, variants, workloads, measurements, builds and
   // baselines into this one, in one transaction. Measurements are deduplicated by their key
   // (device UUID, variant label, launch label, workload, template hash, driver, toolkit).
-  // Conflict rule for an identical key: the row with more samples wins; with as many samples
-  // the newer created_at wins; on a full tie this file's row is kept. Builds and baselines
-  // already present (same cache key / same key) are kept.
+  // Conflict rule for an identical key (measurements, and baselines by theirs), the better
+  // row wins: ok beats not ok (two rows not ok: the newer); then the lower rel_stddev when the
+  // two differ by more than max(0.001, 20 % of the larger); then more samples; then the newer
+  // created_at; a full tie keeps this file's row (store_merge.cpp, merge_order, says why).
+  // Builds already present (same cache key) are kept.
   merge_stats merge_from(const std::filesystem::path &other);
 
 private:
@@ -105,8 +108,7 @@ private:
   std::int64_t upsert_workload(const workload_record &w);
   std::int64_t write_measurement(const measurement_record &m);
   void merge_measurement(measurement_record m, merge_stats &stats);
-  std::size_t merge_baselines(const std::vector<baseline_record> &baselines,
-                              const std::map<std::int64_t, std::int64_t> &device_ids);
+  void merge_baseline(const baseline_record &b, std::string_view created_at, merge_stats &stats);
 
   // Prepared once per store and reused (reset) by the hot paths; keyed by the SQL constant.
   statement &cached(const char *sql) const;

@@ -1,10 +1,12 @@
-// store::merge_from: another reducetune file's rows copied into this one (store.hpp has the
-// conflict rule).
+// store::merge_from: another reducetune file's rows copied into this one; a key present in
+// both keeps the better measurement (merge_order below, stated in store.hpp and db/README.md).
 #include "reducetune/db/store.hpp"
 
 #include "reducetune/db/rows.hpp"
 #include "reducetune/db/schema.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace reducetune::db {
@@ -19,21 +21,24 @@ struct other_file {
   std::map<std::int64_t, study_record> studies;
   std::vector<measurement_record> measurements;
   std::vector<build_record> builds;
-  std::vector<baseline_record> baselines;
+  std::vector<std::pair<baseline_record, std::string>> baselines; // with its created_at
 };
 
-void read_baselines(const database &other, std::vector<baseline_record> &out) {
+void read_baselines(const database &other,
+                    std::vector<std::pair<baseline_record, std::string>> &out) {
   auto s = other.prepare("SELECT b.device_id, w.dtype, w.op, w.n, w.data_pattern, w.seed, b.kind,"
-                         " b.driver_version, b.toolkit_version, b.samples, b.gbps"
+                         " b.driver_version, b.toolkit_version, b.samples, b.gbps, b.created_at"
                          " FROM rt_baselines b JOIN rt_workloads w ON w.id = b.workload_id");
   while (s.step())
-    out.push_back(baseline_record{
-        0, s.column_int(0),
-        workload_record{0, s.column_text(1), s.column_text(2),
-                        static_cast<std::uint64_t>(s.column_int(3)), s.column_text(4),
-                        s.column_int(5)},
-        s.column_text(6), static_cast<int>(s.column_int(7)), static_cast<int>(s.column_int(8)),
-        samples_from(s.column_blob(9)), 0.0, s.column_double(10)});
+    out.emplace_back(
+        baseline_record{0, s.column_int(0),
+                        workload_record{0, s.column_text(1), s.column_text(2),
+                                        static_cast<std::uint64_t>(s.column_int(3)),
+                                        s.column_text(4), s.column_int(5)},
+                        s.column_text(6), static_cast<int>(s.column_int(7)),
+                        static_cast<int>(s.column_int(8)), samples_from(s.column_blob(9)), 0.0,
+                        s.column_double(10)},
+        s.column_text(11));
 }
 
 other_file read_other(const std::filesystem::path &path) {
@@ -106,15 +111,72 @@ std::size_t merge_builds(database &db, const other_file &f) {
   return inserted;
 }
 
+// What the merge rule weighs in a row: measurements and baselines alike (a baseline is always
+// ok: only measured baselines are stored).
+struct merit {
+  bool ok = true;
+  std::optional<double> spread; // rel_stddev of the samples; none below 2 samples
+  std::size_t samples = 0;
+  std::string_view created_at;
+};
+
+merit merit_of(const measurement_record &m) {
+  const auto st = summarize(m.samples_s);
+  return {m.status == measurement_status::ok,
+          st && st->count > 1 ? std::optional(st->rel_stddev) : std::nullopt,
+          m.samples_s.size(), m.created_at};
+}
+
+merit merit_of(const std::vector<double> &samples, std::string_view created_at) {
+  const auto st = summarize(samples);
+  return {true, st && st->count > 1 ? std::optional(st->rel_stddev) : std::nullopt,
+          samples.size(), created_at};
+}
+
+// The merge rule: > 0 when a is the better measurement of one key, < 0 when b is, 0 on a full
+// tie. A point stops sampling once its noise is at most 1 % (stopping_rule.hpp), so a row with
+// many samples is usually one that never got quiet (it ran into the time cap): "more samples
+// wins" kept the noisier row. Better, in order:
+//  1. ok beats failed, invalid or wrong (only an ok row has a time). Two rows that are not ok
+//     carry no timing to weigh: the newer wins.
+//  2. the lower spread (rel_stddev), when the two differ by more than
+//     max(0.1 percentage point, 20 % of the larger). The margin is the uncertainty of a spread
+//     estimated from tens of samples (its relative standard error is about 1/sqrt(2(n-1)),
+//     16 % at 20 samples), and differences below 0.1 point are far under the 1 % stopping
+//     threshold; within it the spreads are the same and the sample count decides. A row with
+//     fewer than 2 samples has no spread and loses to one that has.
+//  3. more samples; 4. the newer created_at (ISO 8601 UTC text: orders as time).
+// The rule depends only on the two rows, not on which file they came from, so merging A into B
+// and B into A keeps the same row.
+int merge_order(const merit &a, const merit &b) {
+  if (a.ok != b.ok)
+    return a.ok ? 1 : -1;
+  if (a.ok) {
+    if (a.spread.has_value() != b.spread.has_value())
+      return a.spread ? 1 : -1;
+    if (a.spread) {
+      const double margin = std::max(0.001, 0.2 * std::max(*a.spread, *b.spread));
+      if (std::abs(*a.spread - *b.spread) > margin)
+        return *a.spread < *b.spread ? 1 : -1;
+    }
+    if (a.samples != b.samples)
+      return a.samples > b.samples ? 1 : -1;
+  }
+  const int newer = a.created_at.compare(b.created_at);
+  return newer > 0 ? 1 : newer < 0 ? -1 : 0;
+}
+
 } // namespace
 
-// The conflict rule (store.hpp): more samples win; as many, the newer; a full tie keeps ours.
+// The other file's row replaces this file's only when merge_order prefers it; a full tie keeps
+// this file's row, so merging the same file twice changes nothing.
 void store::merge_measurement(measurement_record m, merge_stats &stats) {
   const auto variant_id = upsert_variant(m.variant);
   const auto workload_id = upsert_workload(m.workload);
-  auto s = m_db.prepare("SELECT sample_count, created_at FROM rt_measurements WHERE device_id = ?1"
-                        " AND variant_id = ?2 AND launch_label = ?3 AND workload_id = ?4"
-                        " AND template_hash = ?5 AND driver_version = ?6 AND toolkit_version = ?7");
+  auto s = m_db.prepare(std::string(measurement_columns) +
+                        "WHERE m.device_id = ?1 AND m.variant_id = ?2 AND m.launch_label = ?3"
+                        " AND m.workload_id = ?4 AND m.template_hash = ?5"
+                        " AND m.driver_version = ?6 AND m.toolkit_version = ?7");
   s.bind(1, m.device_id).bind(2, variant_id).bind(3, m.launch_label).bind(4, workload_id);
   s.bind(5, m.template_hash).bind(6, m.driver_version).bind(7, m.toolkit_version);
   if (!s.step()) {
@@ -122,11 +184,8 @@ void store::merge_measurement(measurement_record m, merge_stats &stats) {
     ++stats.inserted;
     return;
   }
-  const auto here_count = static_cast<std::size_t>(s.column_int(0));
-  const auto here_created = s.column_text(1);
-  const bool other_wins = m.samples_s.size() > here_count ||
-                          (m.samples_s.size() == here_count && m.created_at > here_created);
-  if (other_wins) {
+  const auto here = read_measurement(s);
+  if (merge_order(merit_of(m), merit_of(here)) > 0) {
     write_measurement(m);
     ++stats.replaced;
   } else {
@@ -134,25 +193,36 @@ void store::merge_measurement(measurement_record m, merge_stats &stats) {
   }
 }
 
-std::size_t store::merge_baselines(const std::vector<baseline_record> &baselines,
-                                   const std::map<std::int64_t, std::int64_t> &device_ids) {
-  std::size_t inserted = 0;
-  for (auto b : baselines) {
-    b.device_id = device_ids.at(b.device_id);
-    const auto stats_b = summarize(b.samples_s);
-    const auto workload_id = upsert_workload(b.workload);
-    auto s = m_db.prepare(
-        "INSERT INTO rt_baselines (device_id, workload_id, kind, driver_version,"
-        " toolkit_version, samples, median_s, gbps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-        " ON CONFLICT (device_id, workload_id, kind, driver_version, toolkit_version)"
-        " DO NOTHING");
-    s.bind(1, b.device_id).bind(2, workload_id).bind(3, b.kind).bind(4, b.driver_version);
-    s.bind(5, b.toolkit_version).bind_blob(6, sample_bytes(b.samples_s));
-    s.bind(7, stats_b ? stats_b->median_s : 0.0).bind(8, b.gbps);
-    s.run();
-    inserted += static_cast<std::size_t>(sqlite3_changes(m_db.handle()));
+// Baselines (CUB, the streaming ceiling) conflict the same way and follow the same rule; the
+// winner keeps its own created_at, so that a later merge weighs the same row.
+void store::merge_baseline(const baseline_record &b, std::string_view created_at,
+                           merge_stats &stats) {
+  const auto workload_id = upsert_workload(b.workload);
+  auto q = m_db.prepare("SELECT samples, created_at FROM rt_baselines WHERE device_id = ?1"
+                        " AND workload_id = ?2 AND kind = ?3 AND driver_version = ?4"
+                        " AND toolkit_version = ?5");
+  q.bind(1, b.device_id).bind(2, workload_id).bind(3, b.kind).bind(4, b.driver_version);
+  q.bind(5, b.toolkit_version);
+  const bool present = q.step();
+  if (present) {
+    const auto here_samples = samples_from(q.column_blob(0));
+    const auto here_created = q.column_text(1);
+    if (merge_order(merit_of(b.samples_s, created_at), merit_of(here_samples, here_created)) <= 0)
+      return;
   }
-  return inserted;
+  const auto stats_b = summarize(b.samples_s);
+  auto s = m_db.prepare(
+      "INSERT INTO rt_baselines (device_id, workload_id, kind, driver_version, toolkit_version,"
+      " samples, median_s, gbps, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+      " COALESCE(NULLIF(?9, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
+      " ON CONFLICT (device_id, workload_id, kind, driver_version, toolkit_version)"
+      " DO UPDATE SET samples = excluded.samples, median_s = excluded.median_s,"
+      " gbps = excluded.gbps, created_at = excluded.created_at");
+  s.bind(1, b.device_id).bind(2, workload_id).bind(3, b.kind).bind(4, b.driver_version);
+  s.bind(5, b.toolkit_version).bind_blob(6, sample_bytes(b.samples_s));
+  s.bind(7, stats_b ? stats_b->median_s : 0.0).bind(8, b.gbps).bind(9, created_at);
+  s.run();
+  ++(present ? stats.baselines_replaced : stats.baselines_inserted);
 }
 
 merge_stats store::merge_from(const std::filesystem::path &other_path) {
@@ -169,7 +239,10 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
       merge_measurement(std::move(m), stats);
     }
     stats.builds_inserted = merge_builds(m_db, other);
-    stats.baselines_inserted = merge_baselines(other.baselines, device_ids);
+    for (auto [b, created_at] : other.baselines) {
+      b.device_id = device_ids.at(b.device_id);
+      merge_baseline(b, created_at, stats);
+    }
   });
   return stats;
 }

@@ -12,7 +12,15 @@ from reducetune.commands._args import add_db, db_path
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("db", help="database maintenance")
     dbsub = p.add_subparsers(dest="db_command", required=True, metavar="ACTION")
-    m = dbsub.add_parser("merge", help="copy other databases' results into --db")
+    m = dbsub.add_parser(
+        "merge", help="copy other databases' results into --db",
+        description="Copies other databases' devices, measurements, builds and baselines into "
+        "--db. A measurement (or a CUB/ceiling baseline) whose key is in both keeps the better "
+        "row, whichever file is merged into which: ok beats failed, invalid or wrong (two rows "
+        "that are not ok: the newer); then the lower relative spread (rel_stddev), when the "
+        "two differ by more than max(0.1 percentage point, 20% of the larger); then more "
+        "samples; then the newer. A full tie keeps --db's row. Sampling stops once the noise "
+        "is at most 1%, so more samples alone would favour the noisier row.")
     m.add_argument("others", nargs="+", type=Path)
     add_db(m)
     c = dbsub.add_parser("check", help="schema version and SQLite integrity check")
