@@ -13,9 +13,18 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     from reducetune.experiments.search_efficiency import add_arguments
 
     add_arguments(e)
+    t = esub.add_parser("transfer", help="evaluations to the optimum with and without another "
+                                         "GPU's bests measured first (replay)")
+    from reducetune.experiments.transfer import add_arguments as transfer_arguments
+
+    transfer_arguments(t)
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
+    if args.experiment == "transfer":
+        from reducetune.experiments.transfer import run_from_args as transfer
+
+        return transfer(args)
     from reducetune.experiments.search_efficiency import run_from_args
 
     return run_from_args(args)
