@@ -58,6 +58,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     except errors.Error as e:
         print(f"reducetune: error: {e}", file=sys.stderr)
         return 1
+    except OSError as e:  # a file or folder the command could not read or write
+        print(f"reducetune: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("reducetune: interrupted; every measurement so far is stored: run the same "
               "command again to resume", file=sys.stderr)

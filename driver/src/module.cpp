@@ -4,6 +4,7 @@
 #include "reducetune/errors.hpp"
 
 #include <exception>
+#include <filesystem>
 
 namespace rtpy {
 namespace {
@@ -37,6 +38,9 @@ void bind_errors(nb::module_ &) {
       raise_named("DeviceError", e.what());
     } catch (const rt::error &e) {
       raise_named("Error", e.what());
+    } catch (const std::filesystem::filesystem_error &e) {
+      // an OSError, which the command line reports in one line like every file problem
+      PyErr_SetString(PyExc_OSError, e.what());
     }
   });
 }

@@ -37,7 +37,9 @@ namespace reducetune::db {
                                                       const template_library &lib,
                                                       const lowered_names_fn &lowered = {});
 
-// Writes to a temporary file beside path, then renames it over path.
+// Writes to a temporary file beside path (a name of its own), then renames it over path,
+// keeping the mode of the file it replaces. Throws store_error, leaving nothing behind, when
+// path or its folder is read-only (mode bits, even for root) or the write fails.
 void write_file_atomically(const std::filesystem::path &path, std::string_view content);
 
 } // namespace reducetune::db

@@ -1,5 +1,6 @@
 #include "reducetune/db/read_only.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -24,7 +25,13 @@ std::string file_uri(const std::filesystem::path &path) {
   return out;
 }
 
-bool writable(const std::filesystem::path &p) { return ::access(p.c_str(), W_OK) == 0; }
+// A -wal file with frames: a writer has the file open (or died with commits not yet copied
+// back into the file).
+bool has_wal_frames(const std::filesystem::path &path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path.string() + "-wal", ec);
+  return !ec && size > 0;
+}
 
 void copy_database(sqlite3 *from, sqlite3 *to, const std::string &what) {
   sqlite3_backup *b = sqlite3_backup_init(to, "main", from, "main");
@@ -38,11 +45,24 @@ void copy_database(sqlite3 *from, sqlite3 *to, const std::string &what) {
 
 } // namespace
 
+bool writable(const std::filesystem::path &p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && (st.st_mode & 0222) != 0 && ::access(p.c_str(), W_OK) == 0;
+}
+
 database open_reader(const std::filesystem::path &path) {
   const auto folder = std::filesystem::absolute(path).parent_path();
-  const bool immutable = !writable(path) || !writable(folder);
-  return database(file_uri(path) + (immutable ? "?immutable=1" : "?mode=ro"),
-                  SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  if (!writable(path) || !writable(folder))
+    return database(file_uri(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  if (has_wal_frames(path)) // its -wal and -shm are there already: read beside the writer
+    return database(file_uri(path) + "?mode=ro", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  // A WAL-mode file read through a read-only connection keeps the -wal and -shm files that
+  // connection created (it cannot take the lock to remove them). A read-write connection that
+  // never writes (query_only) removes them on close when it is the last one; with no frames
+  // in the WAL, that close copies nothing into the file.
+  database db(file_uri(path) + "?mode=rw", SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI);
+  db.exec("PRAGMA query_only = 1");
+  return db;
 }
 
 database copy_into_memory(const database &db) {

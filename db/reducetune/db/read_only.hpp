@@ -7,8 +7,12 @@
 
 namespace reducetune::db::detail {
 
-// A read-only connection; immutable (no locks, no -wal/-shm) when the file or its folder is not
-// writable, where nothing else can be writing it either.
+// Writable by access() and by its mode bits: root may write a 0444 file or into a 0555 folder,
+// but the bits say nobody should, and reducetune honours them whoever runs it.
+[[nodiscard]] bool writable(const std::filesystem::path &p);
+// A connection that never writes the file; immutable (no locks, no -wal/-shm) when the file or
+// its folder is not writable (by access() and by its mode bits), where nothing else can be
+// writing it either. Otherwise it leaves no -wal/-shm behind that were not there before.
 [[nodiscard]] database open_reader(const std::filesystem::path &path);
 // A private in-memory copy of everything `db` holds (SQLite's backup API).
 [[nodiscard]] database copy_into_memory(const database &db);

@@ -150,8 +150,28 @@ file_inspection inspect_file(const std::filesystem::path &path) {
   return inspect_existing(path);
 }
 
+namespace {
+
+// Before anything is written: a file or folder whose mode bits forbid writing is refused, even
+// where the process could write it anyway (root). SQLite keeps NAME-wal and NAME-shm beside a
+// file it writes, so the folder must be writable too.
+void refuse_read_only(const std::filesystem::path &path, file_kind kind) {
+  if (kind != file_kind::missing && !detail::writable(path))
+    refuse(path, "is read-only", "Make it writable (chmod u+w) or pass another --db path.");
+  auto folder = std::filesystem::absolute(path).parent_path();
+  std::error_code ec;
+  while (!std::filesystem::exists(folder, ec) && folder.has_relative_path())
+    folder = folder.parent_path(); // the folder that the missing ones would be created in
+  if (!detail::writable(folder))
+    refuse(path, "is in a read-only folder ('" + folder.string() + "')",
+           "SQLite needs to create files beside the database: pass another --db path.");
+}
+
+} // namespace
+
 database open_for_writing(const std::filesystem::path &path, migration_note *note) {
   const auto inspection = inspect_file(path);
+  refuse_read_only(path, inspection.kind);
   if (inspection.kind == file_kind::older) {
     const auto backup = detail::backup_copy(path, inspection.version);
     if (note != nullptr)
@@ -181,7 +201,11 @@ database open_for_writing(const std::filesystem::path &path, migration_note *not
 }
 
 std::string integrity_of(const std::filesystem::path &path) {
-  (void)inspect_file(path); // refuses what is not a reducetune file
+  const auto inspection = inspect_file(path); // refuses what is not a reducetune file
+  if (inspection.kind == file_kind::missing)
+    throw store_error(quoted(path) + " does not exist");
+  if (inspection.kind == file_kind::empty || inspection.kind == file_kind::optuna_only)
+    refuse(path, "holds no reducetune results", "Run a tuning first, or pass another --db path.");
   const database db = detail::open_reader(path);
   auto s = db.prepare("PRAGMA integrity_check");
   std::string out;

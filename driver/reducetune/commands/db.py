@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from reducetune import errors
 from reducetune.commands._args import add_db, db_path
 
 
@@ -50,9 +49,8 @@ def _check(args: argparse.Namespace) -> int:
 def _merge(args: argparse.Namespace) -> int:
     from reducetune._store import open_store
 
-    for other in args.others:
-        if not other.exists():
-            raise errors.StoreError(f"no database at {other}")
+    for other in args.others:  # each one refused before --db is created or written
+        open_store(other, read_only=True).close()
     store = open_store(db_path(args))
     for other in args.others:
         s = store.merge_from(str(other))

@@ -108,6 +108,7 @@ def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
     import optuna
 
     from reducetune._evaluators import ReplayEvaluator
+    from reducetune._paths import check_output_folder
     from reducetune._samplers import make_sampler
     from reducetune.errors import InvalidConfiguration, StoreError
 
@@ -120,6 +121,7 @@ def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
         raise InvalidConfiguration(f"--jobs must be at least 1 (got {jobs})")
     if not Path(replay).exists():
         raise StoreError(f"replay database {replay} does not exist")
+    check_output_folder(Path(out), "--out")
     with plain_recording(Path(replay)) as db:
         evaluator = ReplayEvaluator(db)
         try:
