@@ -10,6 +10,7 @@ from typing import Any
 
 from reducetune._samplers import decode, distributions, encode, make_sampler
 from reducetune._space import Point, Space
+from reducetune._study_share import StudyShare
 from reducetune._tune_config import TuneConfig, study_name
 
 __all__ = ["STALL_ESCAPE", "STALL_LIMIT", "Proposal", "open_study"]
@@ -45,6 +46,8 @@ class Proposal:
         self.choices = space.choices()
         self.dists = distributions(self.choices, config.strategy)
         self.seen: set[Point] = set()
+        # other processes running this study: their points join seen (_study_share.py)
+        self.share = StudyShare(study, space.parse, self.eligible, self.seen)
         self.stall = 0  # trials in a row without a new point
         self.escapes = 0
         self._grid: list[Point] | None = None

@@ -35,7 +35,13 @@ def open_store(path: str | os.PathLike[str], create: bool = True,
         raise StoreError(f"no database at {p}")
     if create and not read_only:
         p.parent.mkdir(parents=True, exist_ok=True)
-    store = _core.Store(str(p), read_only)
+    if read_only:
+        store = _core.Store(str(p), read_only)
+    else:  # one creator or migrator at a time, Optuna's tables included (_study_storage.py)
+        from reducetune._study_storage import file_lock
+
+        with file_lock(p):
+            store = _core.Store(str(p), read_only)
     m = None if read_only else store.migration
     if m is not None:
         print(f"reducetune: migrated {p} from schema {m['from_version']} to "

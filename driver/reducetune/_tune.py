@@ -70,6 +70,9 @@ def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         setattr(result, kind, getattr(result, kind) + 1)
         proposal.rejected()
         return
+    if proposal.share.taken(trial, point, config.max_evals):  # by another process
+        proposal.rejected()
+        return
     new = proposal.note(point)
     result.points += new
     source, row = evaluation.row(point)
@@ -129,7 +132,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     proposal.start()
 
     budget = Budget(config.max_evals, deadline, config.target_pct)
-    while not (stopped := budget.stop(result) or proposal.prepare()):
+    while not (stopped := proposal.share.stop(budget, result) or proposal.prepare()):
         _trial(proposal, evaluation, result, ceiling)
         result.escapes = proposal.escapes
         if on_trial:

@@ -1,0 +1,163 @@
+"""One study run by several processes at once (two ``reducetune tune`` of the same command on
+one results file, or a batch of jobs): they share its budget and never measure a point twice.
+
+Each process keeps the points it has seen (``Proposal.seen``); on its own, it would count only
+its points against --max-evals and measure whatever its sampler proposes (two processes on one
+study measured 109 points against a budget of 60, 11 of them twice). So:
+
+- before a trial (``stop``), the points of the study's finished trials, whoever ran them,
+  join the seen set: the budget counts the study's distinct points, as a resumed run does. The
+  trials come from Optuna's cached storage, which reads only the trials that are new or still
+  running since its last read; still, a read costs a few milliseconds, so ``stop`` reads at
+  most every SYNC_EVERY_S (a GPU trial takes longer: every trial; a replayed one less).
+- before a new point is evaluated (``taken``), this process claims it: under the results
+  file's lock (``_study_storage.file_lock``) it reads the study's running trials, and gives
+  the point up when another live process claims it, or when the points seen and those others
+  are measuring already reach --max-evals; otherwise it writes its claim (the trial's user
+  attribute ``claim``: the point's labels, host and pid) before releasing the lock. A point
+  measured meanwhile is in the store, so it is served from there rather than measured again.
+  This check, always read afresh, is what keeps the budget and the one measurement per point;
+  ``stop`` only lets a process notice sooner that the others have spent the budget.
+
+A claim of a process that died (same host, pid gone) no longer counts; one from another host
+counts while its trial runs. Without a results file (Optuna in memory) nothing is shared.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
+
+from reducetune._space import Point
+
+__all__ = ["CLAIM", "StudyShare"]
+
+CLAIM = "claim"  # the trial user attribute holding the point a running trial measures
+SYNC_EVERY_S = 0.25  # how stale the budget check before a trial may be
+
+
+class StudyShare:
+    """What the other processes running the same study have measured, and are measuring."""
+
+    def __init__(self, study: Any, parse: Callable[[str, str], Point],
+                 eligible: Callable[[Point], bool], seen: set[Point]) -> None:
+        self.study = study
+        self.parse = parse
+        self.eligible = eligible
+        self.seen = seen  # the proposal's own set: others' points join it
+        self.shared, self._path = _results_file(study)
+        self._me = {"host": socket.gethostname(), "pid": os.getpid()}
+        self._folded: set[int] = set()  # numbers of the finished trials already read
+        self._others: set[Point] = set()  # what the last sync found others measuring
+        self._synced = float("-inf")  # time.monotonic() of the last sync
+
+    def sync(self) -> set[Point]:
+        """Adds the points of the study's finished trials to the seen set; returns the points
+        other live processes are measuring now (not seen yet)."""
+        if not self.shared:
+            return set()
+        from optuna.trial import TrialState
+
+        claimed: set[Point] = set()
+        for t in self.study.get_trials(deepcopy=False):
+            if t.number in self._folded:
+                continue
+            attrs = t.user_attrs
+            if t.state.is_finished():
+                self._folded.add(t.number)
+                if "variant_label" in attrs:
+                    p = self.parse(attrs["variant_label"], attrs["launch_label"])
+                    if self.eligible(p):
+                        self.seen.add(p)
+            elif t.state == TrialState.RUNNING and self._other_live(attrs.get(CLAIM)):
+                claimed.add(self.parse(attrs[CLAIM]["variant_label"],
+                                       attrs[CLAIM]["launch_label"]))
+        self._others, self._synced = claimed, time.monotonic()
+        return claimed - self.seen
+
+    def stop(self, budget: Any, result: Any) -> str:
+        """``budget.stop(result)`` with the study's points, whoever measured them:
+        ``result.points`` becomes the study's distinct points, and the points others are
+        measuring now count against --max-evals too."""
+        if self.shared and time.monotonic() - self._synced >= SYNC_EVERY_S:
+            self.sync()
+        others = self._others - self.seen
+        if self.shared:
+            result.points = len(self.seen)
+        if budget.max_evals is not None and result.points + len(others) >= budget.max_evals:
+            return "max-evals"
+        return str(budget.stop(result))
+
+    def taken(self, trial: Any, point: Point, max_evals: int | None) -> bool:
+        """True, the trial told FAIL, when another process is measuring the point or the
+        study's budget is spent meanwhile; else the point is this process's to evaluate (its
+        claim written), or a repeat of a point already seen (served from the store)."""
+        if not self.shared or point in self.seen:
+            return False
+        from reducetune._study_storage import file_lock
+
+        with file_lock(self._path) if self._path else contextlib.nullcontext():
+            others = self.sync()
+            if point in self.seen:
+                return False
+            why = ""
+            if point in others:
+                why = "another process is measuring this point"
+            elif max_evals is not None and len(self.seen) + len(others) >= max_evals:
+                why = "max-evals: the other processes of this study spent its budget"
+            if not why:
+                trial.set_user_attr(CLAIM, {"variant_label": point.variant_label,
+                                            "launch_label": point.launch_label, **self._me})
+                return False
+        _fail(self.study, trial, why)
+        return True
+
+    def _other_live(self, claim: Any) -> bool:
+        """A claim of another process that may still be measuring."""
+        if not isinstance(claim, dict) or "variant_label" not in claim:
+            return False
+        if claim.get("host") != self._me["host"]:
+            return True  # cannot be checked from here: it holds while its trial runs
+        pid = claim.get("pid")
+        return pid != self._me["pid"] and isinstance(pid, int) and _pid_runs(pid)
+
+
+def _fail(study: Any, trial: Any, reason: str) -> None:
+    import optuna
+
+    trial.set_user_attr("outcome", "claimed")
+    trial.set_user_attr("reason", reason)
+    study.tell(trial, state=optuna.trial.TrialState.FAIL)
+
+
+def _pid_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, another user's
+    return True
+
+
+def _results_file(study: Any) -> tuple[bool, str | None]:
+    """(whether other processes can reach the study's storage, its SQLite file if any): an
+    Optuna RDB storage is shared; a SQLite one is a file, which file_lock can lock."""
+    storage = getattr(study, "_storage", None)
+    backend = getattr(storage, "_backend", storage)
+    url = getattr(backend, "url", None)
+    if not isinstance(url, str):
+        return False, None  # in memory: this process's alone
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite"):
+        return True, None
+    database = parsed.database or ""
+    if database in ("", ":memory:") or database.startswith("file::memory:"):
+        return False, None
+    return True, database
