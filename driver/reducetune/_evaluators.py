@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from reducetune import _core
+from reducetune._no_gpu import device_problem
 from reducetune._space import limits_for_arch
 from reducetune._store import open_store
 from reducetune.errors import DeviceError, StoreError
@@ -166,7 +167,6 @@ class WorkerClient:
 
 _ERRORS = {"DeviceError": DeviceError}
 
-
 class _InProcess:
     """The worker's calls made in this process (no fault isolation: a faulting variant
     leaves the CUDA context unusable for the rest of the run). For debugging."""
@@ -203,8 +203,7 @@ class GpuEvaluator:
         reply = self._worker.call("query_device", ordinal=ordinal)
         if not reply["ok"]:
             raise _ERRORS.get(reply["error"], DeviceError)(
-                f"no usable GPU at --device {ordinal}: {reply['message']}"
-                " (use --replay DB to tune from a recorded database)")
+                device_problem(reply["message"], ordinal))
         info = reply["result"]
         self.device = dict(info, toolkit_version=info["runtime_version"])
         self.limits = limits_for_arch(str(info["arch"]))
@@ -323,14 +322,14 @@ class ReplayEvaluator:
         if device is None:
             chosen = devices[0]
         elif isinstance(device, int):
-            if device >= len(devices):
-                raise DeviceError(f"replay database {path} holds {len(devices)} device(s); "
+            if not 0 <= device < len(devices):  # -1 would be the last one
+                raise DeviceError(f"replay database {self.path} holds {len(devices)} device(s); "
                                   f"--device {device} is not one of them")
             chosen = devices[device]
         else:
             chosen = next((d for d in devices if device in (d["uuid"], d["name"])), None)
             if chosen is None:
-                raise DeviceError(f"no device '{device}' in replay database {path}")
+                raise DeviceError(f"no device '{device}' in replay database {self.path}")
         self.device = dict(chosen)
         self.limits = limits_for_arch(str(chosen["cc_major"] * 10 + chosen["cc_minor"]))
         if chosen["sm_count"]:

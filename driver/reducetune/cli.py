@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from reducetune import errors
 from reducetune.commands import COMMANDS, add_parsers
+from reducetune.commands._args import show_ranges
 
 __all__ = ["build_parser", "main"]
 
@@ -27,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="reducetune", description="Auto-tune GPU parallel reductions (NVRTC + Optuna).")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_parsers(sub)
+    show_ranges(parser)  # every numeric option's help ends in its [range: ...]
     return parser
 
 

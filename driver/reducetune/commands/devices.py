@@ -28,6 +28,7 @@ def cmd_devices(args: argparse.Namespace) -> int:
 def _print_gpus() -> int:
     """One line per GPU that the driver reports; how many there are."""
     from reducetune import _core
+    from reducetune._no_gpu import device_problem
 
     found = 0
     for ordinal in range(64):
@@ -35,7 +36,7 @@ def _print_gpus() -> int:
             d = _core.query_device(ordinal)
         except errors.DeviceError as e:
             if ordinal == 0:
-                print(f"no GPU: {e}")
+                print(device_problem(str(e)))
             break
         found += 1
         print(f"GPU {ordinal}: {d['name']} sm_{d['arch']} {d['sm_count']} SMs "

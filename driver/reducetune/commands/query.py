@@ -11,14 +11,14 @@ from typing import Any
 from reducetune import errors
 from reducetune._sizes import parse_sizes
 from reducetune.commands._args import (add_allow_flagged, add_db, add_workload, check_workload,
-                                       db_path, positive_int)
+                                       db_path, positive_int, sizes_text)
 from reducetune.commands._console import console
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("best", help="the best variant for a type, operator and size")
     add_workload(p, sizes=False)
-    p.add_argument("--n", required=True, help="input size (1048576 or 2^20)")
+    p.add_argument("--n", required=True, type=sizes_text, help="input size (1048576 or 2^20)")
     p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
     p.add_argument("--json", action="store_true")
     add_allow_flagged(p)
@@ -27,7 +27,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     for name in ("show", "history"):
         p = sub.add_parser(name, help="every measurement of a type and operator")
         add_workload(p, sizes=False)
-        p.add_argument("--n", default=None, help="only this size")
+        p.add_argument("--n", default=None, type=sizes_text, help="only this size")
         p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
         p.add_argument("--limit", type=positive_int, default=None, help="the fastest N only")
         p.add_argument("--json", action="store_true")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from reducetune.commands._args import add_workload, check_workload
+from reducetune.commands._args import (COUNT_MAX, THREADS_MAX, add_workload, check_workload,
+                                       integer)
 from reducetune.commands._console import console
 
 
@@ -18,11 +19,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--arch", default="sm_90")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--all", action="store_true", help="every valid point")
-    g.add_argument("--sample", type=int, default=500, help="seeded sample size (default 500)")
+    g.add_argument("--sample", type=integer(0, COUNT_MAX), default=500,
+                   help="seeded sample size (default 500; 0: the presets only)")
     p.add_argument("--family", default="")
     p.add_argument("--dtype", action="append", default=[])
     p.add_argument("--op", action="append", default=[])
-    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--threads", type=integer(0, THREADS_MAX), default=0,
+                   help="NVRTC threads (default 0: one per core)")
 
 
 def cmd_presets(args: argparse.Namespace) -> int:

@@ -12,34 +12,42 @@ from typing import Any
 from reducetune import errors
 from reducetune._samplers import STRATEGIES
 from reducetune._sizes import parse_sizes
-from reducetune.commands._args import (add_allow_flagged, add_db, add_workload, check_workload,
-                                       db_path, positive_int, restrictions, seconds)
+from reducetune.commands._args import (COUNT_MAX, INT_MAX, MIN_SAMPLES, RUN_MAX_S,
+                                       SAMPLE_TIME_MAX_S, SEED_MAX, TIMEOUT_MAX_S,
+                                       add_allow_flagged, add_db, add_workload, check_workload,
+                                       db_path, duration, integer, positive_int, real,
+                                       restrictions)
 from reducetune.commands._console import console
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("tune", help="search the space for each workload; store every result")
     add_workload(p)
-    p.add_argument("--device", type=int, default=0, help="GPU ordinal (default 0)")
+    p.add_argument("--device", type=integer(0, INT_MAX), default=0, help="GPU ordinal (default 0)")
     p.add_argument("--family", default="tunable", help="template family (default tunable)")
     p.add_argument("--strategy", default="tpe", help=f"{' | '.join(STRATEGIES)} (default tpe)")
     p.add_argument("--max-evals", type=positive_int, default=None,
                    help="distinct valid points per size (default: no limit)")
-    p.add_argument("--time-limit", type=seconds, default=None,
+    p.add_argument("--time-limit", type=duration(0, RUN_MAX_S, lo_open=True), default=None,
                    help="for the whole run, split evenly over the sizes (90, 10m, 2h)")
-    p.add_argument("--target", type=float, default=None, metavar="P",
+    p.add_argument("--target", type=real(0, 100, hi_open=True), default=None, metavar="P",
                    help="stop a size once within P%% of the streaming ceiling")
-    p.add_argument("--seed", type=int, default=None, help="sampler seed (reproducible runs)")
+    p.add_argument("--seed", type=integer(0, SEED_MAX), default=None,
+                   help="sampler seed (reproducible runs)")
     p.add_argument("--base", default="good", help="preset measured first (default good)")
     p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
                    help="only these values of a parameter (repeatable): a smaller space")
     p.add_argument("--replay", type=Path, default=None, metavar="DB",
                    help="evaluate from a recorded database instead of the GPU")
-    p.add_argument("--timeout", type=seconds, default=120.0,
+    p.add_argument("--timeout", type=duration(0, TIMEOUT_MAX_S, lo_open=True), default=120.0,
                    help="per evaluation, before the worker is killed (default 120 s)")
-    p.add_argument("--sample-time", type=seconds, default=0.1, metavar="S",
+    # Below their ranges, --sample-time and --max-samples are refused by TuneConfig.validate,
+    # whose messages scripts and tests rely on.
+    p.add_argument("--sample-time", default=0.1, metavar="S",
+                   type=duration(0, SAMPLE_TIME_MAX_S, lo_open=True, defer_below=float("-inf")),
                    help="cold sampling time cap per point, CUB included (default 0.1 s)")
-    p.add_argument("--max-samples", type=positive_int, default=200, metavar="N",
+    p.add_argument("--max-samples", default=200, metavar="N",
+                   type=integer(MIN_SAMPLES, COUNT_MAX, defer_below=1),
                    help="cold samples per point at most, at least 10 (default 200)")
     p.add_argument("--hot", action="store_true",
                    help="also take back-to-back hot samples (not stored; default off)")
@@ -63,11 +71,33 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     if args.replay is not None:
         remove_stale_replay_folders()
+    fresh = not db.exists()
     store = open_store(db)  # refuses a corrupt or foreign file before anything runs
-    # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
-    with closing(_evaluator(args)) as evaluator:
-        storage = open_storage(db)  # the studies live in the results file itself
-        results = _run(args, config, evaluator, store, storage)
+    storage = None
+    try:
+        # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
+        with closing(_evaluator(args)) as evaluator:
+            storage = open_storage(db)  # the studies live in the results file itself
+            results = _run(args, config, evaluator, store, storage)
+    except BaseException:
+        # No GPU, a --restrict or --base the space refuses, ...: a results file this run
+        # created and nothing measured was recorded in (by this run or another one) is not
+        # left behind, empty. A file that cannot be read as expected is kept.
+        import sqlite3
+
+        try:
+            with closing(sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)) as c:
+                empty = fresh and not any(c.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone()
+                                          for t in ("rt_measurements", "rt_baselines"))
+        except sqlite3.Error:
+            empty = False
+        if empty:
+            store.close()
+            if storage is not None:
+                storage.engine.dispose()
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+        raise
     _print_results(args, config, evaluator, results, db)
     _print_skipped(args, config, results)
     return 0

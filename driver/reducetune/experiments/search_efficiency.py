@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from reducetune.commands._args import SEEDS_MAX, THREADS_MAX, integer, positive_int, sizes_text
 from reducetune.experiments._journal import Journal
 from reducetune.experiments._runs import all_curves, curve_for, curves_for, plain_recording
 from reducetune.experiments._se_report import SPACE_SHARE, TARGET, markdown, plot, quantile
@@ -46,18 +47,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a database recorded by an exhaustive sweep (--strategy grid)")
     p.add_argument("--dtype", default="float32")
     p.add_argument("--op", default="sum")
-    p.add_argument("--n", nargs="+", default=None,
+    p.add_argument("--n", nargs="+", default=None, type=sizes_text,
                    help="sizes (default: every size recorded for dtype/op)")
     p.add_argument("--family", default="tunable")
     p.add_argument("--strategies", nargs="+", default=DEFAULT_STRATEGIES)
-    p.add_argument("--seeds", type=int, default=20)
-    p.add_argument("--max-evals", type=int, default=None,
+    p.add_argument("--seeds", type=integer(1, SEEDS_MAX), default=20,
+                   help="runs per strategy and size, seeded 0, 1, ... (default 20)")
+    p.add_argument("--max-evals", type=positive_int, default=None,
                    help="evaluations per run (default: 10%% of the valid space, at most 400)")
     p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
                    help="the same restriction as the recording sweep's (repeatable)")
     p.add_argument("--out", type=Path, default=Path("search-efficiency"),
                    help="folder for report.md, curves.json and curves.png")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
+    # below 1, run() refuses it with the message scripts rely on
+    p.add_argument("--jobs", type=integer(1, THREADS_MAX, defer_below=-math.inf), default=1,
+                   metavar="N",
                    help="processes that run the (size, strategy, seed) runs (default 1); "
                         "the curves do not depend on it")
 
@@ -119,6 +123,8 @@ def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
         raise InvalidConfiguration("--seeds must be at least 1")
     if jobs < 1:
         raise InvalidConfiguration(f"--jobs must be at least 1 (got {jobs})")
+    if max_evals is not None and max_evals < 1:  # 0 would silently mean the default budget
+        raise InvalidConfiguration(f"--max-evals must be at least 1 (got {max_evals})")
     if not Path(replay).exists():
         raise StoreError(f"replay database {replay} does not exist")
     check_output_folder(Path(out), "--out")

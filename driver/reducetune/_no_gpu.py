@@ -1,0 +1,30 @@
+"""What a device error says to the user: one helper for every place that first touches a
+device (the GPU evaluator, in its worker or in process, and ``reducetune devices``)."""
+
+from __future__ import annotations
+
+__all__ = ["device_problem"]
+
+# What CUDA says when this machine has no NVIDIA driver or no GPU: the runtime reports a
+# missing libcuda as a driver "insufficient for CUDA runtime version", which sends people
+# looking for a driver update instead of a GPU.
+_NO_GPU = ("driver version is insufficient", "no CUDA-capable device", "no usable CUDA driver",
+           "stub library", "0 devices", "CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_NOT_INITIALIZED")
+
+
+def device_problem(message: str, ordinal: int | None = None) -> str:
+    """A device error's message as the user should read it: for a machine without an NVIDIA
+    driver or GPU, that, and what to do next; otherwise the message, with the ordinal.
+    Every place that first touches a device (GpuEvaluator, ``reducetune devices``) says
+    it this way."""
+    if any(marker in message for marker in _NO_GPU):
+        cuda = message.removeprefix("no usable CUDA device: ")
+        if "insufficient" in cuda:  # also said for a GPU whose driver is older than CUDA
+            cuda += "; if it has a GPU, its driver is older than this CUDA runtime"
+        return (f"no NVIDIA driver / GPU found on this machine (CUDA: {cuda}): tune from a "
+                "recording with --replay DB (in the repository: "
+                "tests/data/recorded/h200_float32_sum_grid.db.xz), or run on a machine with "
+                "an NVIDIA GPU and its driver")
+    where = "" if ordinal is None else f" at --device {ordinal}"
+    return (f"no usable GPU{where}: {message} (use --replay DB to tune from a recorded "
+            "database)")
