@@ -1,14 +1,28 @@
-"""When a size's study stops: its budget of distinct points (--max-evals), its share of the
-run's time (--time-limit, split evenly over the sizes) and its target (--target, within P% of
-the streaming ceiling). The sampler running out of points is the proposal's to say."""
+"""When a size's study stops, and how a run's time is shared among its sizes.
+
+A size stops at its budget of distinct points (--max-evals), at its deadline (its share of
+--time-limit) or at its target (--target, within P% of the streaming ceiling); the sampler
+running out of points is the proposal's to say. A deadline never leaves a size without an
+answer: it applies once the size has an ok point, or after ANSWER_ATTEMPTS points all failed.
+
+The time is shared by cost, not evenly (``Schedule``): every size first gets what it cannot
+do without (its workload prepared, CUB and its base point measured), reserved for the sizes
+still to come; what is left is divided so that each size gets about the same number of
+evaluations, each size's share scaled by what one evaluation costs there. Both costs are
+measured as the run goes (``CostModel``): a 4 GiB workload takes seconds to generate, upload
+and verify against, a 4 KiB one a millisecond.
+"""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Budget", "deadlines"]
+__all__ = ["ANSWER_ATTEMPTS", "Budget", "CostModel", "Schedule", "deadlines"]
+
+# Points a size may try past its deadline while none of them has succeeded.
+ANSWER_ATTEMPTS = 8
 
 
 @dataclass(frozen=True)
@@ -21,11 +35,15 @@ class Budget:
         """Why the size stops now (``max-evals``, ``time-limit``, ``target``), or ""."""
         if self.max_evals is not None and result.points >= self.max_evals:
             return "max-evals"
-        if self.deadline is not None and time.monotonic() >= self.deadline:
+        if self.deadline is not None and time.monotonic() >= self.deadline and _answered(result):
             return "time-limit"
         if self.target_pct is not None and _reached(result.best, self.target_pct):
             return "target"
         return ""
+
+
+def _answered(result: Any) -> bool:
+    return result.best is not None or result.points >= ANSWER_ATTEMPTS
 
 
 def _reached(best: dict[str, Any] | None, target_pct: float) -> bool:
@@ -42,3 +60,87 @@ def deadlines(time_limit_s: float | None, start: float, sizes: int) -> list[floa
     if time_limit_s is None:
         return [None] * sizes
     return [start + time_limit_s * (i + 1) / sizes for i in range(sizes)]
+
+
+@dataclass
+class _Line:
+    """seconds ≈ fixed + per_byte * bytes, fitted to what was observed (least squares on the
+    observations, never below the smallest one seen): a prior until the first observation.
+    Observations at one size only keep the prior's fixed part and fit the slope through it."""
+
+    fixed: float
+    per_byte: float
+    seen: list[tuple[float, float]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.prior_fixed = self.fixed
+
+    def add(self, nbytes: float, seconds: float) -> None:
+        self.seen.append((float(nbytes), max(0.0, float(seconds))))
+        xs = [x for x, _ in self.seen]
+        ys = [y for _, y in self.seen]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        var = sum((x - mx) ** 2 for x in xs)
+        if var > 0:
+            slope = sum((x - mx) * (y - my) for x, y in self.seen) / var
+            self.per_byte = max(0.0, slope)
+            self.fixed = max(min(ys), my - self.per_byte * mx)
+        else:
+            self.fixed = min(self.prior_fixed, my)
+            self.per_byte = max(0.0, (my - self.fixed) / mx) if mx > 0 else 0.0
+
+    def __call__(self, nbytes: float) -> float:
+        return self.fixed + self.per_byte * float(nbytes)
+
+
+class CostModel:
+    """What a unit costs as a function of its input bytes: its fixed part (``mandatory``: CUB
+    and its base point measured, its reference computed; ``prepare`` for the first unit of an
+    element type, which also generates and uploads that type's data) and one further
+    evaluation (``per_eval``). The priors are a GPU's (a few seconds to generate and verify a
+    GiB of host data; 0.1 s of sampling per point)."""
+
+    def __init__(self) -> None:
+        self.prepare = _Line(fixed=0.5, per_byte=3e-9)
+        self.mandatory = _Line(fixed=0.5, per_byte=3e-10)
+        self.per_eval = _Line(fixed=0.15, per_byte=0.0)
+
+    def fixed(self, nbytes: int, first: bool) -> float:
+        return (self.prepare if first else self.mandatory)(nbytes)
+
+    def observe(self, nbytes: int, mandatory_s: float, evals: int, evals_s: float,
+                first: bool = False) -> None:
+        (self.prepare if first else self.mandatory).add(nbytes, mandatory_s)
+        if evals > 0:
+            self.per_eval.add(nbytes, evals_s / evals)
+
+
+class Schedule:
+    """The deadlines of a run's units (one (dtype, op, n) study each) under one time limit.
+
+    ``deadline(i)`` is asked when unit i starts: the time left, less the fixed cost of the
+    units after it, shared among unit i and those after it in proportion to their cost of one
+    evaluation (so that each gets about as many evaluations). ``first[i]``: unit i is the
+    first of its element type (it generates the data the later ones of that type reuse)."""
+
+    def __init__(self, time_limit_s: float | None, unit_bytes: list[int],
+                 start: float | None = None, first: list[bool] | None = None) -> None:
+        self.end = None if time_limit_s is None else (
+            time.monotonic() if start is None else start) + time_limit_s
+        self.unit_bytes = list(unit_bytes)
+        self.first = list(first) if first is not None else [False] * len(unit_bytes)
+        self.costs = CostModel()
+
+    def deadline(self, i: int, now: float | None = None) -> float | None:
+        if self.end is None:
+            return None
+        now = time.monotonic() if now is None else now
+        own = self.costs.fixed(self.unit_bytes[i], self.first[i])
+        reserve = sum(self.costs.fixed(b, f) for b, f in
+                      zip(self.unit_bytes[i + 1:], self.first[i + 1:], strict=True))
+        weights = [self.costs.per_eval(b) for b in self.unit_bytes[i:]]
+        share = max(0.0, self.end - now - own - reserve) * weights[0] / sum(weights)
+        return now + own + share
+
+    def observe(self, i: int, mandatory_s: float, evals: int, evals_s: float) -> None:
+        self.costs.observe(self.unit_bytes[i], mandatory_s, evals, evals_s, self.first[i])

@@ -12,6 +12,7 @@ from reducetune._samplers import decode, distributions, encode, make_sampler
 from reducetune._space import Point, Space
 from reducetune._study_share import StudyShare
 from reducetune._tune_config import TuneConfig, study_name
+from reducetune._warm_start import warm_counts, warm_points
 
 __all__ = ["STALL_ESCAPE", "STALL_LIMIT", "Proposal", "open_study"]
 
@@ -43,7 +44,9 @@ class Proposal:
         self.study = study
         self.space = space
         self.config = config
-        self.choices = space.choices()
+        # Only values some selected valid point takes: nothing proposed is invalid for the
+        # workload, flagged or nondeterministic unless the run admits those (space.hpp).
+        self.choices = space.proposable(config.allow_flagged, config.nondeterministic)
         self.dists = distributions(self.choices, config.strategy)
         self.seen: set[Point] = set()
         # other processes running this study: their points join seen (_study_share.py)
@@ -53,7 +56,7 @@ class Proposal:
         self._grid: list[Point] | None = None
 
     def eligible(self, p: Point) -> bool:
-        return self.config.allow_flagged or not p.flagged
+        return self.space.selected(p, self.config.allow_flagged, self.config.nondeterministic)
 
     def resume(self) -> list[Point]:
         """The points of the study's finished trials (a resumed study keeps its budget),
@@ -65,16 +68,22 @@ class Proposal:
                     self.seen.add(p)
         return list(self.seen)
 
-    def start(self) -> None:
+    def start(self, store: Any = None, n: int = 0, device_uuid: str = "") -> dict[str, int]:
         """The queue's first entries: grid's every unseen point, else the base preset (only
-        in a new study, and unless it is invalid or flagged)."""
+        in a new study, and unless it is invalid or flagged), then other devices' bests in
+        ``store`` for this n (_warm_start.py; not for grid, which measures every point in its
+        order anyway). Returns the warm-start points enqueued per device name."""
         if self.config.strategy == "grid":
             self._grid = self._unseen()
             self._grid.reverse()  # popped from the end: enumeration order
         elif not self.study.trials:
             base = self.space.preset(self.config.base_preset).point
-            if not self.space.check(base) and self.eligible(base):
-                self._enqueue(base)
+            first = [base] if not self.space.check(base) and self.eligible(base) else []
+            warm = warm_points(store, self.space, self.config, n, device_uuid, set(first))
+            for p in first + [w.point for w in warm]:
+                self._enqueue(p)
+            return warm_counts(warm)
+        return {}
 
     def _unseen(self) -> list[Point]:
         return [p for p in self.space.points() if p not in self.seen and self.eligible(p)]

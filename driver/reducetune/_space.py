@@ -100,6 +100,27 @@ class Space:
         """Every parameter's proposable values: the categorical space a sampler sees."""
         return {k: list(v) for k, v in dict(self._space.choices()).items()}
 
+    def proposable(self, allow_flagged: bool = False,
+                   nondeterministic: bool = False) -> dict[str, list[Value]]:
+        """choices() less the values that no valid point of the selection takes: what a
+        sampler proposes. InvalidConfiguration when the selection holds no point at all."""
+        out = {k: list(v) for k, v in
+               dict(self._space.proposable(allow_flagged, nondeterministic)).items()}
+        if any(not v for v in out.values()):
+            from reducetune.errors import InvalidConfiguration
+
+            raise InvalidConfiguration(
+                f"no valid point of {self.family}.{self.dtype}.{self.op} is "
+                + ("" if allow_flagged else "unflagged and ")
+                + ("selected" if nondeterministic else "deterministic")
+                + " (widen --restrict, or pass --nondeterministic / --allow-flagged)")
+        return out
+
+    def selected(self, p: Point, allow_flagged: bool = False,
+                 nondeterministic: bool = False) -> bool:
+        """Whether the selection admits the point's flags and determinism (not validity)."""
+        return bool(self._space.selected(p, allow_flagged, nondeterministic))
+
     def sizes(self) -> dict[str, int]:
         return dict(self._space.sizes())
 

@@ -56,25 +56,29 @@ def _existing(path: str | os.PathLike[str]) -> str:
 
 
 def export_header(path: str | os.PathLike[str], namespace: str = "reducetune_dispatch",
-                  allow_flagged: bool = False) -> str:
+                  allow_flagged: bool = False, nondeterministic: bool = False) -> str:
     """A self-contained C++17 header with the dispatch table of every best in the file
-    (without flagged points unless allow_flagged); each choice carries its launch rule."""
-    return str(_core.export_header(_existing(path), namespace, allow_flagged))
+    (without flagged or nondeterministic points unless allowed); each choice carries its
+    launch rule and its determinism."""
+    return str(_core.export_header(_existing(path), namespace, allow_flagged, nondeterministic))
 
 
-def export_json(path: str | os.PathLike[str], allow_flagged: bool = False) -> str:
+def export_json(path: str | os.PathLike[str], allow_flagged: bool = False,
+                nondeterministic: bool = False) -> str:
     """The same rules as export_header, as JSON text."""
-    return str(_core.export_json(_existing(path), allow_flagged))
+    return str(_core.export_json(_existing(path), allow_flagged, nondeterministic))
 
 
 def best(
     dtype: str, op: str, n: int, device: str | None = None,
     db: str | os.PathLike[str] | None = None, allow_flagged: bool = False,
+    nondeterministic: bool = False,
 ) -> dict[str, Any] | None:
     """The export's rule (see export_json) for (device, type, operator) at the measured size
     nearest to n, with ``requested_n``, ``device`` and ``measurement_id``; device is a UUID
     or a name, by default the file's first device. Points with a flagged value (e.g. a racy
-    warp unroll) are left out unless allow_flagged."""
+    warp unroll) are left out unless allow_flagged, and points whose result changes from run
+    to run (a float sum finished by atomics) unless nondeterministic."""
     from reducetune._paths import default_db_path
 
     path = Path(db) if db is not None else default_db_path()
@@ -84,15 +88,17 @@ def best(
         if not devices:
             return None
         device = devices[0]["uuid"]
-    result = _core.catalog_best(str(path), device, dtype, op, int(n), allow_flagged)
+    result = _core.catalog_best(str(path), device, dtype, op, int(n), allow_flagged,
+                                nondeterministic)
     return None if result is None else dict(result)
 
 
 def store_best(store: Any, device_id: int, dtype: str, op: str, n: int,
-               allow_flagged: bool = False) -> dict[str, Any] | None:
-    """``store.best`` (without flagged points unless allow_flagged), its JSON columns
-    decoded: ``compile_parameters``, ``launch_parameters``, ``flags``."""
-    b = store.best(device_id, dtype, op, int(n), allow_flagged)
+               allow_flagged: bool = False, nondeterministic: bool = False
+               ) -> dict[str, Any] | None:
+    """``store.best`` (without flagged or nondeterministic points unless allowed), its JSON
+    columns decoded: ``compile_parameters``, ``launch_parameters``, ``flags``."""
+    b = store.best(device_id, dtype, op, int(n), allow_flagged, nondeterministic)
     if b is None:
         return None
     out = dict(b)

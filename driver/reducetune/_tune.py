@@ -11,11 +11,10 @@ the median time, or FAIL with the reason. The budget (_budget.py) says when a si
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
-from reducetune._budget import Budget, deadlines
+from reducetune._budget import Budget
 from reducetune._evaluation import KNOWN, MEASURED, NOT_RECORDED, Evaluation, StoreContext
 from reducetune._evaluators import Evaluator, workload
 from reducetune._proposal import STALL_ESCAPE, STALL_LIMIT, Proposal, open_study
@@ -41,16 +40,20 @@ def _study_config(config: TuneConfig, n: int, gpu: bool) -> dict[str, Any]:
     which kept its own protocol."""
     return {"n": n, "max_evals": config.max_evals, "seed": config.seed, "family": config.family,
             "restrict": config.restrict, "sampling": config.sampling() if gpu else None,
-            "allow_flagged": config.allow_flagged}
+            "allow_flagged": config.allow_flagged, "nondeterministic": config.nondeterministic}
 
 
-def _rejection(space: Space, point: Point, allow_flagged: bool) -> tuple[str, str] | None:
-    """("invalid" | "flagged", reason) for a point that must not be evaluated, else None."""
+def _rejection(space: Space, point: Point, config: TuneConfig) -> tuple[str, str] | None:
+    """("invalid" | "flagged" | "nondeterministic", reason) for a point that must not be
+    evaluated, else None."""
     reasons = space.check(point)
     if reasons:
         return "invalid", "; ".join(why for _, why in reasons)
-    if point.flagged and not allow_flagged:
+    if point.flagged and not config.allow_flagged:
         return "flagged", describe_flags(point.flags) + "; --allow-flagged to tune such points"
+    if not space.selected(point, config.allow_flagged, config.nondeterministic):
+        return "nondeterministic", (f"determinism {point.determinism}: its result changes from "
+                                    "run to run; --nondeterministic to tune such points")
     return None
 
 
@@ -61,7 +64,8 @@ def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
 
     study, config = proposal.study, proposal.config
     trial, point = proposal.ask()
-    rejected = _rejection(proposal.space, point, config.allow_flagged)
+    result.proposed += 1
+    rejected = _rejection(proposal.space, point, config)
     if rejected is not None:
         kind, reason = rejected
         trial.set_user_attr("outcome", "invalid")
@@ -129,7 +133,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
         if row is not None:
             result.consider(p, row, ceiling)
     result.points = len(proposal.seen)
-    proposal.start()
+    result.warm = proposal.start(ctx.store, n, evaluator.device["uuid"])
 
     budget = Budget(config.max_evals, deadline, config.target_pct)
     while not (stopped := proposal.share.stop(budget, result) or proposal.prepare()):
@@ -142,48 +146,28 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     return result
 
 
-def variant_labels(space: Space, allow_flagged: bool = True) -> list[str]:
+def variant_labels(space: Space, allow_flagged: bool = True,
+                   nondeterministic: bool = True) -> list[str]:
     """The distinct variant labels of every valid point of the (restricted) space, in
-    enumeration order: what a study of that space may compile (without the flagged points
-    unless allow_flagged)."""
+    enumeration order: what a study of that space may compile (only the selection's points:
+    without the flagged or nondeterministic ones unless allowed)."""
     return list(dict.fromkeys(p.variant_label for p in space.points()
-                              if allow_flagged or not p.flagged))
+                              if space.selected(p, allow_flagged, nondeterministic)))
 
 
 def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage: Any = None,
          on_trial: Callable[[SizeResult], None] | None = None,
          on_size: Callable[[int, SizeResult | None], None] | None = None,
          on_precompile: Callable[[dict[str, Any]], None] | None = None) -> list[SizeResult]:
-    """Every size of the config, in ascending order; the time limit (which includes
-    precompiling) is split evenly. With a ``store`` and no ``storage``, the Optuna studies
-    live in the store's file, as the command line keeps them (``reducetune tune`` resumes
-    them). ``on_precompile`` gets the precompile summary."""
-    config.validate()
-    ctx = StoreContext(evaluator, store, config.family)
-    space = Space(config.family, config.dtype, config.op, evaluator.limits, config.restrict)
-    space.preset(config.base_preset)  # an unknown base preset fails before any measurement
-    if storage is None and store is not None:
-        storage = open_storage(store.path)
-    # The streaming ceiling, once per run: % of ceiling in the results, and --target.
-    ceiling = evaluator.ceiling_bytes_per_s()
-    ctx.record_ceiling(evaluator, ceiling)
-    start = time.monotonic()
-    # Every variant of the space, compiled in parallel once for all sizes, instead of one at a
-    # time when first measured. A failure here is not fatal: that point fails when measured.
-    summary = evaluator.precompile(variant_labels(space, config.allow_flagged))
-    if summary is not None and on_precompile:
-        on_precompile(summary)
-    left = config.time_limit_s
-    if left is not None:
-        left = max(0.0, left - (time.monotonic() - start))
-    results = []
-    for n, deadline in zip(config.sizes, deadlines(left, time.monotonic(), len(config.sizes)),
-                           strict=True):
-        if on_size:
-            on_size(n, None)
-        r = tune_size(evaluator, config, n, store=store, storage=storage, deadline=deadline,
-                      on_trial=on_trial, ctx=ctx, space=space, ceiling=ceiling)
+    """Every size of the config, in ascending order, under its time limit (precompiling
+    included) shared by cost (_tune_run.py). With a ``store`` and no ``storage``, the Optuna
+    studies live in the store's file, as the command line keeps them (``reducetune tune``
+    resumes them). ``on_precompile`` gets the precompile summary."""
+    from reducetune._tune_run import tune_all
+
+    def size(_: TuneConfig, n: int, r: SizeResult | None) -> None:
         if on_size:
             on_size(n, r)
-        results.append(r)
-    return results
+
+    return tune_all(evaluator, [config], store=store, storage=storage, on_trial=on_trial,
+                    on_size=size, on_precompile=on_precompile)[0]

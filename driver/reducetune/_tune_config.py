@@ -38,6 +38,13 @@ class TuneConfig:
     # racy by construction) are skipped unless this is set: a tuner should not hand an
     # application a racy kernel because it happened to pass verification.
     allow_flagged: bool = False
+    # Points whose result changes from run to run (a float sum finished by atomics) are not
+    # proposed unless this is set: CUB's DeviceReduce is run-to-run deterministic, and so are
+    # the answers a tuner hands out by default (one rule: search_space::determinism_of).
+    nondeterministic: bool = False
+    # A new study first measures other devices' bests for the same workload (_warm_start.py):
+    # one evaluation each, often near this device's optimum (--no-warm-start turns it off).
+    warm_start: bool = True
 
     def sampling(self) -> dict[str, Any]:
         """The evaluator options of this run's stopping rule."""
@@ -59,7 +66,12 @@ class TuneConfig:
 
 
 def study_name(config: TuneConfig, n: int, device_uuid: str) -> str:
+    # The selection is part of the name: it changes the values a study proposes, and Optuna
+    # refuses a parameter whose categorical choices change within one study.
     name = f"{config.family}.{config.dtype}.{config.op}.n_{n}.{config.strategy}"
+    name += ".all" if config.nondeterministic else ".det"
+    if config.allow_flagged:
+        name += "+flagged"
     if config.restrict:  # another restriction is another space, hence another study
         name += "." + ",".join(f"{k}={'|'.join(map(str, v))}"
                                for k, v in sorted(config.restrict.items()))
@@ -85,32 +97,65 @@ class SizeResult:
 
     n: int
     best: dict[str, Any] | None = None  # variant_label, launch_label, median_s, gbps, ...
+    # The best run-to-run deterministic point: what × CUB compares (CUB's sum is deterministic);
+    # the same as best unless the run admits nondeterministic points.
+    best_deterministic: dict[str, Any] | None = None
     cub_gbps: float | None = None
     evaluated: int = 0  # points measured (GPU) or copied from a recording, and stored
     not_recorded: int = 0  # replayed points the recording lacks: not measured, not stored
     served: int = 0  # points taken from the database instead
     invalid: int = 0  # trials rejected by check(), never evaluated
     flagged: int = 0  # trials skipped for a flagged value (not allow_flagged), never evaluated
+    nondeterministic: int = 0  # trials skipped as nondeterministic (not asked for), never evaluated
     failed: int = 0  # evaluated, not ok
     points: int = 0  # distinct valid points in the study (its budget)
+    proposed: int = 0  # trials asked in this run, whatever became of them
     escapes: int = 0  # random unseen points enqueued after STALL_ESCAPE stalled trials
+    # other devices' bests enqueued first (warm start): device name -> points
+    warm: dict[str, int] = field(default_factory=dict)
     stopped: str = ""
 
     @property
+    def rejected(self) -> int:
+        """Proposals turned away before compiling: the waste the space's proposable values
+        are there to avoid."""
+        return self.invalid + self.flagged + self.nondeterministic
+
+    @property
+    def rejected_rate(self) -> float:
+        """Rejected proposals per trial of this run."""
+        return self.rejected / self.proposed if self.proposed else 0.0
+
+    @property
     def x_cub(self) -> float | None:
-        if self.best and self.cub_gbps and self.best.get("gbps"):
-            return float(self.best["gbps"]) / self.cub_gbps
-        return None
+        """The best deterministic point's GB/s over CUB's: like against like."""
+        return _ratio(self.best_deterministic, self.cub_gbps)
+
+    @property
+    def x_cub_any(self) -> float | None:
+        """The best point's, nondeterministic ones included when the run admitted them."""
+        return _ratio(self.best, self.cub_gbps)
 
     def consider(self, point: Point, row: dict[str, Any], ceiling: float | None) -> None:
         """Takes the point as the best when its row is ok and faster than the best so far."""
         value = median_of(row)
-        if value is None or (self.best is not None and value >= self.best["median_s"]):
+        if value is None:
             return
         gbps = row.get("gbps")
         pct_ceiling = row.get("pct_of_ceiling")
         if not pct_ceiling and ceiling and gbps:
             pct_ceiling = 100.0 * float(gbps) * 1e9 / ceiling
-        self.best = {"variant_label": point.variant_label, "launch_label": point.launch_label,
-                     "median_s": value, "gbps": gbps, "pct_of_peak": row.get("pct_of_peak"),
-                     "pct_of_ceiling": pct_ceiling}
+        entry = {"variant_label": point.variant_label, "launch_label": point.launch_label,
+                 "median_s": value, "gbps": gbps, "pct_of_peak": row.get("pct_of_peak"),
+                 "pct_of_ceiling": pct_ceiling, "determinism": point.determinism}
+        if self.best is None or value < self.best["median_s"]:
+            self.best = entry
+        if point.deterministic and (self.best_deterministic is None
+                                    or value < self.best_deterministic["median_s"]):
+            self.best_deterministic = entry
+
+
+def _ratio(best: dict[str, Any] | None, cub_gbps: float | None) -> float | None:
+    if best and cub_gbps and best.get("gbps"):
+        return float(best["gbps"]) / cub_gbps
+    return None

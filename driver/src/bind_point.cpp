@@ -41,6 +41,13 @@ nb::dict choices_dict(const py_space &s) {
   return d;
 }
 
+nb::dict proposable_dict(const py_space &s, bool allow_flagged, bool nondeterministic) {
+  nb::dict d;
+  for (const auto &[name, values] : s.space->choices(rt::point_selection{allow_flagged, !nondeterministic}))
+    d[nb::cast(name)] = values;
+  return d;
+}
+
 nb::list presets_list(const py_space &s) {
   nb::list out;
   for (const auto &p : s.space->presets()) {
@@ -98,6 +105,16 @@ void bind_space_class(nb::module_ &m) {
       .def_prop_ro("limits", [](const py_space &s) { return s.space->limits(); })
       .def_prop_ro("restrict", [](const py_space &s) { return s.space->restricted_to(); })
       .def("choices", &choices_dict, "Every parameter's proposable values, declaration order.")
+      .def("proposable", &proposable_dict, nb::arg("allow_flagged") = false,
+           nb::arg("nondeterministic") = false,
+           "choices() less the values no valid point of the selection takes (space.hpp).")
+      .def(
+          "selected",
+          [](const py_space &s, const py_point &p, bool allow_flagged, bool nondeterministic) {
+            return s.space->selected(p.p, {allow_flagged, !nondeterministic});
+          },
+          nb::arg("point"), nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false,
+          "Whether the selection accepts the point's flags and determinism.")
       .def("sizes",
            [](const py_space &s) {
              nb::dict d;

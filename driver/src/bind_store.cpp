@@ -285,12 +285,12 @@ void bind_store_rows(nb::class_<py_store> &c) {
       .def(
           "best",
           [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,
-             std::uint64_t n, bool allow_flagged) -> nb::object {
-            const auto b = s.get().best(device_id, dtype, op, n, {allow_flagged, false});
+             std::uint64_t n, bool allow_flagged, bool nondeterministic) -> nb::object {
+            const auto b = s.get().best(device_id, dtype, op, n, {allow_flagged, !nondeterministic});
             return b ? nb::object(best_dict(*b)) : nb::none();
           },
           nb::arg("device_id"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"),
-          nb::arg("allow_flagged") = false)
+          nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false)
       .def(
           "history",
           [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,
@@ -328,25 +328,29 @@ void bind_exports(nb::module_ &m) {
       nb::arg("path"), "The file's schema version and integrity, read without writing it.");
   m.def(
       "export_header",
-      [](const std::string &path, const std::string &ns, bool allow_flagged) {
-        return db::export_header(db::catalog::open(path, {allow_flagged, false}), library(), ns,
+      [](const std::string &path, const std::string &ns, bool allow_flagged,
+         bool nondeterministic) {
+        return db::export_header(db::catalog::open(path, {allow_flagged, !nondeterministic}),
+                                 library(), ns,
                                  compile_lowered);
       },
       nb::arg("path"), nb::arg("namespace") = "reducetune_dispatch",
-      nb::arg("allow_flagged") = false);
+      nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false);
   m.def(
       "export_json",
-      [](const std::string &path, bool allow_flagged) {
-        return db::export_json(db::catalog::open(path, {allow_flagged, false}), library(),
+      [](const std::string &path, bool allow_flagged, bool nondeterministic) {
+        return db::export_json(db::catalog::open(path, {allow_flagged, !nondeterministic}),
+                               library(),
                                compile_lowered)
             .dump(2);
       },
-      nb::arg("path"), nb::arg("allow_flagged") = false);
+      nb::arg("path"), nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false);
   m.def(
       "catalog_best",
       [](const std::string &path, const std::string &device, const std::string &dtype,
-         const std::string &op, std::uint64_t n, bool allow_flagged) -> nb::object {
-        const auto c = db::catalog::open(path, {allow_flagged, false});
+         const std::string &op, std::uint64_t n, bool allow_flagged,
+         bool nondeterministic) -> nb::object {
+        const auto c = db::catalog::open(path, {allow_flagged, !nondeterministic});
         const auto *e = c.find(device, dtype, op, n);
         if (e == nullptr)
           return nb::none();
@@ -358,7 +362,7 @@ void bind_exports(nb::module_ &m) {
         return nb::module_::import_("json").attr("loads")(rule.dump());
       },
       nb::arg("path"), nb::arg("device"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"),
-      nb::arg("allow_flagged") = false,
+      nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false,
       "The export's rule (export json) for the measured size nearest to n, or None.");
   m.def(
       "write_file_atomically",

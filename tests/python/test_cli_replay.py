@@ -90,18 +90,23 @@ def test_grid_is_exhaustive_over_the_valid_points_only(counted, cli, tmp_path, s
                              RESTRICT)
     size = json.loads(out)["sizes"][0]
     assert size["stopped"] == "exhausted" and size["invalid"] == 0
-    assert len(counted) == len(space.points())
+    # every valid point the default selection admits (deterministic, unflagged), once each
+    selected = [p for p in space.points() if space.selected(p)]
+    assert len(selected) < len(space.points())  # the restriction holds fin_atomic points too
+    assert sorted(counted) == sorted((p.variant_label, p.launch_label, 1024) for p in selected)
 
 
-def test_invalid_points_are_told_to_the_study_and_never_evaluated(counted, cli, tmp_path,
-                                                                  synthetic_db):
+def test_values_no_valid_point_takes_are_never_proposed(counted, cli, tmp_path, synthetic_db):
+    # The restriction holds warp=redux (valid only for int32) and finish=atomic
+    # (nondeterministic for a float sum): neither is proposed, so no trial is wasted on them.
     code, out, err = cli(*tune_args(tmp_path / "r.db", synthetic_db, "--sizes", "2^10",
                                     "--strategy", "random", "--max-evals", "40", "--seed", "5",
                                     "--json"))
     assert code == 0, err
     size = json.loads(out)["sizes"][0]
-    assert size["invalid"] > 0  # the redux half of the space was sampled ...
-    assert all(".warp_redux." not in v for v, _, _ in counted)  # ... and never evaluated
+    assert size["invalid"] == size["nondeterministic"] == size["rejected"] == 0
+    assert size["proposed"] >= 40 and size["rejected_rate"] == 0.0
+    assert all(".warp_redux." not in v and ".fin_atomic" not in v for v, _, _ in counted)
 
 
 def test_an_interrupted_run_resumed_re_measures_nothing(monkeypatch, counted, cli, tmp_path,

@@ -54,15 +54,20 @@ def _space(family: str, dtype: str, op: str):
     return reducetune.Space(family, dtype, op, reducetune.limits_for_arch("sm_90"))
 
 
-def _flagged(label: str, launch: str, spaces: dict) -> bool:
+def _selected(label: str, launch: str, spaces: dict, selection: tuple[bool, bool]) -> bool:
+    """Whether the space admits the point under (allow_flagged, nondeterministic)."""
     family, dtype, op = label.split(".")[:3]
     key = (family, dtype, op)
     if key not in spaces:
         spaces[key] = _space(*key)
-    return spaces[key].parse(label, launch).flagged
+    return spaces[key].selected(spaces[key].parse(label, launch), *selection)
 
 
-def _best_before(original: Path, allow_flagged: bool) -> dict[tuple, tuple[str, str]]:
+# (allow_flagged, nondeterministic): the default, and each widening
+SELECTIONS = [(False, False), (True, False), (False, True), (True, True)]
+
+
+def _best_before(original: Path, selection: tuple[bool, bool]) -> dict[tuple, tuple[str, str]]:
     """{(device uuid, dtype, op, n): (variant, launch)}: the fastest ok measurement of the
     committed file, by SQL over its own rows (lowest median, then lowest id)."""
     query = ("SELECT d.uuid, w.dtype, w.op, w.n, v.label, m.launch_label FROM rt_measurements m"
@@ -75,15 +80,17 @@ def _best_before(original: Path, allow_flagged: bool) -> dict[tuple, tuple[str, 
     spaces: dict = {}
     for uuid, dtype, op, n, label, launch in rows:
         key = (uuid, dtype, op, n)
-        if key in best or (not allow_flagged and _flagged(label, launch, spaces)):
+        if key in best or not _selected(label, launch, spaces, selection):
             continue
         best[key] = (label, launch)
     return best
 
 
-def _rules(migrated: Path, allow_flagged: bool) -> list[tuple[dict, dict, dict]]:
+def _rules(migrated: Path, allow_flagged: bool,
+           nondeterministic: bool = False) -> list[tuple[dict, dict, dict]]:
     """(device, table, rule) of every rule of export json."""
-    doc = json.loads(reducetune.export_json(migrated, allow_flagged=allow_flagged))
+    doc = json.loads(reducetune.export_json(migrated, allow_flagged=allow_flagged,
+                                            nondeterministic=nondeterministic))
     return [(d, t, r) for d in doc["devices"] for t in d["tables"] for r in t["rules"]]
 
 
@@ -133,13 +140,15 @@ def test_header_and_best_json_agree_with_export_json(committed, cli, allow_flagg
         assert {k: b[k] for k in r} == r
 
 
-@pytest.mark.parametrize("allow_flagged", [False, True])
-def test_the_migration_keeps_every_best_point(committed, allow_flagged):
+@pytest.mark.parametrize("selection", SELECTIONS)
+def test_the_migration_keeps_every_best_point(committed, selection):
     original, migrated = committed
-    before = _best_before(original, allow_flagged)
+    before = _best_before(original, selection)
+    rules = _rules(migrated, *selection)
     after = {(d["uuid"], t["dtype"], t["op"], r["bucket_n"]): (r["variant"], r["launch"])
-             for d, t, r in _rules(migrated, allow_flagged)}
+             for d, t, r in rules}
     assert after == before
+    assert all(r["determinism"] == "run_to_run" for _, _, r in rules) or selection[1]
 
 
 def test_each_optuna_study_best_is_its_sizes_rule(committed):
@@ -148,7 +157,8 @@ def test_each_optuna_study_best_is_its_sizes_rule(committed):
     _, migrated = committed
     storage = f"sqlite:///{migrated}"
     names = optuna.study.get_all_study_names(storage)
-    rules = {(t["dtype"], t["op"], r["bucket_n"]): r for _, t, r in _rules(migrated, True)}
+    # these studies predate the deterministic default: they searched every point
+    rules = {(t["dtype"], t["op"], r["bucket_n"]): r for _, t, r in _rules(migrated, True, True)}
     checked = 0
     for name in names:
         study = optuna.load_study(study_name=name, storage=storage)

@@ -92,7 +92,8 @@ def restricted_labels() -> set[str]:
     limits = reducetune.limits_for_arch("sm_90")
     limits.sm_count = SYNTHETIC_DEVICE["sm_count"]
     space = reducetune.Space("tunable", "float32", "sum", limits, RESTRICT)
-    return set(variant_labels(space))
+    # what a default run may propose: neither flagged nor nondeterministic variants
+    return set(variant_labels(space, allow_flagged=False, nondeterministic=False))
 
 
 def test_tune_samples_briefly_and_cold_only_by_default(fake_worker, cli, tmp_path):

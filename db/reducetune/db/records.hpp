@@ -1,6 +1,8 @@
 // Plain rows of the results database, one struct per table. An id of 0 means "not stored yet".
 #pragma once
 
+#include "reducetune/space/point.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -59,13 +61,9 @@ struct variant_record {
   [[nodiscard]] bool flagged() const noexcept { return flags_json != "[]"; }
 };
 
-// Which measured points may answer best / the Catalog / the exports. Flagged points (e.g. a
-// racy warp unroll that happened to verify) are left out unless allowed; with
-// deterministic_only, so are points whose determinism is not run_to_run.
-struct point_selection {
-  bool allow_flagged = false;
-  bool deterministic_only = false;
-};
+// Which measured points may answer best / the Catalog / the exports: space/point.hpp's
+// point_selection (flagged and nondeterministic points left out unless allowed).
+using reducetune::point_selection;
 
 // rt_builds: one NVRTC compilation, successful or not; cache_key is the JIT cache's key, so
 // this table is also the persistent compile cache (find_build).

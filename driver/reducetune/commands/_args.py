@@ -186,9 +186,19 @@ def add_allow_flagged(p: argparse.ArgumentParser, text: str | None = None) -> No
         "warp=volatile_unsafe, racy by construction); default: left out"))
 
 
-def add_workload(p: argparse.ArgumentParser, sizes: bool = True) -> None:
-    p.add_argument("--dtype", default="float32", help=f"element type: {', '.join(DTYPES)}")
-    p.add_argument("--op", default="sum", help=f"operator: {', '.join(OPS)}")
+def add_nondeterministic(p: argparse.ArgumentParser, text: str | None = None) -> None:
+    p.add_argument("--nondeterministic", action="store_true", help=text or (
+        "also consider points whose result changes from run to run (a float sum or product "
+        "finished by atomics: the blocks' partials are added in arrival order); default: "
+        "deterministic points only, as CUB's DeviceReduce is"))
+
+
+def add_workload(p: argparse.ArgumentParser, sizes: bool = True, lists: bool = False) -> None:
+    """--dtype, --op (with lists: comma-separated lists or ``all``, see workload_pairs) and
+    --sizes."""
+    more = ", a comma-separated list of them, or all" if lists else ""
+    p.add_argument("--dtype", default="float32", help=f"element type: {', '.join(DTYPES)}{more}")
+    p.add_argument("--op", default="sum", help=f"operator: {', '.join(OPS)}{more}")
     if sizes:
         p.add_argument("--sizes", nargs="+", default=["2^20"], type=sizes_text,
                        help="input sizes: 1048576, 2^20, 2^10..2^30, 2^10..2^30:2")
@@ -201,6 +211,25 @@ def check_workload(args: argparse.Namespace) -> None:
     if args.op not in OPS:
         raise errors.InvalidConfiguration(
             f"unknown operator '{args.op}' (choose one of: {', '.join(OPS)})")
+
+
+def _listed(text: str, known: tuple[str, ...], what: str) -> list[str]:
+    items = list(known) if text.strip() == "all" else [
+        t.strip() for t in text.split(",") if t.strip()]
+    for t in items:
+        if t not in known:
+            raise errors.InvalidConfiguration(
+                f"unknown {what} '{t}' (choose from: {', '.join(known)}, or all)")
+    if not items:
+        raise errors.InvalidConfiguration(f"no {what} given (choose from: {', '.join(known)})")
+    return list(dict.fromkeys(items))
+
+
+def workload_pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Every (dtype, op) of ``--dtype A,B --op X,Y`` (or ``all``), dtype-major."""
+    dtypes = _listed(args.dtype, DTYPES, "element type")
+    ops = _listed(args.op, OPS, "operator")
+    return [(d, o) for d in dtypes for o in ops]
 
 
 def restrictions(items: list[str]) -> dict[str, list[str]]:

@@ -10,8 +10,9 @@ from typing import Any
 
 from reducetune import errors
 from reducetune._sizes import parse_sizes
-from reducetune.commands._args import (add_allow_flagged, add_db, add_workload, check_workload,
-                                       db_path, positive_int, sizes_text)
+from reducetune.commands._args import (add_allow_flagged, add_db, add_nondeterministic,
+                                       add_workload, check_workload, db_path, positive_int,
+                                       sizes_text)
 from reducetune.commands._console import console
 
 
@@ -22,6 +23,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
     p.add_argument("--json", action="store_true")
     add_allow_flagged(p)
+    add_nondeterministic(p)
     add_db(p)
 
     for name in ("show", "history"):
@@ -40,6 +42,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--force", action="store_true",
                    help="overwrite -o even if it is not a file reducetune exported")
     add_allow_flagged(p)
+    add_nondeterministic(p)
     add_db(p)
 
 
@@ -68,16 +71,14 @@ def cmd_best(args: argparse.Namespace) -> int:
     db = db_path(args)
     dev = _device_id(open_store(db, read_only=True), args.device)
 
-    def ask(allow_flagged: bool) -> dict[str, Any] | None:
-        return _core.catalog_best(str(db), dev["uuid"], args.dtype, args.op, n[0], allow_flagged)
+    def ask(allow_flagged: bool, nondeterministic: bool) -> dict[str, Any] | None:
+        return _core.catalog_best(str(db), dev["uuid"], args.dtype, args.op, n[0], allow_flagged,
+                                  nondeterministic)
 
-    b = ask(args.allow_flagged)
+    b = ask(args.allow_flagged, args.nondeterministic)
     if b is None:
-        only = ""
-        if not args.allow_flagged and ask(True) is not None:
-            only = " without a flagged value (--allow-flagged to consider those)"
         print(f"reducetune: no verified measurement for {dev['name']} {args.dtype} {args.op}"
-              f"{only}", file=sys.stderr)
+              f"{_left_out(args, ask)}", file=sys.stderr)
         return 1
     if args.json:  # the rule `export json` gives for this size, with the request
         print(json.dumps(b, indent=2))
@@ -86,6 +87,16 @@ def cmd_best(args: argparse.Namespace) -> int:
     print(f"{b['variant']} {b['launch']}  {gbps}  "
           f"(measured at n={b['bucket_n']} on {dev['name']}; {b['determinism']})")
     return 0
+
+
+def _left_out(args: argparse.Namespace, ask: Any) -> str:
+    """' without ...' naming what the selection left out when that is why nothing answers."""
+    if not args.nondeterministic and ask(args.allow_flagged, True) is not None:
+        return (" that is deterministic (--nondeterministic to consider points whose result "
+                "changes from run to run)")
+    if not args.allow_flagged and ask(True, True) is not None:
+        return " without a flagged value (--allow-flagged to consider those)"
+    return ""
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -128,8 +139,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     db = db_path(args)
     if args.output is not None:
         _check_output(args.output, db, args.format, args.force)
-    text = (export_header(db, args.namespace, args.allow_flagged) if args.format == "header"
-            else export_json(db, args.allow_flagged))
+    text = (export_header(db, args.namespace, args.allow_flagged, args.nondeterministic)
+            if args.format == "header"
+            else export_json(db, args.allow_flagged, args.nondeterministic))
     if args.output is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:

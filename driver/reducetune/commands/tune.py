@@ -14,22 +14,23 @@ from reducetune._samplers import STRATEGIES
 from reducetune._sizes import parse_sizes
 from reducetune.commands._args import (COUNT_MAX, INT_MAX, MIN_SAMPLES, RUN_MAX_S,
                                        SAMPLE_TIME_MAX_S, SEED_MAX, TIMEOUT_MAX_S,
-                                       add_allow_flagged, add_db, add_workload, check_workload,
-                                       db_path, duration, integer, positive_int, real,
-                                       restrictions)
+                                       add_allow_flagged, add_db, add_nondeterministic,
+                                       add_workload, db_path, duration, integer, positive_int,
+                                       real, restrictions, workload_pairs)
 from reducetune.commands._console import console
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("tune", help="search the space for each workload; store every result")
-    add_workload(p)
+    add_workload(p, lists=True)
     p.add_argument("--device", type=integer(0, INT_MAX), default=0, help="GPU ordinal (default 0)")
     p.add_argument("--family", default="tunable", help="template family (default tunable)")
     p.add_argument("--strategy", default="tpe", help=f"{' | '.join(STRATEGIES)} (default tpe)")
     p.add_argument("--max-evals", type=positive_int, default=None,
                    help="distinct valid points per size (default: no limit)")
     p.add_argument("--time-limit", type=duration(0, RUN_MAX_S, lo_open=True), default=None,
-                   help="for the whole run, split evenly over the sizes (90, 10m, 2h)")
+                   help="for the whole run (90, 10m, 2h): every size is answered first, the "
+                        "rest shared by what an evaluation costs at each size")
     p.add_argument("--target", type=real(0, 100, hi_open=True), default=None, metavar="P",
                    help="stop a size once within P%% of the streaming ceiling")
     p.add_argument("--seed", type=integer(0, SEED_MAX), default=None,
@@ -55,14 +56,21 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="evaluate in this process instead of a worker (no fault isolation)")
     add_allow_flagged(p, "also tune points with a value the family flags (e.g. "
                          "warp=volatile_unsafe, racy by construction); default: skipped")
+    add_nondeterministic(p, "also tune points whose result changes from run to run (a float "
+                            "sum or product finished by atomics); default: deterministic points "
+                            "only, as CUB's DeviceReduce is; × CUB is reported for both")
+    p.add_argument("--no-warm-start", dest="warm_start", action="store_false",
+                   help="do not measure other devices' bests for the same workload first in "
+                        "a new study (default: they are, when --db holds some)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_db(p)
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    config = _config(args)
-    config.validate()  # before the database is opened or a worker started
+    configs = _configs(args)
+    for config in configs:
+        config.validate()  # before the database is opened or a worker started
     db = db_path(args)
     if args.replay is not None and _same_file(args.replay, db):
         raise errors.InvalidConfiguration("--replay and --db must be different files")
@@ -78,7 +86,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
         with closing(_evaluator(args)) as evaluator:
             storage = open_storage(db)  # the studies live in the results file itself
-            results = _run(args, config, evaluator, store, storage)
+            results = _run(args, configs, evaluator, store, storage)
     except BaseException:
         # No GPU, a --restrict or --base the space refuses, ...: a results file this run
         # created and nothing measured was recorded in (by this run or another one) is not
@@ -98,8 +106,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
         raise
-    _print_results(args, config, evaluator, results, db)
-    _print_skipped(args, config, results)
+    _print_results(args, configs, evaluator, results, db)
+    _print_skipped(args, configs, results)
     return 0
 
 
@@ -139,20 +147,35 @@ def _same_file(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
-def _config(args: argparse.Namespace) -> Any:
-    """The run's TuneConfig, from arguments checked as far as they can be without a device."""
+def _configs(args: argparse.Namespace) -> list[Any]:
+    """The run's TuneConfigs, one per (dtype, op), from arguments checked as far as they can
+    be without a device."""
     from reducetune._tune import TuneConfig
 
-    check_workload(args)
+    pairs = workload_pairs(args)
     if args.strategy not in STRATEGIES:
         raise errors.InvalidConfiguration(
             f"unknown strategy '{args.strategy}' (choose one of: {', '.join(STRATEGIES)})")
-    return TuneConfig(dtype=args.dtype, op=args.op, sizes=parse_sizes(args.sizes),
-                      family=args.family, strategy=args.strategy, max_evals=args.max_evals,
-                      time_limit_s=args.time_limit, target_pct=args.target, seed=args.seed,
-                      base_preset=args.base, restrict=restrictions(args.restrict),
-                      sample_time_s=args.sample_time, max_samples=args.max_samples,
-                      hot=args.hot, allow_flagged=args.allow_flagged)
+    sizes = parse_sizes(args.sizes)
+    return [TuneConfig(dtype=dtype, op=op, sizes=sizes, family=args.family,
+                       strategy=args.strategy, max_evals=args.max_evals,
+                       time_limit_s=args.time_limit, target_pct=args.target, seed=args.seed,
+                       base_preset=_base_preset(args, dtype), restrict=restrictions(args.restrict),
+                       sample_time_s=args.sample_time, max_samples=args.max_samples,
+                       hot=args.hot, allow_flagged=args.allow_flagged,
+                       nondeterministic=args.nondeterministic, warm_start=args.warm_start)
+            for dtype, op in pairs]
+
+
+def _base_preset(args: argparse.Namespace, dtype: str) -> str:
+    """--base; its 8-byte sibling (``good_8byte``) for 8-byte types when the family has one
+    and --base is the default: ``good``'s 16-byte vector loads are invalid there."""
+    if args.base != "good" or dtype.endswith("32"):
+        return str(args.base)
+    from reducetune._space import family
+
+    names = {p["name"] for p in family(args.family).get("presets", [])}
+    return "good_8byte" if "good_8byte" in names else "good"
 
 
 def _evaluator(args: argparse.Namespace) -> Any:
@@ -163,20 +186,23 @@ def _evaluator(args: argparse.Namespace) -> Any:
     return GpuEvaluator(args.device, timeout_s=args.timeout, in_process=args.in_process)
 
 
-def _run(args: argparse.Namespace, config: Any, evaluator: Any, store: Any,
-         storage: Any) -> list[Any]:
-    """Tunes every size, with a progress bar where stderr is a terminal."""
-    from reducetune._tune import tune
+def _run(args: argparse.Namespace, configs: list[Any], evaluator: Any, store: Any,
+         storage: Any) -> list[list[Any]]:
+    """Tunes every size of every (dtype, op), with one progress display where stderr is a
+    terminal."""
+    from reducetune._tune_run import tune_all
 
     on_precompile = None if args.quiet else _print_precompile
     if args.quiet or not sys.stderr.isatty():
-        return tune(evaluator, config, store=store, storage=storage, on_precompile=on_precompile)
+        return tune_all(evaluator, configs, store=store, storage=storage,
+                        on_precompile=on_precompile)
     from reducetune._progress import TuneProgress
 
-    progress = TuneProgress(console(stderr=True), config)
+    progress = TuneProgress(console(stderr=True), configs)
     with progress:
-        return tune(evaluator, config, store=store, storage=storage, on_trial=progress.trial,
-                    on_size=progress.size, on_precompile=on_precompile)
+        return tune_all(evaluator, configs, store=store, storage=storage,
+                        on_trial=progress.trial, on_size=progress.size,
+                        on_precompile=on_precompile)
 
 
 def _print_precompile(r: dict[str, Any]) -> None:
@@ -195,27 +221,39 @@ def _print_precompile(r: dict[str, Any]) -> None:
     print(line + ")", file=sys.stderr)
 
 
-def _print_results(args: argparse.Namespace, config: Any, evaluator: Any, results: list[Any],
-                   db: Path) -> None:
+def _print_results(args: argparse.Namespace, configs: list[Any], evaluator: Any,
+                   results: list[list[Any]], db: Path) -> None:
+    """One table per (dtype, op), or (--json) one document: a single workload's as before,
+    several as {"runs": [...]}."""
     from reducetune._report import results_json, results_table
 
     if args.json:
-        print(json.dumps(results_json(results, evaluator.device), indent=2))
-    else:
-        console().print(results_table(results, evaluator.device, config, db, args.replay))
-
-
-def _print_skipped(args: argparse.Namespace, config: Any, results: list[Any]) -> None:
-    """How many proposed points had a flagged value, and which values the family flags."""
-    skipped = sum(r.flagged for r in results)
-    if not skipped or args.quiet:
+        docs = [{"dtype": c.dtype, "op": c.op, **results_json(r, evaluator.device)}
+                for c, r in zip(configs, results, strict=True)]
+        print(json.dumps(docs[0] if len(docs) == 1 else {"runs": docs}, indent=2))
         return
-    from reducetune._space import family
+    for c, r in zip(configs, results, strict=True):
+        console().print(results_table(r, evaluator.device, c, db, args.replay))
 
-    what = ", ".join(f"{p['name']}={v}" for p in family(config.family)["parameters"]
-                     for v in p.get("flags") or {})
-    print(f"reducetune: skipped {skipped} proposed points with a flagged value ({what}); "
-          "--allow-flagged to tune them", file=sys.stderr)
+
+def _print_skipped(args: argparse.Namespace, configs: list[Any],
+                   results: list[list[Any]]) -> None:
+    """The rejected-proposal rate, and how many were flagged or nondeterministic."""
+    if args.quiet:
+        return
+    every = [r for rs in results for r in rs]
+    proposed = sum(r.proposed for r in every)
+    rejected = sum(r.rejected for r in every)
+    if not proposed:
+        return
+    line = (f"reducetune: {rejected} of {proposed} proposals rejected before compiling "
+            f"({100.0 * rejected / proposed:.1f} %)")
+    kinds = [(sum(r.invalid for r in every), "invalid"),
+             (sum(r.flagged for r in every), "with a flagged value (--allow-flagged)"),
+             (sum(r.nondeterministic for r in every), "nondeterministic (--nondeterministic)")]
+    if rejected:
+        line += ": " + ", ".join(f"{k} {what}" for k, what in kinds if k)
+    print(line, file=sys.stderr)
 
 
 COMMANDS = {"tune": cmd_tune}

@@ -93,13 +93,17 @@ TEST_CASE("flagged points are left out of best, the Catalog and the exports unle
   REQUIRE(racy);
   CHECK(racy->variant.flagged());
   CHECK(racy->variant.flags_json.find("volatile_unsafe") != std::string::npos);
-  const auto safe = st.best(dev, "float32", "sum", 4096);
+  const auto safe = st.best(dev, "float32", "sum", 4096, {false, false});
   REQUIRE(safe);
   CHECK(safe->variant.label.find("fin_atomic") != std::string::npos);
   CHECK(safe->variant.determinism == "none"); // float sum by atomics: order-dependent
   const auto deterministic = st.best(dev, "float32", "sum", 4096, {false, true});
   REQUIRE(deterministic);
   CHECK(deterministic->variant.label.find("fin_two_pass") != std::string::npos);
+  // the default selection: neither flagged nor nondeterministic
+  const auto by_default = st.best(dev, "float32", "sum", 4096);
+  REQUIRE(by_default);
+  CHECK(by_default->variant.label == deterministic->variant.label);
 
   for (const bool allow : {false, true}) {
     const auto c = catalog::open(path, {allow, false});

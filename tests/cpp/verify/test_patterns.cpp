@@ -86,3 +86,22 @@ TEST_CASE("pattern names round-trip", "[verify][patterns]") {
     CHECK(data_pattern_from_string(to_string(p)) == p);
   CHECK_THROWS(data_pattern_from_string("zigzag"));
 }
+
+// The evaluation cache cuts every smaller workload (and the sum/min/max of one element type)
+// out of one generation at the largest n (measure/prepared_workload.hpp): that is only the same
+// data if a generation's prefix does not depend on n, nor on the operator except a product's.
+// A product's data is spread by n (its sparse factors), so the cache keys it by its exact n.
+TEMPLATE_TEST_CASE("a shorter generation is the prefix of a longer one, sum, min and max "
+                   "sharing one data set",
+                   "[verify][patterns]", int, long long, float, double) {
+  for (const data_pattern p : all_data_patterns()) {
+    const auto longer = generate<TestType>(p, reduce_op::sum, 5000, 7);
+    for (const reduce_op op : {reduce_op::sum, reduce_op::min, reduce_op::max}) {
+      for (const std::uint64_t n : {1ULL, 2ULL, 999ULL, 4096ULL}) {
+        const auto shorter = generate<TestType>(p, op, n, 7);
+        INFO(to_string(p) << " n=" << n);
+        CHECK(std::memcmp(shorter.data(), longer.data(), n * sizeof(TestType)) == 0);
+      }
+    }
+  }
+}

@@ -8,9 +8,35 @@
 
 namespace reducetune {
 
+namespace {
+
+std::shared_ptr<const host_data> generate_host_data(const workload &w) {
+  auto d = std::make_shared<host_data>();
+  d->type = w.type;
+  d->pattern = w.pattern;
+  d->product = w.op == reduce_op::prod;
+  d->seed = w.seed;
+  d->n = w.n;
+  d->bytes = generate_bytes(w.type, w.pattern, w.op, w.n, w.seed);
+  return d;
+}
+
+} // namespace
+
+bool host_data::serves(const workload &w) const noexcept {
+  // A product's data depends on n (its sparse factors are spaced by n / 64): exact n only.
+  const bool product_of = w.op == reduce_op::prod;
+  return w.type == type && w.pattern == pattern && product_of == product && w.seed == seed &&
+         (product ? w.n == n : w.n <= n);
+}
+
 prepared_workload::prepared_workload(const workload &w)
-    : m_spec(w), m_host(generate_bytes(w.type, w.pattern, w.op, w.n, w.seed)),
-      m_reference(w.type, w.op, m_host.data(), w.n) {
+    : prepared_workload(w, generate_host_data(w)) {}
+
+prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const host_data> data)
+    : m_spec(w), m_host(std::move(data)), m_reference(w.type, w.op, m_host->bytes.data(), w.n) {
+  if (!m_host->serves(w))
+    throw invalid_configuration("prepared_workload: the host data does not hold this workload");
   const std::size_t bytes = (w.n + w.offset_elements) * size_of(w.type);
   const std::size_t k = copies_for(bytes);
   for (std::size_t i = 0; i < k; ++i) m_inputs.emplace_back(bytes);
@@ -26,7 +52,8 @@ std::size_t prepared_workload::copies_for(std::uint64_t input_bytes) noexcept {
 
 void prepared_workload::restore_input() {
   for (auto &b : m_inputs)
-    b.upload(m_host.data(), m_host.size(), m_spec.offset_elements * size_of(m_spec.type));
+    b.upload(m_host->bytes.data(), m_spec.n * size_of(m_spec.type),
+             m_spec.offset_elements * size_of(m_spec.type));
 }
 
 const void *prepared_workload::input(std::size_t i) const noexcept {
@@ -53,7 +80,11 @@ verdict prepared_workload::check(const void *device_result, const tolerance_opti
 prepared_workload &evaluation_cache::workload_for(const workload &w) {
   if (!m_workload || !m_workload->holds(w)) {
     m_workload.reset(); // free the old input before allocating the new one
-    m_workload = std::make_unique<prepared_workload>(w);
+    if (!m_data || !m_data->serves(w)) {
+      m_data.reset(); // likewise the old host data
+      m_data = generate_host_data(w);
+    }
+    m_workload = std::make_unique<prepared_workload>(w, m_data);
   }
   return *m_workload;
 }
@@ -69,6 +100,7 @@ l2_flush &evaluation_cache::flush_for(const device_info &device) {
 
 void evaluation_cache::clear() noexcept {
   m_workload.reset();
+  m_data.reset();
   m_flush.reset();
   m_flush_l2_bytes = 0;
 }

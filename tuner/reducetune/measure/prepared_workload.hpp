@@ -26,9 +26,28 @@
 
 namespace reducetune {
 
+// A workload's host data: generate_bytes() at some n. For sum, min and max, element i depends
+// only on the seed, the pattern and the elements before it (not on n, nor on which of the
+// three), so the first m elements of one generation ARE the data of every such workload of
+// m <= n elements with the same type, pattern and seed (verify/test_patterns.cpp checks it).
+// A product's data (mostly 1, sparse factors spaced by n) serves its own n only.
+struct host_data {
+  dtype type{};
+  data_pattern pattern{};
+  bool product = false;
+  std::uint64_t seed = 0;
+  std::uint64_t n = 0;
+  std::vector<unsigned char> bytes;
+
+  // Whether w's data is a prefix of these bytes.
+  [[nodiscard]] bool serves(const workload &w) const noexcept;
+};
+
 class prepared_workload {
 public:
   explicit prepared_workload(const workload &w);
+  // w's data as the prefix of `data` (which must serve w): no generation of its own.
+  prepared_workload(const workload &w, std::shared_ptr<const host_data> data);
 
   [[nodiscard]] const workload &spec() const noexcept { return m_spec; }
   // Copies kept for rotation: as many as fit in 256 MiB, at least 1, at most 8.
@@ -36,7 +55,8 @@ public:
   [[nodiscard]] std::size_t copies() const noexcept { return m_inputs.size(); }
   // Device pointer of copy i (offset applied); copy 0 is "the" input.
   [[nodiscard]] const void *input(std::size_t i = 0) const noexcept;
-  [[nodiscard]] const std::vector<unsigned char> &host() const noexcept { return m_host; }
+  // The workload's host data (the first n elements of a possibly longer generation).
+  [[nodiscard]] const unsigned char *host() const noexcept { return m_host->bytes.data(); }
   [[nodiscard]] bool holds(const workload &w) const noexcept; // the same data and operator
 
   // Uploads every copy again: after a wrong result, in case the variant wrote into it.
@@ -47,7 +67,7 @@ public:
 
 private:
   workload m_spec;
-  std::vector<unsigned char> m_host;
+  std::shared_ptr<const host_data> m_host;
   std::vector<device_buffer> m_inputs;
   prepared_reference m_reference;
   // (tolerance depth, result bytes) → verdict: the same bytes get the same verdict
@@ -55,7 +75,13 @@ private:
 };
 
 // What an evaluating process keeps between evaluations: the last workload (only one: at 2^30
-// a float32 input holds 4 GiB of host and device memory) and the L2 flush buffer.
+// a float32 input holds 4 GiB of host and device memory), the host data it was cut from, and
+// the L2 flush buffer.
+//
+// Why the host data is kept apart: generating 2^30 elements costs seconds, and a tuning run
+// visits every size of every operator. A run that asks for its largest n first (the tuner
+// does, per element type) generates once; every smaller size and the other operators of that
+// type take a prefix (host_data says why that is the same data).
 class evaluation_cache {
 public:
   [[nodiscard]] prepared_workload &workload_for(const workload &w);
@@ -64,6 +90,7 @@ public:
 
 private:
   std::unique_ptr<prepared_workload> m_workload;
+  std::shared_ptr<const host_data> m_data;
   std::unique_ptr<l2_flush> m_flush;
   std::uint64_t m_flush_l2_bytes = 0;
 };

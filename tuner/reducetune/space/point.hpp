@@ -49,6 +49,16 @@ enum class determinism { run_to_run, none };
 // Throws invalid_configuration for another name.
 [[nodiscard]] determinism determinism_from_string(const std::string &name);
 
+// Which valid points a caller accepts: flagged ones (a value the family flags) only when
+// allowed; nondeterministic ones (determinism none) only when deterministic_only is off. The
+// default is what tuning, best, the exports and the Catalog answer with unless told
+// otherwise: an application should get neither a racy kernel nor a sum that changes from
+// call to call (CUB's is run-to-run deterministic) without asking for it.
+struct point_selection {
+  bool allow_flagged = false;
+  bool deterministic_only = true;
+};
+
 // Only these values of these parameters: a smaller space (--restrict), e.g. for a sweep.
 using restriction = std::map<std::string, std::vector<value>>;
 

@@ -106,6 +106,12 @@ public:
   // Every parameter in declaration order with the values a sampler may propose (the
   // restriction's where there is one).
   [[nodiscard]] std::vector<std::pair<std::string, std::vector<value>>> choices() const;
+  // The values of choices() that at least one valid point of the selection takes: what a
+  // sampler should propose, so that a trial is not spent on a value that can never be valid
+  // for this workload (warp=redux for float32, vec=4 for 8-byte types), flagged, or
+  // nondeterministic (finish=atomic for a float sum) when the selection leaves those out.
+  [[nodiscard]] std::vector<std::pair<std::string, std::vector<value>>>
+  choices(const point_selection &selection) const;
   // Parameters by name; see point_from (point.hpp). Does not check validity.
   [[nodiscard]] reducetune::point point_of(const parameter_map &p) const;
   // Labels of another dtype or operator, or of another family, throw invalid_configuration.
@@ -117,6 +123,8 @@ public:
   [[nodiscard]] std::vector<reducetune::point> points() const;
   [[nodiscard]] std::vector<point_flag> flags(const reducetune::point &p) const;
   [[nodiscard]] determinism determinism_of(const reducetune::point &p) const;
+  // Whether the selection accepts the point's flags and determinism (validity is check()'s).
+  [[nodiscard]] bool selected(const reducetune::point &p, const point_selection &s) const;
 
 private:
   void add_values(scope &s, const std::vector<std::size_t> &params,

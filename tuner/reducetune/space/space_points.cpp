@@ -41,6 +41,39 @@ std::vector<std::pair<std::string, std::vector<value>>> search_space::choices() 
   return out;
 }
 
+std::vector<std::pair<std::string, std::vector<value>>>
+search_space::choices(const point_selection &selection) const {
+  auto all = choices();
+  // taken[k][i]: value i of parameter k (in choices() order) is taken by a selected point
+  std::vector<std::vector<bool>> taken;
+  for (const auto &[name, values] : all)
+    taken.emplace_back(values.size(), false);
+  auto mark = [&](const std::vector<std::size_t> &params, const std::vector<value> &values) {
+    for (std::size_t k = 0; k < params.size() && k < values.size(); ++k) {
+      auto &[name, declared] = all[params[k]];
+      const auto at = std::find(declared.begin(), declared.end(), values[k]);
+      if (at != declared.end()) taken[params[k]][static_cast<std::size_t>(at - declared.begin())] = true;
+    }
+  };
+  for (const auto &p : points()) {
+    if (!selected(p, selection)) continue;
+    mark(m_compile, p.compile.values);
+    mark(m_launch, p.launch.values);
+  }
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    std::vector<value> kept;
+    for (std::size_t i = 0; i < all[k].second.size(); ++i)
+      if (taken[k][i]) kept.push_back(all[k].second[i]);
+    all[k].second = std::move(kept);
+  }
+  return all;
+}
+
+bool search_space::selected(const reducetune::point &p, const point_selection &s) const {
+  if (!s.allow_flagged && !flags(p).empty()) return false;
+  return !s.deterministic_only || determinism_of(p) == determinism::run_to_run;
+}
+
 point search_space::point_of(const parameter_map &p) const {
   return point_from(m_family, m_type, m_op, p);
 }
