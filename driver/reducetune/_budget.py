@@ -16,6 +16,7 @@ and verify against, a 4 KiB one a millisecond.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,18 +26,23 @@ __all__ = ["ANSWER_ATTEMPTS", "Budget", "CostModel", "Schedule", "deadlines"]
 ANSWER_ATTEMPTS = 8
 
 
-@dataclass(frozen=True)
+@dataclass
 class Budget:
     max_evals: int | None = None  # distinct valid points, served ones included
-    deadline: float | None = None  # time.monotonic() at which the size stops
+    # time.monotonic() at which the size stops; or a function that says it, asked once the size
+    # is answered (its fixed part spent), so that a share is not computed from a guess of it
+    deadline: float | Callable[[], float | None] | None = None
     target_pct: float | None = None  # stop once the best is within P% of the ceiling
 
     def stop(self, result: Any) -> str:
         """Why the size stops now (``max-evals``, ``time-limit``, ``target``), or ""."""
         if self.max_evals is not None and result.points >= self.max_evals:
             return "max-evals"
-        if self.deadline is not None and time.monotonic() >= self.deadline and _answered(result):
-            return "time-limit"
+        if self.deadline is not None and _answered(result):
+            if callable(self.deadline):
+                self.deadline = self.deadline()
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                return "time-limit"
         if self.target_pct is not None and _reached(result.best, self.target_pct):
             return "target"
         return ""
@@ -131,11 +137,14 @@ class Schedule:
         self.first = list(first) if first is not None else [False] * len(unit_bytes)
         self.costs = CostModel()
 
-    def deadline(self, i: int, now: float | None = None) -> float | None:
+    def deadline(self, i: int, now: float | None = None,
+                 fixed_spent: bool = False) -> float | None:
+        """Unit i's deadline; with fixed_spent, asked once its fixed part is done (the tuner
+        asks then: a guess of that part would otherwise skew the share)."""
         if self.end is None:
             return None
         now = time.monotonic() if now is None else now
-        own = self.costs.fixed(self.unit_bytes[i], self.first[i])
+        own = 0.0 if fixed_spent else self.costs.fixed(self.unit_bytes[i], self.first[i])
         reserve = sum(self.costs.fixed(b, f) for b, f in
                       zip(self.unit_bytes[i + 1:], self.first[i + 1:], strict=True))
         weights = [self.costs.per_eval(b) for b in self.unit_bytes[i:]]

@@ -105,7 +105,7 @@ def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
 
 
 def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = None,
-              storage: Any = None, deadline: float | None = None,
+              storage: Any = None, deadline: float | Callable[[], float | None] | None = None,
               on_trial: Callable[[SizeResult], None] | None = None,
               ctx: StoreContext | None = None, space: Space | None = None,
               ceiling: float | None = None) -> SizeResult:

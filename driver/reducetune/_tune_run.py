@@ -124,7 +124,9 @@ def _unit(evaluator: Evaluator, config: TuneConfig, n: int, schedule: Schedule, 
         if on_trial:
             on_trial(r)
 
-    r = tune_size(evaluator, config, n, deadline=schedule.deadline(i), on_trial=trial, **kw)
+    # the deadline is asked once the unit is answered: its fixed part is then a fact
+    r = tune_size(evaluator, config, n, deadline=lambda: schedule.deadline(i, fixed_spent=True),
+                  on_trial=trial, **kw)
     end = time.monotonic()
     mandatory = (first[0] if first else end) - t0
     evals = r.evaluated - int(first[1]) if first else 0

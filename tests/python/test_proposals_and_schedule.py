@@ -135,3 +135,19 @@ def test_the_first_unit_of_a_type_is_charged_the_data_generation():
     assert s.costs.fixed(1 << 32, False) == pytest.approx(1.0)
     # one size seen: the slope goes through the prior's fixed part, not flat
     assert s.costs.fixed(1 << 33, True) > 20.0
+
+
+def test_a_lazy_deadline_is_asked_once_the_size_is_answered():
+    asked: list[int] = []
+    budget = Budget(deadline=lambda: asked.append(1) or 0.0)
+    r = SizeResult(1024)
+    assert budget.stop(r) == "" and not asked  # not answered: the share is not computed yet
+    r.points, r.best = 1, {"median_s": 1e-5}
+    assert budget.stop(r) == "time-limit" and asked == [1]
+    assert budget.stop(r) == "time-limit" and asked == [1]  # asked once
+
+
+def test_a_share_asked_after_the_fixed_part_does_not_count_it_again():
+    s = Schedule(60.0, [1 << 20, 1 << 20], start=0.0)
+    s.costs.observe(1 << 20, 5.0, 10, 1.0)
+    assert s.deadline(0, now=10.0, fixed_spent=True) == pytest.approx(10.0 + (50.0 - 5.0) / 2)
