@@ -123,7 +123,7 @@ class StudyShare:
         if claim.get("host") != self._me["host"]:
             return True  # cannot be checked from here: it holds while its trial runs
         pid = claim.get("pid")
-        return pid != self._me["pid"] and isinstance(pid, int) and _pid_runs(pid)
+        return pid != self._me["pid"] and isinstance(pid, int) and pid_runs(pid)
 
 
 def _fail(study: Any, trial: Any, reason: str) -> None:
@@ -134,7 +134,8 @@ def _fail(study: Any, trial: Any, reason: str) -> None:
     study.tell(trial, state=optuna.trial.TrialState.FAIL)
 
 
-def _pid_runs(pid: int) -> bool:
+def pid_runs(pid: int) -> bool:
+    """Whether a process of this pid exists on this host (another user's included)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -118,24 +118,13 @@ def remove_stale_replay_folders() -> None:
     import tempfile
 
     from reducetune._evaluators import REPLAY_PREFIX
+    from reducetune._study_share import pid_runs
 
     for folder in Path(tempfile.gettempdir()).glob(REPLAY_PREFIX + "*"):
         pid = folder.name[len(REPLAY_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or not folder.is_dir() or _pid_runs(int(pid)):
+        if not pid.isdigit() or not folder.is_dir() or pid_runs(int(pid)):
             continue
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _pid_runs(pid: int) -> bool:
-    import os
-
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, another user's
-    return True
 
 
 def _same_file(a: Path, b: Path) -> bool:
