@@ -309,6 +309,7 @@ void bind_store_rows(nb::class_<py_store> &c) {
         d["kept"] = st.kept;
         d["builds_inserted"] = st.builds_inserted;
         d["baselines_inserted"] = st.baselines_inserted;
+        d["baselines_replaced"] = st.baselines_replaced;
         return d;
       });
 }

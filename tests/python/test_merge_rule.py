@@ -100,10 +100,15 @@ def test_merge_keeps_the_better_row_in_either_direction(tmp_path, cli):
     shutil.copy(b, a_into_b)
     shutil.copy(a, b_into_a)
 
+    outs = {}
     for target, other in ((a_into_b, a), (b_into_a, b)):
         code, out, err = cli("db", "merge", "--db", target, other)
         assert code == 0, err
         assert "0 inserted" in out
+        outs[target] = out
+    # A's CUB baseline wins: it replaces B's in a_into_b, and B's is not taken into b_into_a
+    assert "0 baselines inserted, 1 replaced" in outs[a_into_b]
+    assert "0 baselines inserted, 0 replaced" in outs[b_into_a]
 
     expected = {case: winner for case, (_, _, winner) in CASES.items()}
     expected["cub baseline"] = CUB[2]

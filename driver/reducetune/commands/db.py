@@ -56,7 +56,8 @@ def _merge(args: argparse.Namespace) -> int:
         s = store.merge_from(str(other))
         print(f"merged {other}: {s['inserted']} inserted, {s['replaced']} replaced, "
               f"{s['kept']} kept, {s['builds_inserted']} builds, "
-              f"{s['baselines_inserted']} baselines")
+              f"{s['baselines_inserted']} baselines inserted, "
+              f"{s['baselines_replaced']} replaced")
     return 0
 
 
