@@ -70,15 +70,16 @@ class Proposal:
 
     def start(self, store: Any = None, n: int = 0, device_uuid: str = "") -> dict[str, int]:
         """The queue's first entries: grid's every unseen point, else the base preset (only
-        in a new study, and unless it is invalid or flagged), then other devices' bests in
+        in a new study: ``Space.base``), then other devices' bests in
         ``store`` for this n (_warm_start.py; not for grid, which measures every point in its
         order anyway). Returns the warm-start points enqueued per device name."""
         if self.config.strategy == "grid":
             self._grid = self._unseen()
             self._grid.reverse()  # popped from the end: enumeration order
         elif not self.study.trials:
-            base = self.space.preset(self.config.base_preset).point
-            first = [base] if not self.space.check(base) and self.eligible(base) else []
+            base = self.space.base(self.config.base_preset, self.config.allow_flagged,
+                                   self.config.nondeterministic)
+            first = [base] if base is not None else []
             warm = warm_points(store, self.space, self.config, n, device_uuid, set(first))
             for p in first + [w.point for w in warm]:
                 self._enqueue(p)

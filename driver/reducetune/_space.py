@@ -90,6 +90,7 @@ class Space:
         self.restrict: dict[str, list[Value]] = {k: list(v) for k, v in
                                                  dict(self._space.restrict).items()}
         self._points: list[Point] | None = None
+        self._proposable: dict[tuple[bool, bool], dict[str, list[Value]]] = {}
 
     @property
     def parameters(self) -> list[dict[str, Any]]:
@@ -103,9 +104,14 @@ class Space:
     def proposable(self, allow_flagged: bool = False,
                    nondeterministic: bool = False) -> dict[str, list[Value]]:
         """choices() less the values that no valid point of the selection takes: what a
-        sampler proposes. InvalidConfiguration when the selection holds no point at all."""
-        out = {k: list(v) for k, v in
-               dict(self._space.proposable(allow_flagged, nondeterministic)).items()}
+        sampler proposes. InvalidConfiguration when the selection holds no point at all.
+        Computed once per selection: it walks every point of the space, and every study of a
+        run asks."""
+        key = (allow_flagged, nondeterministic)
+        if key not in self._proposable:
+            self._proposable[key] = {k: list(v) for k, v in dict(
+                self._space.proposable(allow_flagged, nondeterministic)).items()}
+        out = {k: list(v) for k, v in self._proposable[key].items()}
         if any(not v for v in out.values()):
             from reducetune.errors import InvalidConfiguration
 
@@ -145,6 +151,19 @@ class Space:
     def presets(self) -> list[Preset]:
         return [Preset(p["name"], p["point"], p["note"], list(p["reasons"]))
                 for p in self._space.presets()]
+
+    def base(self, name: str, allow_flagged: bool = False,
+             nondeterministic: bool = False) -> Point | None:
+        """The point a new study measures first: preset ``name``; where that preset is invalid
+        in this space (``good``'s 16-byte loads of 4-byte elements, for an 8-byte type), the
+        family's first preset that is valid and selected here. None when the named preset is
+        valid but not selected (flagged, or nondeterministic), or no preset fits."""
+        named = self.preset(name)
+        if not named.reasons:
+            return named.point if self.selected(named.point, allow_flagged,
+                                                nondeterministic) else None
+        return next((p.point for p in self.presets() if not p.reasons
+                     and self.selected(p.point, allow_flagged, nondeterministic)), None)
 
     def preset(self, name: str) -> Preset:
         for p in self.presets():

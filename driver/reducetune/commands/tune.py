@@ -149,22 +149,11 @@ def _configs(args: argparse.Namespace) -> list[Any]:
     return [TuneConfig(dtype=dtype, op=op, sizes=sizes, family=args.family,
                        strategy=args.strategy, max_evals=args.max_evals,
                        time_limit_s=args.time_limit, target_pct=args.target, seed=args.seed,
-                       base_preset=_base_preset(args, dtype), restrict=restrictions(args.restrict),
+                       base_preset=args.base, restrict=restrictions(args.restrict),
                        sample_time_s=args.sample_time, max_samples=args.max_samples,
                        hot=args.hot, allow_flagged=args.allow_flagged,
                        nondeterministic=args.nondeterministic, warm_start=args.warm_start)
             for dtype, op in pairs]
-
-
-def _base_preset(args: argparse.Namespace, dtype: str) -> str:
-    """--base; its 8-byte sibling (``good_8byte``) for 8-byte types when the family has one
-    and --base is the default: ``good``'s 16-byte vector loads are invalid there."""
-    if args.base != "good" or dtype.endswith("32"):
-        return str(args.base)
-    from reducetune._space import family
-
-    names = {p["name"] for p in family(args.family).get("presets", [])}
-    return "good_8byte" if "good_8byte" in names else "good"
 
 
 def _evaluator(args: argparse.Namespace) -> Any:
