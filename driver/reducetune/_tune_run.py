@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from reducetune import _core
 from reducetune._budget import Schedule
 from reducetune._evaluation import StoreContext
 from reducetune._evaluators import Evaluator
@@ -35,8 +36,8 @@ SizeCallback = Callable[[TuneConfig, int, SizeResult | None], None]
 
 
 def element_bytes(dtype: str) -> int:
-    """Bytes of one element: every element type's name ends in its width in bits."""
-    return int(dtype[-2:]) // 8
+    """Bytes of one element (decided in C++: space/element.hpp)."""
+    return int(_core.element_bytes(dtype))
 
 
 def unit_order(configs: list[TuneConfig]) -> list[tuple[int, int]]:

@@ -102,6 +102,10 @@ void bind_space(nb::module_ &m) {
   m.def("family", [](const std::string &name) { return family_dict(family_named(name)); },
         nb::arg("name"));
   m.def("template_hash", &template_hash, nb::arg("family"));
+  m.def(
+      "element_bytes",
+      [](const std::string &dtype) { return rt::size_of(rt::dtype_from_string(dtype)); },
+      nb::arg("dtype"), "Bytes of one element of the type (space/element.hpp).");
 
   m.def(
       "parse_labels",

@@ -235,19 +235,24 @@ std::int64_t store::record_baseline(const baseline_record &b) {
     throw store_error("a baseline needs at least one sample");
   std::int64_t id = 0;
   write_transaction(m_db, [&] {
-    const auto workload_id = upsert_workload(b.workload);
-    auto s = m_db.prepare(
-        "INSERT INTO rt_baselines (device_id, workload_id, kind, driver_version,"
-        " toolkit_version, samples, median_s, gbps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-        " ON CONFLICT (device_id, workload_id, kind, driver_version, toolkit_version)"
-        " DO UPDATE SET samples = excluded.samples, median_s = excluded.median_s,"
-        " gbps = excluded.gbps, created_at = excluded.created_at RETURNING id");
-    s.bind(1, b.device_id).bind(2, workload_id).bind(3, b.kind).bind(4, b.driver_version);
-    s.bind(5, b.toolkit_version).bind_blob(6, sample_bytes(b.samples_s));
-    s.bind(7, stats->median_s).bind(8, b.gbps);
-    id = returning_id(s);
+    id = write_baseline(b, upsert_workload(b.workload), stats->median_s, "");
   });
   return id;
+}
+
+std::int64_t store::write_baseline(const baseline_record &b, std::int64_t workload_id,
+                                   double median_s, std::string_view created_at) {
+  auto s = m_db.prepare(
+      "INSERT INTO rt_baselines (device_id, workload_id, kind, driver_version, toolkit_version,"
+      " samples, median_s, gbps, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+      " COALESCE(NULLIF(?9, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
+      " ON CONFLICT (device_id, workload_id, kind, driver_version, toolkit_version)"
+      " DO UPDATE SET samples = excluded.samples, median_s = excluded.median_s,"
+      " gbps = excluded.gbps, created_at = excluded.created_at RETURNING id");
+  s.bind(1, b.device_id).bind(2, workload_id).bind(3, b.kind).bind(4, b.driver_version);
+  s.bind(5, b.toolkit_version).bind_blob(6, sample_bytes(b.samples_s));
+  s.bind(7, median_s).bind(8, b.gbps).bind(9, created_at);
+  return returning_id(s);
 }
 
 std::optional<baseline_record> store::find_baseline(std::int64_t device_id,

@@ -109,6 +109,10 @@ private:
   std::int64_t write_measurement(const measurement_record &m);
   void merge_measurement(measurement_record m, merge_stats &stats);
   void merge_baseline(const baseline_record &b, std::string_view created_at, merge_stats &stats);
+  // The one writer of rt_baselines rows: inserts b or replaces the row of its key; an empty
+  // created_at stamps now (a recording), another keeps that time (a merged row). Its id.
+  std::int64_t write_baseline(const baseline_record &b, std::int64_t workload_id,
+                              double median_s, std::string_view created_at);
 
   // Prepared once per store and reused (reset) by the hot paths; keyed by the SQL constant.
   statement &cached(const char *sql) const;

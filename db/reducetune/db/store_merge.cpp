@@ -211,17 +211,7 @@ void store::merge_baseline(const baseline_record &b, std::string_view created_at
       return;
   }
   const auto stats_b = summarize(b.samples_s);
-  auto s = m_db.prepare(
-      "INSERT INTO rt_baselines (device_id, workload_id, kind, driver_version, toolkit_version,"
-      " samples, median_s, gbps, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-      " COALESCE(NULLIF(?9, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
-      " ON CONFLICT (device_id, workload_id, kind, driver_version, toolkit_version)"
-      " DO UPDATE SET samples = excluded.samples, median_s = excluded.median_s,"
-      " gbps = excluded.gbps, created_at = excluded.created_at");
-  s.bind(1, b.device_id).bind(2, workload_id).bind(3, b.kind).bind(4, b.driver_version);
-  s.bind(5, b.toolkit_version).bind_blob(6, sample_bytes(b.samples_s));
-  s.bind(7, stats_b ? stats_b->median_s : 0.0).bind(8, b.gbps).bind(9, created_at);
-  s.run();
+  write_baseline(b, workload_id, stats_b ? stats_b->median_s : 0.0, created_at);
   ++(present ? stats.baselines_replaced : stats.baselines_inserted);
 }
 
