@@ -15,7 +15,16 @@ from typing import Any
 
 from reducetune.experiments._journal import Journal, Task
 
-__all__ = ["curve_for", "curves_for", "all_curves", "plain_recording"]
+__all__ = ["BUDGET_HELP", "curve_for", "curves_for", "all_curves", "default_budget",
+           "plain_recording"]
+
+BUDGET_HELP = "evaluations per run (default: 10%% of the valid space, at most 400)"
+
+
+def default_budget(valid_points: int) -> int:
+    """Evaluations per run when --max-evals is not given: a tenth of the valid space, at
+    least 10 and at most 400 (the replay experiments' common budget)."""
+    return max(10, min(400, valid_points // 10))
 
 
 def curves_for(evaluator: Any, family: str, dtype: str, op: str, n: int, strategy: str,

@@ -34,7 +34,8 @@ from typing import Any
 
 from reducetune.commands._args import SEEDS_MAX, THREADS_MAX, integer, positive_int, sizes_text
 from reducetune.experiments._journal import Journal
-from reducetune.experiments._runs import all_curves, curve_for, curves_for, plain_recording
+from reducetune.experiments._runs import (BUDGET_HELP, all_curves, curve_for, curves_for,
+                                          default_budget, plain_recording)
 from reducetune.experiments._se_report import SPACE_SHARE, TARGET, markdown, plot, quantile
 
 __all__ = ["add_arguments", "curve_for", "curves_for", "run", "run_from_args"]
@@ -54,7 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=integer(1, SEEDS_MAX), default=20,
                    help="runs per strategy and size, seeded 0, 1, ... (default 20)")
     p.add_argument("--max-evals", type=positive_int, default=None,
-                   help="evaluations per run (default: 10%% of the valid space, at most 400)")
+                   help=BUDGET_HELP)
     p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
                    help="the same restriction as the recording sweep's (repeatable)")
     p.add_argument("--out", type=Path, default=Path("search-efficiency"),
@@ -169,7 +170,7 @@ def _run(evaluator: Any, replay: Path, db: Path, jobs: int, dtype: str, op: str,
         noise = min((r.get("rel_stddev") or 0.0 for k, r in table.items()
                      if r["status"] == "ok" and k in valid and r["median_s"] == optimum))
         coverage = len([k for k in table if k in valid]) / max(1, len(valid))
-        budget = max_evals or max(10, min(400, len(valid) // 10))
+        budget = max_evals or default_budget(len(valid))
         five = max(1, int(len(valid) * SPACE_SHARE))
         near = sum(1 for t in ok if optimum / t >= TARGET)
         entry: dict[str, Any] = {"valid_points": len(valid), "recorded_fraction": coverage,

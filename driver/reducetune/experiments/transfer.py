@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune.commands._args import SEEDS_MAX, integer, positive_int, sizes_text
+from reducetune.experiments._runs import BUDGET_HELP, default_budget, plain_recording
 from reducetune.experiments._se_report import TARGET
 from reducetune.experiments._transfer_report import write_report
 
@@ -52,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=integer(1, SEEDS_MAX), default=20,
                    help="runs per size and mode (cold, warm), seeded 0, 1, ... (default 20)")
     p.add_argument("--max-evals", type=positive_int, default=None,
-                   help="evaluations per run (default: 10%% of the valid space, at most 400)")
+                   help=BUDGET_HELP)
     p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
                    help="the recording sweep's restriction (repeatable)")
     p.add_argument("--out", type=Path, default=Path("transfer"),
@@ -70,7 +71,6 @@ def run(recording: Path, source: Path, dtype: str, op: str, sizes: list[int] | N
     from reducetune._paths import check_output_folder
     from reducetune._samplers import make_sampler
     from reducetune.errors import InvalidConfiguration, StoreError
-    from reducetune.experiments._runs import plain_recording
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     make_sampler(strategy, 0)  # an unknown strategy or a missing package fails first
@@ -143,7 +143,7 @@ def _run(evaluator: Any, store: Any, recording: Path, source: Path, dtype: str, 
               if r["status"] == "ok" and k in valid}
         if not ok:
             raise InvalidConfiguration(f"{recording} holds no verified {dtype} {op} n={n} point")
-        budget = max_evals or max(10, min(400, len(valid) // 10))
+        budget = max_evals or default_budget(len(valid))
         entry = _size(evaluator, store, space, n, min(ok.values()), ok, budget, strategy,
                       seeds, restrict)
         entry["valid_points"] = len(valid)
