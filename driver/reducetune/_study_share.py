@@ -21,6 +21,14 @@ study measured 109 points against a budget of 60, 11 of them twice). So:
 
 A claim of a process that died (same host, pid gone) no longer counts; one from another host
 counts while its trial runs. Without a results file (Optuna in memory) nothing is shared.
+
+Studies in a shared storage (``--storage``, several GPUs or machines; _study_storage.py) use
+the storage's lock for claims (the journal file's, a PostgreSQL advisory lock). A worker that
+dies leaves its trial RUNNING: in an RDB storage its heartbeat stops and ``sync`` fails the
+trial once it is stale, re-queuing its point (Optuna's RetryFailedTrialCallback); elsewhere
+(the results file, a journal) a trial claimed by a dead process of this host is failed and
+its point re-queued the same way, by whichever process sees it first. A re-queued point is
+asked before any new one, and a grid sweep does not end while one waits (``pending``).
 """
 
 from __future__ import annotations
@@ -34,10 +42,20 @@ from typing import Any
 
 from reducetune._space import Point
 
-__all__ = ["CLAIM", "StudyShare"]
+__all__ = ["CLAIM", "StudyShare", "study_device"]
 
 CLAIM = "claim"  # the trial user attribute holding the point a running trial measures
 SYNC_EVERY_S = 0.25  # how stale the budget check before a trial may be
+REAP_EVERY_S = 1.0  # how often dead workers' trials are looked for
+
+
+def study_device(device: dict[str, Any], by_model: bool) -> str:
+    """What a study's name says of the device: its UUID, or (``by_model``) its model, the same
+    for GPUs of one name, SM count and memory clock, which then share the study."""
+    if not by_model:
+        return str(device["uuid"])
+    return (f"model:{device['name']}|{device.get('sm_count', 0)}SM"
+            f"|{device.get('memory_clock_khz', 0)}kHz")
 
 
 class StudyShare:
@@ -54,17 +72,22 @@ class StudyShare:
         self._folded: set[int] = set()  # numbers of the finished trials already read
         self._others: set[Point] = set()  # what the last sync found others measuring
         self._synced = float("-inf")  # time.monotonic() of the last sync
+        self._reaped = float("-inf")  # time.monotonic() of the last look for dead workers
+        self.mine = -1  # the number of the trial this process runs now
 
-    def sync(self) -> set[Point]:
+    def sync(self, locked: bool = False) -> set[Point]:
         """Adds the points of the study's finished trials to the seen set; returns the points
-        other live processes are measuring now (not seen yet)."""
+        other live processes are measuring now (not seen yet). ``locked``: under the claim
+        lock, where dead workers' trials may be failed."""
         if not self.shared:
             return set()
         from optuna.trial import TrialState
 
+        if time.monotonic() - self._reaped >= REAP_EVERY_S:
+            self._reap(locked)
         claimed: set[Point] = set()
         for t in self.study.get_trials(deepcopy=False):
-            if t.number in self._folded:
+            if t.number in self._folded or t.number == self.mine:
                 continue
             attrs = t.user_attrs
             if t.state.is_finished():
@@ -96,12 +119,11 @@ class StudyShare:
         """True, the trial told FAIL, when another process is measuring the point or the
         study's budget is spent meanwhile; else the point is this process's to evaluate (its
         claim written), or a repeat of a point already seen (served from the store)."""
+        self.mine = trial.number
         if not self.shared or point in self.seen:
             return False
-        from reducetune._study_storage import file_lock
-
-        with file_lock(self._path) if self._path else contextlib.nullcontext():
-            others = self.sync()
+        with self._lock():
+            others = self.sync(locked=True)
             if point in self.seen:
                 return False
             why = ""
@@ -115,6 +137,58 @@ class StudyShare:
                 return False
         _fail(self.study, trial, why)
         return True
+
+    def _lock(self) -> Any:
+        from reducetune._study_storage import claim_lock, file_lock
+
+        lock = claim_lock(self.study._storage, self.study.study_name)
+        if lock is None:
+            lock = file_lock(self._path) if self._path else contextlib.nullcontext()
+        return lock
+
+    def beat(self, trial: Any) -> Any:
+        """A context that keeps the trial's heartbeat while it is evaluated (nothing where the
+        storage has none)."""
+        from optuna.storages._heartbeat import get_heartbeat_thread
+
+        return get_heartbeat_thread(trial._trial_id, self.study._storage)
+
+    def pending(self, stopped: str) -> str:
+        """``stopped``, unless the proposal is exhausted while a re-queued point waits (a dead
+        worker's): then "" and the next trial asks it."""
+        if stopped != "exhausted" or not self.shared:
+            return stopped
+        from optuna.trial import TrialState
+
+        waiting = self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+        return "" if waiting else stopped
+
+    def _reap(self, locked: bool) -> None:
+        """Fails the trials of workers that died, and re-queues their points: by heartbeat
+        where the storage keeps one (any host), and (under the claim lock only, so that one
+        process does it) the trials claimed by a dead process of this host."""
+        import optuna
+        from optuna.storages._heartbeat import is_heartbeat_enabled
+        from optuna.trial import TrialState
+
+        storage = self.study._storage
+        if is_heartbeat_enabled(storage):
+            optuna.storages.fail_stale_trials(self.study)  # its retry callback re-queues
+        if not locked:
+            return
+        self._reaped = time.monotonic()
+        for t in self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+            claim = t.user_attrs.get(CLAIM)
+            if (t.number == self.mine or not isinstance(claim, dict)
+                    or claim.get("host") != self._me["host"] or self._other_live(claim)
+                    or claim.get("pid") == self._me["pid"]):
+                continue
+            try:  # only one process wins this: the trial is RUNNING once
+                storage.set_trial_state_values(t._trial_id, state=TrialState.FAIL)
+            except (RuntimeError, ValueError):
+                continue
+            storage.set_trial_user_attr(t._trial_id, "reason", "its worker died")
+            self.study.enqueue_trial(t.params, user_attrs={"retried": t.number})
 
     def _other_live(self, claim: Any) -> bool:
         """A claim of another process that may still be measuring."""
@@ -147,9 +221,14 @@ def pid_runs(pid: int) -> bool:
 
 def _results_file(study: Any) -> tuple[bool, str | None]:
     """(whether other processes can reach the study's storage, its SQLite file if any): an
-    Optuna RDB storage is shared; a SQLite one is a file, which file_lock can lock."""
+    Optuna RDB or journal storage is shared; a SQLite one is a file, which file_lock can
+    lock."""
+    import optuna
+
     storage = getattr(study, "_storage", None)
-    backend = getattr(storage, "_backend", storage)
+    if isinstance(storage, optuna.storages.JournalStorage):
+        return True, None
+    backend = getattr(storage, "_backend", storage)  # an RDBStorage behind Optuna's cache
     url = getattr(backend, "url", None)
     if not isinstance(url, str):
         return False, None  # in memory: this process's alone

@@ -18,7 +18,7 @@ from typing import Any
 
 from reducetune.errors import StoreError
 
-__all__ = ["file_lock", "open_storage", "storage_url"]
+__all__ = ["claim_lock", "file_lock", "open_shared_storage", "open_storage", "storage_url"]
 
 
 def storage_url(path: str | os.PathLike[str]) -> str:
@@ -116,3 +116,93 @@ def _release(fd: int, lock: Path) -> None:
         pass
     finally:
         os.close(fd)  # releases the flock
+
+
+# --storage: Optuna's studies in a storage several processes or machines share. A worker that
+# dies leaves its trial RUNNING; with a heartbeat (RDB storages), the others fail it once it is
+# HEARTBEAT_GRACE_S stale and re-queue its point (RetryFailedTrialCallback).
+HEARTBEAT_S = 2
+HEARTBEAT_GRACE_S = 10
+JOURNAL = "journal:"
+
+_LOCKS: dict[int, Any] = {}  # id(storage backend) -> a context manager factory for its claims
+
+
+def open_shared_storage(spec: str) -> Any:
+    """Optuna's storage named by ``--storage``: ``journal:PATH`` (a JournalStorage file, for the
+    processes of one host) or an SQLAlchemy URL (``postgresql+psycopg2://...``, or
+    ``sqlite:///PATH``), an RDBStorage with a heartbeat."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if spec.startswith(JOURNAL):
+        path = Path(spec[len(JOURNAL):]).resolve()
+        if not spec[len(JOURNAL):]:
+            raise StoreError("--storage journal:PATH needs a file path")
+        from optuna.storages.journal import JournalFileBackend, JournalFileOpenLock
+
+        backend = JournalFileBackend(str(path), lock_obj=JournalFileOpenLock(str(path)))
+        storage = optuna.storages.JournalStorage(backend)
+        # not PATH.lock: JournalFileOpenLock's own lock file
+        _LOCKS[id(storage)] = lambda _name: file_lock(f"{path}.claims")
+        return storage
+    if "://" not in spec:
+        raise StoreError(f"--storage {spec!r}: an SQLAlchemy URL (postgresql+psycopg2://user@"
+                         "host/db) or journal:PATH")
+    return _rdb(spec)
+
+
+def _rdb(url: str) -> Any:
+    import inspect
+
+    import optuna
+    from optuna.storages import RetryFailedTrialCallback
+
+    retry = RetryFailedTrialCallback(max_retry=3)
+    params = inspect.signature(optuna.storages.RDBStorage).parameters
+    callback = ("heartbeat_stale_trial_callback" if "heartbeat_stale_trial_callback" in params
+                else "failed_trial_callback")
+    kwargs: dict[str, Any] = {"heartbeat_interval": HEARTBEAT_S,
+                              "grace_period": HEARTBEAT_GRACE_S, callback: retry}
+    if url.startswith("sqlite"):
+        kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
+    try:
+        storage = optuna.storages.RDBStorage(url, **kwargs)
+    except ImportError as e:  # the URL's driver (psycopg2, ...) is not installed
+        raise StoreError(f"--storage {url.split('://')[0]}: {e} (pip install "
+                         "'reducetune[distributed]' for PostgreSQL)") from e
+    except Exception as e:  # an unreachable server, a refused login, ...
+        raise StoreError(f"cannot open --storage {url}: {e}") from e
+    if storage.engine.dialect.name == "postgresql":
+        _LOCKS[id(storage)] = lambda name: _pg_lock(storage.engine, name)
+    elif storage.engine.dialect.name == "sqlite" and storage.engine.url.database:
+        path = storage.engine.url.database
+        _LOCKS[id(storage)] = lambda _name: file_lock(path)
+    return storage
+
+
+def claim_lock(storage: Any, study_name: str) -> Any:
+    """The lock under which a process claims a point of a study in this storage (the results
+    file's, the journal's, a PostgreSQL advisory lock), or None where none is known."""
+    factory = _LOCKS.get(id(storage))
+    if factory is None:  # an RDBStorage behind Optuna's cache
+        factory = _LOCKS.get(id(getattr(storage, "_backend", storage)))
+    return None if factory is None else factory(study_name)
+
+
+@contextlib.contextmanager
+def _pg_lock(engine: Any, name: str) -> Iterator[None]:
+    """A session-level advisory lock keyed by the study's name: released when the holder's
+    connection ends, a killed process's included."""
+    import zlib
+
+    from sqlalchemy import text
+
+    key = zlib.crc32(name.encode()) - (1 << 31)  # a signed 32-bit key
+    with engine.connect() as con:
+        con.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+        try:
+            yield
+        finally:
+            con.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+            con.commit()

@@ -19,6 +19,7 @@ from reducetune._evaluation import KNOWN, MEASURED, NOT_RECORDED, Evaluation, St
 from reducetune._evaluators import Evaluator, workload
 from reducetune._proposal import STALL_ESCAPE, STALL_LIMIT, Proposal, open_study
 from reducetune._space import Point, Space, describe_flags
+from reducetune._study_share import study_device
 from reducetune._study_storage import open_storage
 from reducetune._tune_config import SizeResult, TuneConfig, median_of, study_name
 
@@ -62,9 +63,18 @@ def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
     """One trial: asked, checked, served or evaluated, told; its outcome counted once."""
     import optuna
 
-    study, config = proposal.study, proposal.config
     trial, point = proposal.ask()
     result.proposed += 1
+    with proposal.share.beat(trial):  # a worker that dies stops beating: its trial is failed
+        _answer(proposal, evaluation, result, ceiling, trial, point)
+
+
+def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
+            ceiling: float | None, trial: Any, point: Point) -> None:
+    """The trial checked, served or evaluated, and told."""
+    import optuna
+
+    study, config = proposal.study, proposal.config
     rejected = _rejection(proposal.space, point, config)
     if rejected is not None:
         kind, reason = rejected
@@ -79,6 +89,11 @@ def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         return
     new = proposal.note(point)
     result.points += new
+    if not new and evaluation.known(point) is None:  # seen in a study shared with another
+        trial.set_user_attr("outcome", "repeat")  # device or machine: measured there
+        trial.set_user_attr("reason", "measured by another worker of this study")
+        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        return
     source, row = evaluation.row(point)
     if source == KNOWN:
         outcome = "served" if new else "repeat"
@@ -124,7 +139,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     if ceiling is None and config.target_pct is not None:
         ceiling = evaluator.ceiling_bytes_per_s()
 
-    study = open_study(config, n, evaluator.device["uuid"], storage)
+    study = open_study(config, n, study_device(evaluator.device, config.by_model), storage)
     study_id = ctx.create_study(study.study_name, config, _study_config(config, n, gpu))
     evaluation = Evaluation(evaluator, ctx, w, study_id)
     proposal = Proposal(study, space, config)
@@ -136,7 +151,8 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     result.warm = proposal.start(ctx.store, n, evaluator.device["uuid"])
 
     budget = Budget(config.max_evals, deadline, config.target_pct)
-    while not (stopped := proposal.share.stop(budget, result) or proposal.prepare()):
+    share = proposal.share  # a grid sweep goes on while a dead worker's point waits
+    while not (stopped := share.stop(budget, result) or share.pending(proposal.prepare())):
         _trial(proposal, evaluation, result, ceiling)
         result.escapes = proposal.escapes
         if on_trial:

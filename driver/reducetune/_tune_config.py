@@ -45,6 +45,9 @@ class TuneConfig:
     # A new study first measures other devices' bests for the same workload (_warm_start.py):
     # one evaluation each, often near this device's optimum (--no-warm-start turns it off).
     warm_start: bool = True
+    # Studies keyed by the device model (name, SMs, memory clock) instead of its UUID, so that
+    # GPUs of one model share them (--devices, --storage: _study_share.study_device).
+    by_model: bool = False
 
     def sampling(self) -> dict[str, Any]:
         """The evaluator options of this run's stopping rule."""

@@ -24,6 +24,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p = sub.add_parser("tune", help="search the space for each workload; store every result")
     add_workload(p, lists=True)
     p.add_argument("--device", type=integer(0, INT_MAX), default=0, help="GPU ordinal (default 0)")
+    p.add_argument("--devices", default=None, metavar="0,1|all",
+                   help="one worker process per GPU; GPUs of one model share each study "
+                        "(in replay: workers replaying --device)")
+    p.add_argument("--storage", default=None, metavar="URL",
+                   help="Optuna studies in a shared storage: postgresql+psycopg2://... (many "
+                        "machines) or journal:PATH (one host); default: the --db file")
     p.add_argument("--family", default="tunable", help="template family (default tunable)")
     p.add_argument("--strategy", default="tpe", help=f"{' | '.join(STRATEGIES)} (default tpe)")
     p.add_argument("--max-evals", type=positive_int, default=None,
@@ -68,6 +74,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
+    if args.devices is not None:  # one worker per GPU (commands/tune_devices.py)
+        from reducetune.commands.tune_devices import parse_devices, run_devices
+
+        ordinals = parse_devices(args.devices, args.replay is not None)
+        if len(ordinals) > 1:
+            _configs(args)  # refused here rather than once per worker
+            return run_devices(args, ordinals)
+        if args.replay is None:
+            args.device = ordinals[0]
     configs = _configs(args)
     for config in configs:
         config.validate()  # before the database is opened or a worker started
@@ -75,7 +90,6 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if args.replay is not None and _same_file(args.replay, db):
         raise errors.InvalidConfiguration("--replay and --db must be different files")
     from reducetune._store import open_store
-    from reducetune._study_storage import open_storage
 
     if args.replay is not None:
         remove_stale_replay_folders()
@@ -85,7 +99,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     try:
         # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
         with closing(_evaluator(args)) as evaluator:
-            storage = open_storage(db)  # the studies live in the results file itself
+            storage = _storage(args, db)
             results = _run(args, configs, evaluator, store, storage)
     except BaseException:
         # No GPU, a --restrict or --base the space refuses, ...: a results file this run
@@ -101,7 +115,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
             empty = False
         if empty:
             store.close()
-            if storage is not None:
+            if getattr(storage, "engine", None) is not None:
                 storage.engine.dispose()
             for suffix in ("", "-wal", "-shm", "-journal"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
@@ -109,6 +123,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
     _print_results(args, configs, evaluator, results, db)
     _print_skipped(args, configs, results)
     return 0
+
+
+def _storage(args: argparse.Namespace, db: Path) -> Any:
+    """Optuna's storage: --storage, else the results file itself."""
+    from reducetune._study_storage import open_shared_storage, open_storage
+
+    return open_shared_storage(args.storage) if args.storage else open_storage(db)
 
 
 def remove_stale_replay_folders() -> None:
@@ -152,7 +173,8 @@ def _configs(args: argparse.Namespace) -> list[Any]:
                        base_preset=args.base, restrict=restrictions(args.restrict),
                        sample_time_s=args.sample_time, max_samples=args.max_samples,
                        hot=args.hot, allow_flagged=args.allow_flagged,
-                       nondeterministic=args.nondeterministic, warm_start=args.warm_start)
+                       nondeterministic=args.nondeterministic, warm_start=args.warm_start,
+                       by_model=args.devices is not None or args.storage is not None)
             for dtype, op in pairs]
 
 
