@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -125,6 +126,14 @@ public:
   [[nodiscard]] determinism determinism_of(const reducetune::point &p) const;
   // Whether the selection accepts the point's flags and determinism (validity is check()'s).
   [[nodiscard]] bool selected(const reducetune::point &p, const point_selection &s) const;
+  // The point to start from (a study's first measurement, the runtime's untuned answer):
+  // preset `name`; where that preset is invalid in this space (`good`'s 16-byte loads of
+  // 4-byte elements, for an 8-byte type), the family's first preset that is valid and
+  // selected. Nothing when the named preset is valid but not selected (flagged, or
+  // nondeterministic: the caller asked for it by name) or no preset fits. An unknown name
+  // throws invalid_configuration listing the presets.
+  [[nodiscard]] std::optional<reducetune::point> base(const std::string &name,
+                                                      const point_selection &s) const;
 
 private:
   void add_values(scope &s, const std::vector<std::size_t> &params,

@@ -74,6 +74,23 @@ bool search_space::selected(const reducetune::point &p, const point_selection &s
   return !s.deterministic_only || determinism_of(p) == determinism::run_to_run;
 }
 
+std::optional<reducetune::point> search_space::base(const std::string &name,
+                                                    const point_selection &s) const {
+  const auto all = presets();
+  const auto named = std::find_if(all.begin(), all.end(), [&](const auto &p) { return p.name == name; });
+  if (named == all.end()) {
+    std::string known;
+    for (const auto &p : all) known += (known.empty() ? "" : ", ") + p.name;
+    throw invalid_configuration("family '" + m_family.name + "' has no preset '" + name + "' (" +
+                                known + ")");
+  }
+  const reducetune::point want{named->point, named->launch};
+  if (check(want)) return selected(want, s) ? std::optional{want} : std::nullopt;
+  for (const auto &p : all)
+    if (const reducetune::point q{p.point, p.launch}; check(q) && selected(q, s)) return q;
+  return std::nullopt;
+}
+
 point search_space::point_of(const parameter_map &p) const {
   return point_from(m_family, m_type, m_op, p);
 }

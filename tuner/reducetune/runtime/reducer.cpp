@@ -1,0 +1,109 @@
+#include "reducetune/runtime/reducer.hpp"
+
+#include "reducetune/db/catalog.hpp"
+#include "reducetune/errors.hpp"
+#include "reducetune/jit/folder_cache.hpp"
+#include "reducetune/runtime/reducer_device.hpp"
+
+#include <iostream>
+#include <set>
+
+namespace reducetune {
+
+struct reducer::state {
+  reducer_context context;
+  std::mutex mutex; // guards devices and the fallback log
+  std::map<int, std::unique_ptr<reducer_device>> devices;
+  std::vector<std::string> fallbacks;
+  std::set<std::string> said;
+
+  state(dtype type, reduce_op op, reducer_options options, dispatch_table table) {
+    const auto folder =
+        options.cache_dir.empty() ? folder_cache_backend::default_folder() : options.cache_dir;
+    context = {type, op, std::move(options), std::move(table),
+               std::make_shared<compiler>(template_library::from_environment(),
+                                          std::make_shared<compile_cache>(
+                                              std::make_shared<folder_cache_backend>(folder))),
+               [this](const std::string &line) { note(line); }};
+  }
+
+  // Devices call this while the reducer's mutex is not held by them (see device()).
+  void note(const std::string &line) {
+    std::lock_guard lock(note_mutex);
+    if (!said.insert(line).second)
+      return;
+    fallbacks.push_back(line);
+    if (context.options.log_fallbacks)
+      std::cerr << "reducetune: " << line << "\n";
+  }
+  std::mutex note_mutex;
+};
+
+reducer::reducer(dtype type, reduce_op op, std::unique_ptr<state> s)
+    : m_type(type), m_op(op), m_state(std::move(s)) {}
+reducer::reducer(reducer &&) noexcept = default;
+reducer &reducer::operator=(reducer &&) noexcept = default;
+reducer::~reducer() = default;
+
+reducer reducer::from_database(const std::filesystem::path &db, dtype type, reduce_op op,
+                               reducer_options options) {
+  const auto c = db::catalog::open(db, options.selection);
+  auto table = dispatch_table::from_catalog(c, type, op);
+  return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
+}
+
+reducer reducer::from_json(const std::filesystem::path &json, dtype type, reduce_op op,
+                           reducer_options options) {
+  auto table = dispatch_table::from_json_file(json, type, op, options.selection);
+  return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
+}
+
+reducer reducer::untuned(dtype type, reduce_op op, reducer_options options) {
+  return {type, op, std::make_unique<state>(type, op, std::move(options), dispatch_table{})};
+}
+
+namespace {
+
+// n = 0 is refused before any device is touched: the same message with or without a GPU.
+std::uint64_t checked(std::uint64_t n) {
+  if (n == 0)
+    throw invalid_configuration("a reduction needs n >= 1 elements (n = 0 has no value to "
+                                "return; an empty sum's identity is the caller's choice)");
+  return n;
+}
+
+} // namespace
+
+reducer_device &reducer::device() {
+  int ordinal = 0;
+  if (const cudaError_t e = cudaGetDevice(&ordinal); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw device_error(std::string{"no CUDA device: "} + cudaGetErrorString(e));
+  }
+  std::lock_guard lock(m_state->mutex);
+  auto &d = m_state->devices[ordinal];
+  if (!d)
+    d = std::make_unique<reducer_device>(m_state->context, ordinal);
+  return *d;
+}
+
+void reducer::reduce(const void *in, std::uint64_t n, void *out, cudaStream_t stream) {
+  const std::uint64_t count = checked(n); // before the device: no GPU needed to refuse 0
+  device().reduce(in, count, out, stream);
+}
+
+void reducer::reduce_to_host(const void *in, std::uint64_t n, void *host_out,
+                             cudaStream_t stream) {
+  const std::uint64_t count = checked(n);
+  device().reduce_to_host(in, count, host_out, stream);
+}
+
+reducer_choice reducer::choice(std::uint64_t n) { const std::uint64_t count = checked(n);
+  return device().choice(count); }
+
+std::vector<std::string> reducer::fallbacks() const {
+  std::lock_guard lock(m_state->note_mutex);
+  return m_state->fallbacks;
+}
+
+} // namespace reducetune

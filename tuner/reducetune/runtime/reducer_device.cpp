@@ -1,0 +1,174 @@
+#include "reducetune/runtime/reducer_device.hpp"
+
+#include "reducetune/cuda/device_limits_of.hpp"
+#include "reducetune/cuda/driver_api.hpp"
+#include "reducetune/db/launch_rule.hpp"
+#include "reducetune/errors.hpp"
+#include "reducetune/jit/variant_request.hpp"
+#include "reducetune/space/space.hpp"
+
+#include <limits>
+
+namespace reducetune {
+namespace {
+
+// The family and preset an untuned device gets: the tunable family's general-purpose preset.
+constexpr const char *default_family = "tunable";
+
+db::device_record record_of(const device_info &d) {
+  db::device_record r;
+  r.name = d.name;
+  r.uuid = d.uuid;
+  r.cc_major = d.cc_major;
+  r.cc_minor = d.cc_minor;
+  r.sm_count = d.sm_count;
+  return r;
+}
+
+// The export's launch rule of a point on this device (block, shared memory, grid, kernels):
+// what `reducetune export` tells applications is exactly what the reducer launches.
+db::launch_rule rule_of(const template_library &lib, const device_info &d, const search_space &s,
+                        const point &p) {
+  db::catalog_entry e;
+  e.variant.family = s.decl().name;
+  e.variant.dtype = to_string(s.type());
+  e.variant.op = to_string(s.op());
+  e.variant.label = variant_label(s.decl(), p);
+  e.launch_label = launch_label(s.decl(), p);
+  auto r = db::launch_rule_of(lib, record_of(d), e);
+  if (const auto *why = std::get_if<std::string>(&r))
+    throw invalid_configuration("no launch rule: " + *why);
+  return std::get<db::launch_rule>(std::move(r));
+}
+
+void set_shared_limit(CUfunction f, unsigned bytes) {
+  if (f != nullptr && bytes > 48 * 1024)
+    RT_DRIVER_CALL(driver_api::get().cuFuncSetAttribute(
+        f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes)));
+}
+
+void ensure(device_buffer &b, std::size_t bytes) {
+  if (b.size() < bytes)
+    b = device_buffer(bytes); // cudaFree waits for the device: a buffer only ever grows
+}
+
+} // namespace
+
+unsigned prepared_point::grid(std::uint64_t n) const {
+  std::uint64_t g = (n + items_per_block - 1) / items_per_block;
+  if (max_blocks != 0 && g > max_blocks)
+    g = max_blocks;
+  if (g == 0 || g > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw invalid_configuration("n = " + std::to_string(n) + " needs " + std::to_string(g) +
+                                " blocks, more than a grid holds");
+  return static_cast<unsigned>(g);
+}
+
+reducer_device::reducer_device(const reducer_context &context, int ordinal)
+    : m_context(context), m_info(query_device(ordinal)),
+      m_table(context.table.device_for(m_info.uuid, m_info.name, m_info.arch())) {
+  if (m_table == nullptr)
+    m_context.fallback("no tuned table for " + std::string{to_string(context.type)} + " " +
+                       to_string(context.op) + " on " + m_info.name +
+                       ": the default preset answers every size");
+}
+
+std::unique_ptr<prepared_point> reducer_device::prepare(const dispatch_rule *rule) {
+  const template_library &lib = m_context.jit->library();
+  const point_selection &sel = m_context.options.selection;
+  auto out = std::make_unique<prepared_point>();
+  std::optional<search_space> s;
+  std::optional<point> p;
+  if (rule != nullptr) {
+    try {
+      s.emplace(family::load(lib, rule->family), m_context.type, m_context.op, limits_of(m_info));
+      p = s->parse(rule->variant, rule->launch);
+      if (const auto c = s->check(*p); !c)
+        throw invalid_configuration(c.reasons());
+      if (!s->selected(*p, sel))
+        throw invalid_configuration("not accepted by the selection (flagged or nondeterministic)");
+      out->choice = {"tuned", m_table->name, rule->bucket_n};
+    } catch (const error &e) {
+      m_context.fallback("tuned point " + rule->variant + " " + rule->launch + " (n = " +
+                         std::to_string(rule->bucket_n) + ") cannot run on " + m_info.name +
+                         ": " + e.what() + "; the default preset answers instead");
+      p.reset();
+    }
+  }
+  if (!p) {
+    s.emplace(family::load(lib, default_family), m_context.type, m_context.op, limits_of(m_info));
+    p = s->base(m_context.options.default_preset, sel);
+    if (!p)
+      throw invalid_configuration("the default preset '" + m_context.options.default_preset +
+                                  "' has no valid, selected point for " +
+                                  to_string(m_context.type) + " " + to_string(m_context.op));
+    out->choice = {"default", "", 0};
+  }
+  const db::launch_rule r = rule_of(lib, m_info, *s, *p);
+  out->proto = protocol_from_string(r.protocol);
+  out->block = r.block_size;
+  out->shared = r.dynamic_shared_bytes;
+  out->in_place = r.in_place;
+  out->device_launches = r.device_launches;
+  out->items_per_block = r.items_per_block;
+  out->max_blocks = r.max_blocks;
+  auto program = m_context.jit->compile(request_for(s->decl(), p->compile, m_info.arch()));
+  out->module = std::make_unique<loaded_module>(*program);
+  for (const auto &k : r.kernels) {
+    CUfunction f = out->module->function(k.name_expression);
+    set_shared_limit(f, out->shared);
+    (k.role == "init" ? out->init : k.role == "final" ? out->final : out->pass) = f;
+  }
+  reducer_choice &c = out->choice;
+  c.family = s->decl().name;
+  c.variant = variant_label(s->decl(), *p);
+  c.launch = launch_label(s->decl(), *p);
+  c.determinism = to_string(s->determinism_of(*p));
+  c.protocol = r.protocol;
+  c.block = out->block;
+  return out;
+}
+
+const prepared_point &reducer_device::point_for(std::uint64_t n) {
+  if (const auto it = m_by_n.find(n); it != m_by_n.end())
+    return *it->second;
+  const dispatch_rule *rule = m_table ? dispatch_table::rule_for(*m_table, n) : nullptr;
+  const prepared_point *p = nullptr;
+  if (const auto it = m_by_rule.find(rule); it != m_by_rule.end()) {
+    p = it->second;
+  } else {
+    m_points.push_back(prepare(rule));
+    p = m_by_rule[rule] = m_points.back().get();
+  }
+  if (m_by_n.size() > 4096) // an application sweeping every n: keep the memo bounded
+    m_by_n.clear();
+  m_by_n.emplace(n, p);
+  return *p;
+}
+
+reducer_device::scratch &reducer_device::scratch_for(cudaStream_t stream, const prepared_point &p,
+                                                     std::uint64_t n) {
+  scratch &s = m_scratch[stream];
+  const std::size_t elem = size_of(m_context.type);
+  const std::size_t blocks = p.grid(n);
+  ensure(s.partials, blocks * elem);
+  ensure(s.result, elem);
+  if (s.ticket.size() == 0) {
+    s.ticket = device_buffer(sizeof(unsigned));
+    s.ticket.zero(); // a ticket kernel's last block resets it for the next launch
+  }
+  if (p.proto == protocol::multipass) {
+    ensure(s.ping, blocks * elem);
+    ensure(s.pong, blocks * elem);
+  }
+  if (p.in_place)
+    ensure(s.copy, n * elem);
+  if (p.device_launches && m_pending_launch_limit < 2 * blocks + 64) {
+    // CDP2's pool of pending device launches (measure/launch_sequence.cpp says why)
+    m_pending_launch_limit = 2 * blocks + 64;
+    RT_CUDA_CALL(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, m_pending_launch_limit));
+  }
+  return s;
+}
+
+} // namespace reducetune

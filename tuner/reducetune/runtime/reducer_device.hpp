@@ -1,0 +1,78 @@
+// One device's side of a reducer: the tuned points it has prepared (compiled, loaded, their
+// kernels looked up), the scratch of each stream, and the launches of one reduction.
+#pragma once
+
+#include "reducetune/cuda/device_buffer.hpp"
+#include "reducetune/cuda/device_info.hpp"
+#include "reducetune/cuda/loaded_module.hpp"
+#include "reducetune/jit/compiler.hpp"
+#include "reducetune/runtime/dispatch_table.hpp"
+#include "reducetune/runtime/reducer.hpp"
+#include "reducetune/space/launch_plan.hpp"
+
+#include <cuda.h>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace reducetune {
+
+// What every device of one reducer shares.
+struct reducer_context {
+  dtype type;
+  reduce_op op;
+  reducer_options options;
+  dispatch_table table;
+  std::shared_ptr<compiler> jit;
+  std::function<void(const std::string &)> fallback; // records (and logs once) a fallback
+};
+
+// A point made ready on one device, with the grid rule of its export (launch_rule.hpp):
+// grid(n) = min(ceil_div(n, items_per_block), max_blocks), no cap when max_blocks is 0.
+struct prepared_point {
+  reducer_choice choice;
+  protocol proto = protocol::two_pass;
+  unsigned block = 0, shared = 0;
+  bool in_place = false, device_launches = false;
+  std::uint64_t items_per_block = 1, max_blocks = 0;
+  CUfunction init = nullptr, pass = nullptr, final = nullptr;
+  std::unique_ptr<loaded_module> module;
+
+  [[nodiscard]] unsigned grid(std::uint64_t n) const;
+};
+
+class reducer_device {
+public:
+  reducer_device(const reducer_context &context, int ordinal);
+
+  void reduce(const void *in, std::uint64_t n, void *out, cudaStream_t stream);
+  void reduce_to_host(const void *in, std::uint64_t n, void *host_out, cudaStream_t stream);
+  [[nodiscard]] reducer_choice choice(std::uint64_t n);
+
+private:
+  struct scratch {
+    device_buffer partials, ping, pong, copy, result, ticket;
+  };
+  const prepared_point &point_for(std::uint64_t n);
+  [[nodiscard]] std::unique_ptr<prepared_point> prepare(const dispatch_rule *rule);
+  scratch &scratch_for(cudaStream_t stream, const prepared_point &p, std::uint64_t n);
+  void enqueue(const prepared_point &p, const void *in, std::uint64_t n, void *out,
+               cudaStream_t stream);
+
+  const reducer_context &m_context;
+  device_info m_info;
+  const dispatch_device *m_table; // nullptr: no tuned table for this device
+  std::mutex m_mutex;
+  std::deque<std::unique_ptr<prepared_point>> m_points;
+  std::map<const dispatch_rule *, const prepared_point *> m_by_rule;
+  std::unordered_map<std::uint64_t, const prepared_point *> m_by_n; // memo of rule_for
+  std::unordered_map<cudaStream_t, scratch> m_scratch;
+  std::size_t m_pending_launch_limit = 0;
+};
+
+} // namespace reducetune
