@@ -19,7 +19,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "that are not ok: the newer); then the lower relative spread (rel_stddev), when the "
         "two differ by more than max(0.1 percentage point, 20% of the larger); then more "
         "samples; then the newer. A full tie keeps --db's row. Sampling stops once the noise "
-        "is at most 1%, so more samples alone would favour the noisier row.")
+        "is at most 1%, so more samples alone would favour the noisier row. Optuna studies: "
+        "a study --db lacks is copied (its finished trials); one of the same name gains the "
+        "finished trials of points it lacks (a point in both keeps --db's trial); one of the "
+        "same name with other directions is skipped.")
     m.add_argument("others", nargs="+", type=Path)
     add_db(m)
     c = dbsub.add_parser("check", help="schema version and SQLite integrity check")
@@ -48,6 +51,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _merge(args: argparse.Namespace) -> int:
     from reducetune._store import open_store
+    from reducetune._study_merge import merge_studies
 
     for other in args.others:  # each one refused before --db is created or written
         open_store(other, read_only=True).close()
@@ -58,6 +62,9 @@ def _merge(args: argparse.Namespace) -> int:
               f"{s['kept']} kept, {s['builds_inserted']} builds, "
               f"{s['baselines_inserted']} baselines inserted, "
               f"{s['baselines_replaced']} replaced")
+        t = merge_studies(db_path(args), other)
+        print(f"merged {other}'s studies: {t['studies_added']} added, {t['trials_added']} "
+              f"trials added, {t['studies_skipped']} skipped (other directions)")
     return 0
 
 

@@ -1,0 +1,125 @@
+"""``db merge``, the Optuna part: another results file's studies copied into this one's.
+
+The measurements and baselines are merged by the store (store_merge.cpp, one rule per key);
+the studies are the search's history, which a resumed run reads to know its budget and its
+points. The rule (db/README.md):
+
+- a study whose name this file lacks is copied: its finished trials (complete, failed,
+  pruned: rejected proposals included), with their parameters, values and attributes, and the
+  study's directions and attributes. Running or waiting trials are not copied: they belong to
+  a process of the other file, which is not resuming here.
+- a study of the same name and directions gains the other's finished trials whose point
+  (variant and launch labels) it has no finished trial for; a point both have keeps this
+  file's trial (the measurement itself is chosen by the store's rule); trials without a point
+  (rejected proposals) are not copied into an existing study.
+- a study of the same name with other directions is left as it is, and counted as skipped.
+
+Merging a file twice adds nothing the second time.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+__all__ = ["merge_studies"]
+
+CLAIM = "claim"  # a claim names a process of the other file: meaningless here
+
+
+def _has_optuna(path: Path) -> bool:
+    try:
+        con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        return con.execute("SELECT 1 FROM studies LIMIT 1").fetchone() is not None
+    except sqlite3.Error:
+        return False
+    finally:
+        con.close()
+
+
+def _read_only_storage(path: Path) -> Any:
+    """The other file's studies, read without creating or upgrading anything in it."""
+    import inspect
+
+    import optuna
+
+    from reducetune._study_storage import storage_url
+
+    kwargs: dict[str, Any] = {"skip_compatibility_check": True}
+    if "skip_table_creation" in inspect.signature(optuna.storages.RDBStorage).parameters:
+        kwargs["skip_table_creation"] = True
+    return optuna.storages.RDBStorage(storage_url(path), **kwargs)
+
+
+def _point(t: Any) -> tuple[str, str] | None:
+    a = t.user_attrs
+    return (a["variant_label"], a["launch_label"]) if "variant_label" in a else None
+
+
+def _copy(t: Any) -> Any:
+    import optuna
+
+    attrs = {k: v for k, v in t.user_attrs.items() if k != CLAIM}
+    values = t.values if t.state == optuna.trial.TrialState.COMPLETE else None
+    return optuna.trial.create_trial(state=t.state, params=t.params,
+                                     distributions=t.distributions, values=values,
+                                     user_attrs=attrs, system_attrs=t.system_attrs,
+                                     intermediate_values=t.intermediate_values)
+
+
+def merge_studies(db: str | os.PathLike[str], other: str | os.PathLike[str]) -> dict[str, int]:
+    """Copies ``other``'s Optuna studies into ``db``'s (the rule above): {studies_added,
+    studies_skipped, trials_added}."""
+    import optuna
+
+    from reducetune._study_storage import open_storage
+
+    stats = {"studies_added": 0, "studies_skipped": 0, "trials_added": 0}
+    if not _has_optuna(Path(other)):
+        return stats
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    source = _read_only_storage(Path(other))
+    target = open_storage(db)
+    try:
+        mine = {s.study_name: s for s in optuna.get_all_study_summaries(target)}
+        for summary in optuna.get_all_study_summaries(source):
+            _merge_one(summary, source, target, mine.get(summary.study_name), stats)
+    finally:
+        source.engine.dispose()
+        target.engine.dispose()
+    return stats
+
+
+def _merge_one(summary: Any, source: Any, target: Any, existing: Any,
+               stats: dict[str, int]) -> None:
+    import optuna
+
+    name = summary.study_name
+    if existing is not None and list(existing.directions) != list(summary.directions):
+        stats["studies_skipped"] += 1
+        return
+    theirs = optuna.load_study(study_name=name, storage=source)
+    finished = [t for t in theirs.get_trials(deepcopy=False) if t.state.is_finished()]
+    if existing is None:
+        study = optuna.create_study(study_name=name, storage=target,
+                                    directions=list(summary.directions))
+        for k, v in theirs.user_attrs.items():
+            study.set_user_attr(k, v)
+        stats["studies_added"] += 1
+        new = finished
+    else:
+        study = optuna.load_study(study_name=name, storage=target)
+        have = {_point(t) for t in study.get_trials(deepcopy=False) if t.state.is_finished()}
+        new, seen = [], set(have)
+        for t in finished:
+            p = _point(t)
+            if p is not None and p not in seen:
+                seen.add(p)
+                new.append(t)
+    study.add_trials([_copy(t) for t in new])
+    stats["trials_added"] += len(new)

@@ -1,0 +1,228 @@
+"""Tuning with several workers through Optuna's distributed storages (issue 15), in replay
+mode against the real recording (tests/data/recorded/), without a GPU.
+
+Four ``reducetune tune --strategy grid`` processes, each with its own results file (four
+machines), share the studies through ``--storage``: a real PostgreSQL server started here
+from the Debian package (tests/python/pg_server.py), or a JournalStorage file (one host).
+One of them is SIGKILLed midway. Then:
+
+- the study completes: every valid point of the restricted space is measured, none twice
+  (except, at most, the point the killed worker had recorded but not yet told), and no point
+  has two complete trials;
+- the killed worker's command, run again, resumes: it measures nothing;
+- the four results files merged into one answer ``best`` exactly as one process that swept
+  the same points alone, at every size.
+
+And ``--devices 0,1,2,3`` in replay (four workers of one host on one results file), and the
+merge of the Optuna studies of results files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import RECORDED, REPO
+from pg_server import PgServer
+
+RECORDING = next((p for p in RECORDED if p.name == "h200_float32_sum_grid.db"), None)
+pytestmark = pytest.mark.skipif(RECORDING is None,
+                                reason="tests/data/recorded/h200_float32_sum_grid.db.xz absent")
+
+# 384 valid points per size, inside the recording's corner.
+RESTRICT = {"block_size": ["256", "512"], "warp": ["shuffle"], "finish": ["two_pass", "ticket"],
+            "elements_per_thread": ["4", "16"], "grid_cap": ["0", "4"]}
+SIZES = ["2^16", "2^24"]
+ENV = {**os.environ, "PYTHONUNBUFFERED": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+
+
+def tune_cmd(db: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "reducetune", "tune", "--replay", str(RECORDING),
+            "--db", str(db), "--dtype", "float32", "--op", "sum", "--sizes", *SIZES,
+            "--strategy", "grid", "--quiet", "--json",
+            *[a for k, v in RESTRICT.items() for a in ("--restrict", f"{k}={','.join(v)}")],
+            *extra]
+
+
+def all_points() -> set[tuple[str, str]]:
+    from reducetune._space import Space, limits_for_arch
+
+    space = Space("tunable", "float32", "sum", limits_for_arch("sm_90"), RESTRICT)
+    return {p.labels for p in space.points() if space.selected(p, False, False)}
+
+
+def measured(db: Path) -> list[tuple[str, str, int]]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        return con.execute("SELECT v.label, m.launch_label, w.n FROM rt_measurements m"
+                           " JOIN rt_variants v ON v.id = m.variant_id"
+                           " JOIN rt_workloads w ON w.id = m.workload_id").fetchall()
+
+
+def best(db: Path, n: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "reducetune", "best", "--db", str(db),
+                          "--dtype", "float32", "--op", "sum", "--n", n, "--json"],
+                         capture_output=True, text=True, env=ENV, check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One process sweeping the same points alone."""
+    db = tmp_path_factory.mktemp("reference") / "results.db"
+    subprocess.run(tune_cmd(db), cwd=REPO, env=ENV, check=True, capture_output=True)
+    return db
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    why = PgServer.why_not()
+    if why:
+        pytest.skip(why)
+    server = PgServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["postgresql", "journal"])
+def storage(request, tmp_path) -> str:
+    if request.param == "journal":
+        return f"journal:{tmp_path / 'studies.journal'}"
+    return request.getfixturevalue("postgres").new_database()
+
+
+def kill_midway(proc: subprocess.Popen, db: Path, after: int) -> None:
+    """SIGKILL once the worker has recorded ``after`` measurements (it must still run)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if db.exists() and len(measured(db)) >= after:
+                break
+        except sqlite3.Error:
+            pass
+        time.sleep(0.05)
+    assert proc.poll() is None, "the worker ended before it could be killed: raise the space"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def complete_points(storage: str) -> dict[str, Counter]:
+    """Per study: how many COMPLETE trials each point has."""
+    import optuna
+
+    from reducetune._study_storage import open_shared_storage
+
+    st = open_shared_storage(storage)
+    out = {}
+    for s in optuna.get_all_study_summaries(st):
+        trials = optuna.load_study(study_name=s.study_name, storage=st).get_trials(
+            deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        out[s.study_name] = Counter((t.user_attrs["variant_label"], t.user_attrs["launch_label"])
+                                    for t in trials)
+    return out
+
+
+def test_four_workers_share_the_studies_survive_a_kill_and_merge(storage, reference,
+                                                                 tmp_path):
+    dbs = [tmp_path / f"machine{i}.db" for i in range(4)]
+    procs = [subprocess.Popen(tune_cmd(db, "--storage", storage), cwd=REPO, env=ENV,
+                              text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for db in dbs]
+    kill_midway(procs[0], dbs[0], after=40)
+    for p in procs[1:]:
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0 and "Traceback" not in err, err
+        assert all(s["stopped"] == "exhausted" for s in json.loads(out)["sizes"])
+
+    # The study completed: every point measured, none twice, none complete twice.
+    points = all_points()
+    per_study = complete_points(storage)
+    assert len(per_study) == len(SIZES)
+    for name, counts in per_study.items():
+        assert not [p for p, k in counts.items() if k > 1], f"{name}: a point completed twice"
+    everywhere = Counter(m for db in dbs for m in measured(db))
+    for n in (1 << 16, 1 << 24):
+        assert {(v, lab) for v, lab, m in everywhere if m == n} == points, f"n={n}: lost points"
+    twice = [m for m, k in everywhere.items() if k > 1]
+    assert len(twice) <= 1, f"measured twice: {twice}"  # the killed worker's last point only
+
+    # The killed worker's command, run again, resumes without measuring anything.
+    again = subprocess.run(tune_cmd(dbs[0], "--storage", storage), cwd=REPO, env=ENV,
+                           capture_output=True, text=True, check=True)
+    assert [s["evaluated"] for s in json.loads(again.stdout)["sizes"]] == [0, 0]
+
+    # The four files merged answer best as the single process does.
+    merged = tmp_path / "merged.db"
+    subprocess.run([sys.executable, "-m", "reducetune", "db", "merge", "--db", str(merged),
+                    *map(str, dbs)], cwd=REPO, env=ENV, check=True, capture_output=True)
+    assert {(v, lab, n) for v, lab, n in measured(merged)} == set(measured(reference))
+    for n in ("2^16", "2^20", "2^24", "2^26"):
+        assert best(merged, n) == best(reference, n), f"best at n={n}"
+
+
+def test_devices_in_replay_are_workers_of_one_gpu_model_sharing_the_studies(reference,
+                                                                           tmp_path):
+    db = tmp_path / "results.db"
+    out = subprocess.run(tune_cmd(db, "--devices", "0,1,2,3"), cwd=REPO, env=ENV,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert len(doc["workers"]) == 4 and not doc["failed"]
+    by_worker = [sum(s["evaluated"] for s in w["sizes"]) for w in doc["workers"]]
+    rows = measured(db)
+    assert sum(by_worker) == len(rows) == len(set(rows)) == 2 * len(all_points())
+    assert set(rows) == set(measured(reference))
+    for n in ("2^16", "2^24"):
+        assert best(db, n) == best(reference, n)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        names = [r[0] for r in con.execute("SELECT study_name FROM studies")]
+    assert len(names) == 2 and all("@model:NVIDIA H200|132SM|" in s for s in names), names
+
+
+def test_merge_copies_the_optuna_studies_and_keeps_a_point_in_both_once(tmp_path):
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    common = ["--strategy", "random", "--max-evals", "20"]
+    for db, seed, sizes in ((a, "1", ["2^16"]), (b, "2", ["2^16", "2^24"])):
+        cmd = tune_cmd(db, *common, "--seed", seed)
+        cmd[cmd.index("--sizes") + 1:cmd.index("--strategy") + 2] = [*sizes, "--strategy",
+                                                                      "random"]
+        subprocess.run(cmd, cwd=REPO, env=ENV, check=True, capture_output=True)
+
+    def points(db: Path) -> dict[str, set]:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            rows = con.execute(
+                "SELECT s.study_name, a.value_json, b.value_json FROM trials t"
+                " JOIN studies s USING (study_id)"
+                " JOIN trial_user_attributes a ON a.trial_id = t.trial_id"
+                " AND a.key = 'variant_label' JOIN trial_user_attributes b"
+                " ON b.trial_id = t.trial_id AND b.key = 'launch_label'").fetchall()
+        out: dict[str, set] = {}
+        for name, v, lab in rows:
+            out.setdefault(name, set()).add((v, lab))
+        return out
+
+    before_a, before_b = points(a), points(b)
+    run = [sys.executable, "-m", "reducetune", "db", "merge", "--db", str(a), str(b)]
+    first = subprocess.run(run, cwd=REPO, env=ENV, check=True, capture_output=True, text=True)
+    after = points(a)
+    assert set(after) == set(before_a) | set(before_b)
+    for name in after:
+        assert after[name] == before_a.get(name, set()) | before_b.get(name, set())
+    assert "1 added" in first.stdout
+    second = subprocess.run(run, cwd=REPO, env=ENV, check=True, capture_output=True, text=True)
+    assert "0 added, 0 trials added" in second.stdout
+    # a resumed run counts the merged points against its budget: nothing left to measure
+    again = subprocess.run(tune_cmd(a, *common, "--seed", "3"), cwd=REPO, env=ENV,
+                           check=True, capture_output=True, text=True)
+    assert all(s["evaluated"] == 0 for s in json.loads(again.stdout)["sizes"])
