@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from reducetune._evaluators import Evaluator, GpuEvaluator, ReplayEvaluator, workload
 from reducetune._paths import default_db_path
+from reducetune._reduce import Reducer, reduce
 from reducetune._sizes import parse_sizes
 from reducetune._space import (DTYPES, OPS, Point, Preset, Space, families, family,
                                limits_for_arch)
@@ -45,7 +46,7 @@ __all__ = [
     "Store", "open_store", "best", "export_header", "export_json", "default_db_path",
     "Evaluator", "GpuEvaluator", "ReplayEvaluator", "workload",
     "TuneConfig", "SizeResult", "tune", "tune_size", "parse_sizes",
-    "query_device", "compile_points",
+    "query_device", "compile_points", "Reducer", "reduce",
     "Error", "InvalidConfiguration", "CompileError", "LaunchError", "VerificationError",
     "StoreError", "DeviceError",
 ]

@@ -58,5 +58,6 @@ void bind_space(nb::module_ &m);
 void bind_compile(nb::module_ &m);
 void bind_device(nb::module_ &m);
 void bind_store(nb::module_ &m);
+void bind_reducer(nb::module_ &m);
 
 } // namespace rtpy

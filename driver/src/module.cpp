@@ -55,4 +55,5 @@ NB_MODULE(_core, m) {
   rtpy::bind_compile(m);
   rtpy::bind_device(m);
   rtpy::bind_store(m);
+  rtpy::bind_reducer(m);
 }

@@ -1,0 +1,126 @@
+// reducetune._core.Reducer (the runtime for Python, reducetune.reduce) and array_info (what a
+// DLPack object describes: nanobind reads the protocol, so reducetune does not).
+#include "common.hpp"
+
+#include "reducetune/errors.hpp"
+#include "reducetune/runtime/reducer.hpp"
+
+#include <nanobind/ndarray.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace rtpy {
+namespace {
+
+rt::reducer make_reducer(const std::string &type, const std::string &op,
+                         const std::optional<std::string> &database,
+                         const std::optional<std::string> &table, bool nondeterministic,
+                         bool allow_flagged, const std::optional<std::string> &cache_dir,
+                         bool log_fallbacks) {
+  if (database && table)
+    throw rt::invalid_configuration("give a results database or an exported table, not both");
+  rt::reducer_options o;
+  o.selection = {allow_flagged, !nondeterministic};
+  o.cache_dir = cache_dir.value_or("");
+  o.log_fallbacks = log_fallbacks;
+  const auto t = rt::dtype_from_string(type);
+  const auto p = rt::op_from_string(op);
+  if (database)
+    return rt::reducer::from_database(*database, t, p, std::move(o));
+  if (table)
+    return rt::reducer::from_json(*table, t, p, std::move(o));
+  return rt::reducer::untuned(t, p, std::move(o));
+}
+
+void make_current(int device) {
+  int current = -1;
+  if (device < 0 || (cudaGetDevice(&current) == cudaSuccess && current == device))
+    return;
+  if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw rt::device_error("cannot use CUDA device " + std::to_string(device) + ": " +
+                           cudaGetErrorString(e));
+  }
+}
+
+nb::dict choice_dict(const rt::reducer_choice &c) {
+  nb::dict d;
+  d["source"] = c.source;
+  d["device_name"] = c.device_name;
+  d["bucket_n"] = c.bucket_n;
+  d["family"] = c.family;
+  d["variant"] = c.variant;
+  d["launch"] = c.launch;
+  d["determinism"] = c.determinism;
+  d["protocol"] = c.protocol;
+  d["launches"] = c.launches;
+  d["grid"] = c.grid;
+  d["block"] = c.block;
+  return d;
+}
+
+const char *dtype_name(const nb::dlpack::dtype &t) {
+  using code = nb::dlpack::dtype_code;
+  if (t.lanes != 1)
+    return "";
+  if (t.code == static_cast<std::uint8_t>(code::Float))
+    return t.bits == 32 ? "float32" : t.bits == 64 ? "float64" : t.bits == 16 ? "float16" : "";
+  if (t.code == static_cast<std::uint8_t>(code::Int))
+    return t.bits == 32 ? "int32" : t.bits == 64 ? "int64" : t.bits == 8 ? "int8" : "int16";
+  if (t.code == static_cast<std::uint8_t>(code::UInt))
+    return "unsigned";
+  if (t.code == static_cast<std::uint8_t>(code::Bfloat))
+    return "bfloat16";
+  return "";
+}
+
+// (data pointer, shape, strides in elements, dtype name, device type, device id) of a DLPack
+// object; the dtype is "" when it has no name here. Device type 2 is CUDA (DLPack's kDLCUDA).
+nb::tuple array_info(nb::ndarray<nb::ro> a) {
+  nb::list shape, strides;
+  for (std::size_t i = 0; i < a.ndim(); ++i) {
+    shape.append(a.shape(i));
+    strides.append(a.stride(i));
+  }
+  return nb::make_tuple(reinterpret_cast<std::uintptr_t>(a.data()), shape, strides,
+                        dtype_name(a.dtype()), a.device_type(), a.device_id());
+}
+
+} // namespace
+
+void bind_reducer(nb::module_ &m) {
+  nb::class_<rt::reducer>(m, "Reducer")
+      .def("__init__",
+           [](rt::reducer *self, const std::string &type, const std::string &op,
+              std::optional<std::string> database, std::optional<std::string> table,
+              bool nondeterministic, bool allow_flagged, std::optional<std::string> cache_dir,
+              bool log_fallbacks) {
+             new (self) rt::reducer(make_reducer(type, op, database, table, nondeterministic,
+                                                 allow_flagged, cache_dir, log_fallbacks));
+           },
+           nb::arg("dtype"), nb::arg("op"), nb::arg("database") = nb::none(),
+           nb::arg("table") = nb::none(), nb::arg("nondeterministic") = false,
+           nb::arg("allow_flagged") = false, nb::arg("cache_dir") = nb::none(),
+           nb::arg("log_fallbacks") = true)
+      // Enqueues and returns: the GIL stays held, a launch takes microseconds. `device`
+      // becomes current first: this extension's CUDA runtime is its own (static), so the
+      // device PyTorch or CuPy made current is not current here until said.
+      .def("reduce",
+           [](rt::reducer &r, std::uintptr_t in, std::uint64_t n, std::uintptr_t out,
+              std::uintptr_t stream, int device) {
+             make_current(device);
+             r.reduce(reinterpret_cast<const void *>(in), n, reinterpret_cast<void *>(out),
+                      reinterpret_cast<cudaStream_t>(stream));
+           },
+           nb::arg("data_ptr"), nb::arg("n"), nb::arg("out_ptr"), nb::arg("stream") = 0,
+           nb::arg("device") = -1)
+      .def("choice", [](rt::reducer &r, std::uint64_t n) { return choice_dict(r.choice(n)); },
+           nb::arg("n"))
+      .def("fallbacks", &rt::reducer::fallbacks)
+      .def_prop_ro("dtype", [](const rt::reducer &r) { return rt::to_string(r.type()); })
+      .def_prop_ro("op", [](const rt::reducer &r) { return rt::to_string(r.op()); });
+  m.def("array_info", &array_info, nb::arg("array"));
+}
+
+} // namespace rtpy
