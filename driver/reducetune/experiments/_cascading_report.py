@@ -1,0 +1,192 @@
+"""The cascading experiment's report: markdown (report.md) with its findings stated from the
+data, and PNG plots, pure functions of the dictionary cascading.collect builds."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from reducetune.experiments._harris_report import slug
+
+__all__ = ["markdown", "plot", "finding", "passes_finding"]
+
+
+def _pow(n: int) -> str:
+    k = int(math.log2(n))
+    return f"2^{k}" if 1 << k == n else str(n)
+
+
+def _eff(v: float) -> str:
+    return f"{v:.0f}" if v >= 10 else f"{v:.2f}"
+
+
+def finding(d: dict[str, Any]) -> str:
+    """One paragraph a reader can check against the plot, from the measured optima."""
+    opts = [(w, w["optimum"]) for w in d["sweep"] if w["optimum"]]
+    if not opts:
+        return f"No verified point of the sweep is in the database for {d['device']}."
+    effs = [o["effective"] for _, o in opts]
+    ratios = [o["effective"] / w["brent_target"] for w, o in opts]
+    w, o = max(opts, key=lambda x: (x[0]["n"], x[0]["dtype"] == "float32"))
+    b, h = w["brent"], w["harris"]
+    text = (f"On {d['device']}, the fastest point of each of the {len(opts)} workloads reduces "
+            f"{_eff(min(effs))} to {_eff(max(effs))} elements per thread (median "
+            f"{_eff(statistics.median(effs))}), {min(ratios):.1f}× to {max(ratios):.0f}× "
+            f"Brent's log2 n. At {w['dtype']} n = {_pow(w['n'])} the optimum is "
+            f"{_eff(o['effective'])} elements per thread (block {o['block_size']}, grid "
+            f"{o['grid']}): {o['gbps']:.0f} GB/s")
+    if d.get("ceiling_gbps"):
+        text += f" ({100 * o['gbps'] / d['ceiling_gbps']:.0f}% of the streaming ceiling)"
+    text += (f", {o['effective'] / w['brent_target']:.0f}× Brent's choice of "
+             f"{w['brent_target']:.0f}; the point nearest Brent's choice "
+             f"({_eff(b['effective'])} elements per thread) reaches {b['gbps']:.0f} GB/s, "
+             f"×{o['gbps'] / b['gbps']:.2f} slower than the optimum")
+    text += (f"; the best point within Harris's 1024–4096 reaches {h['gbps']:.0f} GB/s "
+             f"({100 * h['gbps'] / o['gbps']:.0f}% of the optimum)." if h else
+             "; no measured point falls within Harris's 1024–4096 at this size.")
+    return text
+
+
+def passes_finding(d: dict[str, Any]) -> str:
+    fastest: dict[int, tuple[float, str]] = {}
+    for p in d["passes"]:
+        for c in p["cells"]:
+            if c["status"] == "ok":
+                fastest[c["n"]] = min(fastest.get(c["n"], (math.inf, "")),
+                                      (c["median_s"], p["protocol"]))
+    if not fastest:
+        return "No verified point of the passes comparison is in the database."
+    parts = [f"n = {_pow(n)}: {name} ({t * 1e6:.1f} µs)" for n, (t, name) in
+             sorted(fastest.items())]
+    return "Fastest way to combine the blocks' partials, by size: " + "; ".join(parts) + "."
+
+
+def _sweep_lines(d: dict[str, Any]) -> list[str]:
+    lines = ["| dtype | n | optimum: elements/thread (block, grid) | GB/s | Brent log2 n | "
+             "nearest Brent: elements/thread | GB/s | optimum ÷ Brent | best in 1024–4096 "
+             "GB/s | CUB GB/s | points (failed) |", "|---|" + "---|" * 10]
+    for w in d["sweep"]:
+        if not w["points"]:
+            continue
+        o, b, h = w["optimum"], w["brent"], w["harris"]
+        failed = sum(1 for p in w["points"] if p["status"] != "ok")
+        if o is None:
+            lines.append(f"| {w['dtype']} | {_pow(w['n'])} | (none verified) |" + " |" * 7
+                         + f" {len(w['points'])} ({failed}) |")
+            continue
+        lines.append(
+            f"| {w['dtype']} | {_pow(w['n'])} | {_eff(o['effective'])} ({o['block_size']}, "
+            f"{o['grid']}) | {o['gbps']:.1f} | {w['brent_target']:.0f} | "
+            f"{_eff(b['effective'])} | {b['gbps']:.1f} | ×{o['gbps'] / b['gbps']:.2f} | "
+            f"{'–' if h is None else format(h['gbps'], '.1f')} | "
+            f"{'–' if w['cub_gbps'] is None else format(w['cub_gbps'], '.1f')} | "
+            f"{len(w['points'])} ({failed}) |")
+    return lines
+
+
+def _passes_lines(d: dict[str, Any]) -> list[str]:
+    sizes = sorted({c["n"] for p in d["passes"] for c in p["cells"]})
+    if not sizes:
+        return []
+    lines = ["| protocol | " + " | ".join(f"n = {_pow(n)}: µs (launches)" for n in sizes) + " |",
+             "|---|" + "---|" * len(sizes)]
+    for p in d["passes"]:
+        by_n = {c["n"]: c for c in p["cells"]}
+        cells = []
+        for n in sizes:
+            c = by_n.get(n)
+            if c is None:
+                cells.append("–")
+            elif c["status"] != "ok":
+                cells.append(f"({c['status']})")
+            else:
+                cells.append(f"{c['median_s'] * 1e6:.2f} ({c['launches'] or '?'})")
+        lines.append(f"| {p['protocol']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _compare_lines(devices: list[dict[str, Any]]) -> list[str]:
+    keys = [(w["dtype"], w["n"]) for w in devices[0]["sweep"]]
+    lines = ["## Across devices", "", "Optimum elements per thread (GB/s) per workload:", "",
+             "| dtype | n | " + " | ".join(d["device"] for d in devices) + " |",
+             "|---|---|" + "---|" * len(devices)]
+    moved = 0
+    for key in keys:
+        opts = []
+        for d in devices:
+            w = next((w for w in d["sweep"] if (w["dtype"], w["n"]) == key), None)
+            opts.append(w["optimum"] if w else None)
+        if all(o is None for o in opts):
+            continue
+        effs = [o["effective"] for o in opts if o]
+        moved += len(effs) > 1 and max(effs) / min(effs) > 2
+        lines.append(f"| {key[0]} | {_pow(key[1])} | " + " | ".join(
+            "–" if o is None else f"{_eff(o['effective'])} ({o['gbps']:.0f})" for o in opts)
+            + " |")
+    lines += ["", f"The optimum moves by more than a factor 2 in elements per thread between "
+                  f"devices at {moved} of {len(keys)} workloads.", ""]
+    return lines
+
+
+def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
+    lines = [
+        "# Algorithm cascading on today's GPUs (`reducetune experiment cascading`)", "",
+        f"- Command: `{report['command']}`; report built {report['date']} (UTC) from the "
+        "database(s) named per device: every number below is read from them.",
+        "- x axis: elements each thread reduces sequentially = n ÷ (grid × block size): the "
+        "tunable family's `elements_per_thread` with an uncapped grid, and every `grid_cap` "
+        "(× SMs) beyond it. Other parameters: the family's `good` preset (`good_8byte` for "
+        "8-byte types). GB/s = bytes read ÷ median time of L2-flushed cold samples.",
+        "- Marks: Brent's O(log n) (log2 n elements per thread), Harris's 1024–4096 (seed 000, "
+        "'Algorithm Cascading'), and the measured optimum (star).", ""]
+    for d in report["devices"]:
+        lines += [f"## {d['device']}", "", f"- Database `{d['source']}`; {d['sm_count']} SMs; "
+                  + (f"streaming ceiling {d['ceiling_gbps']:.0f} GB/s" if d["ceiling_gbps"]
+                     else "no streaming ceiling recorded"), "",
+                  "**Finding.** " + finding(d), ""]
+        if f"sweep:{d['device']}" in images:
+            lines += [f"![sweep]({images['sweep:' + d['device']]})", ""]
+        lines += _sweep_lines(d) + [""]
+        if any(p["cells"] for p in d["passes"]):
+            lines += ["### Passes against n", "", passes_finding(d), ""]
+            if f"passes:{d['device']}" in images:
+                lines += [f"![passes]({images['passes:' + d['device']]})", ""]
+            lines += _passes_lines(d) + ["", "A host finish (the course's CPU loop over the "
+                                         "partials) is not a protocol of the runner: not "
+                                         "measured.", ""]
+    if len(report["devices"]) > 1:
+        lines += _compare_lines(report["devices"])
+        if "compare" in images:
+            lines += [f"![compare]({images['compare']})", ""]
+    return "\n".join(lines)
+
+
+def plot(report: dict[str, Any], out: Path) -> dict[str, str]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("cascading: matplotlib is missing; no PNG written", file=sys.stderr)
+        return {}
+    from reducetune.experiments._cascading_plots import compare_figure, passes_figure, \
+        sweep_figure
+
+    images = {}
+    for d in report["devices"]:
+        if any(w["points"] for w in d["sweep"]):
+            name = f"cascading_{slug(d['device'])}.png"
+            sweep_figure(plt, d, out / name)
+            images[f"sweep:{d['device']}"] = name
+        if any(p["cells"] for p in d["passes"]):
+            name = f"passes_{slug(d['device'])}.png"
+            passes_figure(plt, d, out / name)
+            images[f"passes:{d['device']}"] = name
+    if len(report["devices"]) > 1:
+        compare_figure(plt, report["devices"], out / "cascading_compare.png")
+        images["compare"] = "cascading_compare.png"
+    return images

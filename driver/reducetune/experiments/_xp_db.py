@@ -1,0 +1,141 @@
+"""What the measuring experiments (harris, cascading) keep beside the store's own tables, and
+how their reports read a results database back.
+
+The store (C++) keeps every measurement: point, workload, samples, statistics, status. Two
+facts it has no column for are kept in tables of the same file, keyed by the measurement's
+row id, so that a recording stays one file and ``--replay`` rebuilds every number:
+
+- ``xp_facts``: what the runner reported when it measured the point (``launches``: kernel
+  launches per sample, i.e. the passes of a multipass or two-pass protocol);
+- ``xp_ncu``: Nsight Compute metrics of the point (``--ncu``), with the command that took them.
+
+``db merge`` copies only the store's tables: merge the recordings, or keep them apart and
+pass each with ``--replay`` (the reports take several).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DbView", "open_views", "write_fact", "write_ncu", "SIDE_TABLES"]
+
+SIDE_TABLES = """
+CREATE TABLE IF NOT EXISTS xp_facts (
+  measurement_id INTEGER PRIMARY KEY,
+  experiment     TEXT NOT NULL,
+  facts          TEXT NOT NULL DEFAULT '{}',
+  created_at     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE TABLE IF NOT EXISTS xp_ncu (
+  measurement_id INTEGER PRIMARY KEY,
+  status         TEXT NOT NULL,
+  reason         TEXT NOT NULL DEFAULT '',
+  metrics        TEXT NOT NULL DEFAULT '{}',
+  command        TEXT NOT NULL DEFAULT '',
+  created_at     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+"""
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    con = sqlite3.connect(str(path), timeout=30)
+    con.executescript(SIDE_TABLES)
+    return con
+
+
+def write_fact(path: Path, measurement_id: int, experiment: str, facts: dict[str, Any]) -> None:
+    with closing(_connect(path)) as con, con:
+        con.execute("INSERT OR REPLACE INTO xp_facts (measurement_id, experiment, facts) "
+                    "VALUES (?, ?, ?)", (measurement_id, experiment, json.dumps(facts)))
+
+
+def write_ncu(path: Path, measurement_id: int, result: dict[str, Any]) -> None:
+    with closing(_connect(path)) as con, con:
+        con.execute("INSERT OR REPLACE INTO xp_ncu (measurement_id, status, reason, metrics, "
+                    "command) VALUES (?, ?, ?, ?, ?)",
+                    (measurement_id, result["status"], result.get("reason", ""),
+                     json.dumps(result.get("metrics", {})), result.get("command", "")))
+
+
+def _side_rows(path: Path, table: str) -> dict[int, dict[str, Any]]:
+    """Every row of a side table by measurement id ({} when the file has none)."""
+    uri = f"file:{path}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True)) as con:
+            con.row_factory = sqlite3.Row
+            rows = con.execute(f"SELECT * FROM {table}").fetchall()  # table: ours, fixed
+    except sqlite3.OperationalError:  # no such table: nothing was kept beside the store
+        return {}
+    out = {}
+    for r in rows:
+        d = dict(r)
+        for key in ("facts", "metrics"):
+            if key in d:
+                d[key] = json.loads(d[key])
+        out[int(d["measurement_id"])] = d
+    return out
+
+
+@dataclass
+class DbView:
+    """One device of one results database, as the reports read it."""
+
+    source: str  # the file given (for the report)
+    device: dict[str, Any]
+    evaluator: Any  # a ReplayEvaluator: table() per workload, cub(), ceiling_bytes_per_s()
+    facts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    ncu: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return str(self.device["name"])
+
+    @property
+    def sm_count(self) -> int:
+        return int(self.device["sm_count"])
+
+    def row(self, point: Any, n: int) -> dict[str, Any] | None:
+        """The newest measurement of the point at n (any status), or None."""
+        return self.evaluator.table(point.dtype, point.op, n).get(point.labels)
+
+    def ok(self, point: Any, n: int) -> dict[str, Any] | None:
+        r = self.row(point, n)
+        return r if r is not None and r["status"] == "ok" else None
+
+    def launches(self, row: dict[str, Any]) -> int | None:
+        f = self.facts.get(int(row["id"]))
+        return None if f is None else f["facts"].get("launches")
+
+
+def _plain_path(evaluator: Any) -> Path:
+    """The database file the evaluator reads (its decompressed copy for a .xz)."""
+    if getattr(evaluator, "_tmp", None):
+        return Path(evaluator._tmp) / evaluator.path.name[: -len(".xz")]
+    return Path(evaluator.path)
+
+
+@contextmanager
+def open_views(paths: list[Path]) -> Iterator[list[DbView]]:
+    """A view per device of every file (a merged file gives several), closed at the end."""
+    from reducetune._evaluators import ReplayEvaluator
+
+    views: list[DbView] = []
+    try:
+        for path in paths:
+            first = ReplayEvaluator(path, 0)
+            evaluators = [first] + [ReplayEvaluator(path, i)
+                                    for i in range(1, len(first._store.devices()))]
+            for ev in evaluators:
+                plain = _plain_path(ev)
+                views.append(DbView(str(path), dict(ev.device), ev,
+                                    _side_rows(plain, "xp_facts"), _side_rows(plain, "xp_ncu")))
+        yield views
+    finally:
+        for v in views:
+            v.evaluator.close()

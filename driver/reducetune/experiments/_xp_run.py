@@ -1,0 +1,148 @@
+"""Measuring an experiment's points on the GPU into the results database, resumably.
+
+A job is a point and a size. A job whose point this context (device, template hash, driver,
+toolkit, workload) already measured is served from the database and never measured again:
+a run cut short (time limit, kill, Ctrl-C) resumes where it stopped when run again. Jobs are
+measured grouped by workload (the worker keeps one prepared workload at a time: a 2^30 input
+takes seconds to generate and check), each variant compiled beforehand in parallel.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reducetune._evaluation import WORKLOAD_KEYS, StoreContext
+from reducetune._evaluators import workload
+from reducetune.experiments._xp_db import write_fact
+
+__all__ = ["Job", "Runner", "Counts"]
+
+
+@dataclass(frozen=True)
+class Job:
+    point: Any  # _core.Point
+    n: int
+
+    @property
+    def workload(self) -> dict[str, Any]:
+        return workload(self.point.dtype, self.point.op, self.n)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.point.dtype, self.point.op, self.n)
+
+
+@dataclass
+class Counts:
+    measured: int = 0
+    known: int = 0
+    failed: int = 0
+    left: int = 0  # not measured: the time limit came first
+
+
+class Runner:
+    """Measures jobs with one evaluator into one store (one StoreContext per family)."""
+
+    def __init__(self, evaluator: Any, store: Any, db_path: Path, experiment: str,
+                 deadline: float | None = None) -> None:
+        self.evaluator = evaluator
+        self.store = store
+        self.db_path = Path(db_path)
+        self.experiment = experiment
+        self.deadline = deadline
+        self._ctx: dict[str, StoreContext] = {}
+        self._study: dict[tuple[str, str, str], int | None] = {}
+
+    def ctx(self, family: str) -> StoreContext:
+        if family not in self._ctx:
+            self._ctx[family] = StoreContext(self.evaluator, self.store, family)
+        return self._ctx[family]
+
+    def _study_id(self, job: Job, config: dict[str, Any]) -> int | None:
+        p = job.point
+        key = (p.family, p.dtype, p.op)
+        if key not in self._study:
+            ctx = self.ctx(p.family)
+            name = (f"experiment.{self.experiment}.{p.family}.{p.dtype}.{p.op}"
+                    f"@{self.evaluator.device['uuid']}")
+            study = types.SimpleNamespace(dtype=p.dtype, op=p.op, strategy="experiment")
+            self._study[key] = ctx.create_study(name, study, config)
+        return self._study[key]
+
+    def known(self, job: Job) -> dict[str, Any] | None:
+        return self.ctx(job.point.family).find(job.point, job.workload)
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def run(self, jobs: list[Job], config: dict[str, Any]) -> Counts:
+        """Every job measured or served; grouped by workload in order of first appearance."""
+        counts = Counts()
+        order: dict[tuple[str, str, int], list[Job]] = {}
+        for j in dict.fromkeys(jobs):
+            order.setdefault(j.key, []).append(j)
+        todo = [j for group in order.values() for j in group if self.known(j) is None]
+        counts.known = len(set(jobs)) - len(todo)
+        if counts.known:
+            print(f"{self.experiment}: {counts.known} of {counts.known + len(todo)} points "
+                  f"already in {self.db_path}", file=sys.stderr)
+        if todo:
+            labels = [j.point.variant_label for j in todo]
+            self.evaluator.precompile(labels)
+        start, last = time.monotonic(), 0.0
+        for i, j in enumerate(todo):
+            if self.out_of_time():
+                counts.left = len(todo) - i
+                print(f"{self.experiment}: time limit: {counts.left} points left (run the "
+                      "same command again to measure them)", file=sys.stderr)
+                break
+            ok = self._measure(j, config)
+            counts.measured += 1
+            counts.failed += 0 if ok else 1
+            now = time.monotonic()
+            if now - last > 5 or i + 1 == len(todo):
+                last = now
+                eta = (now - start) / (i + 1) * (len(todo) - i - 1)
+                print(f"{self.experiment}: {i + 1}/{len(todo)} measured ({counts.failed} "
+                      f"failed), {now - start:.0f} s, ~{eta:.0f} s left; now {j.point.dtype} "
+                      f"n={j.n} {j.point.variant_label} {j.point.launch_label}",
+                      file=sys.stderr)
+        return counts
+
+    def _measure(self, job: Job, config: dict[str, Any]) -> bool:
+        w = job.workload
+        ctx = self.ctx(job.point.family)
+        result = self.evaluator.evaluate(job.point.variant_label, job.point.launch_label, w)
+        row = {**ctx.key(), **{k: w[k] for k in WORKLOAD_KEYS},
+               "study_id": self._study_id(job, config),
+               "samples_s": list(result.get("samples_s") or []), "status": result["status"],
+               "reason": result.get("reason", "") or result.get("kind", ""),
+               "gbps": result.get("gbps"), "pct_of_peak": result.get("pct_of_peak"),
+               "pct_of_ceiling": result.get("pct_of_ceiling") or None}
+        mid = int(self.store.record_measurement(job.point, row))
+        if result.get("launches") is not None:
+            write_fact(self.db_path, mid, self.experiment, {"launches": result["launches"]})
+        return result["status"] == "ok"
+
+    def baselines(self, workloads: list[dict[str, Any]], family: str) -> None:
+        """The streaming ceiling and CUB at each workload, recorded (served when present)."""
+        ctx = self.ctx(family)
+        ceiling = None
+        if self.store.find_baseline(ctx.device_id, _ceiling_workload(), "ceiling") is None:
+            ceiling = self.evaluator.ceiling_bytes_per_s()
+            ctx.record_ceiling(self.evaluator, ceiling)
+        for w in workloads:
+            if self.out_of_time():
+                return
+            ctx.cub_gbps(self.evaluator, w, gpu=True)
+
+
+def _ceiling_workload() -> dict[str, Any]:
+    from reducetune._evaluators import CEILING_WORKLOAD
+
+    return CEILING_WORKLOAD

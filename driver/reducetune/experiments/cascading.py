@@ -1,0 +1,230 @@
+"""``reducetune experiment cascading``: algorithm cascading (Brent's theorem) measured.
+
+1. GB/s against the elements each thread reduces sequentially, for several n, element types
+   and block sizes. The sweep takes every ``elements_per_thread`` of the tunable family with
+   an uncapped grid, then every ``grid_cap`` (at the largest elements_per_thread): with a
+   capped grid the grid-stride loop makes each thread reduce n / (grid x block) elements, far
+   more than the parameter. That effective value is the x axis. Brent's O(log n) choice,
+   Harris's 1024-4096 and the measured optimum are marked.
+2. The other cascade: time against n for each way of combining the blocks' partials: the
+   seeds' recursive host loop (multipass), nested launches (dynamic parallelism), two passes,
+   one pass with a last-block ticket, one pass with atomics.
+
+Every point goes into the results database first; the report is built from the database(s)
+alone (``--replay A.db --replay B.db``: one section per device, and a comparison).
+
+    reducetune experiment cascading --out docs/research/cascading --time-limit 3m
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_arguments", "run_from_args", "sweep_points", "passes_points", "tunable_grid",
+           "collect", "PROTOCOLS"]
+
+OP = "sum"
+SIZES = [1 << 20, 1 << 24, 1 << 28, 1 << 30]
+DTYPES = ["float32", "int32", "float64"]
+BLOCK_SIZES = [128, 256, 1024]
+PASSES_SIZES = [1 << k for k in range(10, 31, 4)]
+PASSES_DTYPE = "int32"  # atomics are exact for integers: every protocol is deterministic
+# (label, family, parameters): the ways to combine the blocks' partials, in the plot's order
+PROTOCOLS = [
+    ("multipass (host loop, seeds harris5_shfl)", "seeds",
+     {"kernel": "harris5_shfl", "block_size": 256}),
+    ("two passes (tunable)", "tunable", {"finish": "two_pass", "grid_cap": 4}),
+    ("one pass, last-block ticket (tunable)", "tunable", {"finish": "ticket", "grid_cap": 4}),
+    ("one pass, atomics (tunable)", "tunable", {"finish": "atomic", "grid_cap": 4}),
+    ("nested launches (dynamic parallelism)", "nested", {"kernel": "gpuRecursiveReduceFixed",
+                                                         "block_size": 256}),
+]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from reducetune.commands._args import sizes_text
+    from reducetune.experiments._xp_common import add_common
+
+    add_common(p, "cascading", sample_time=0.05, max_samples=50)
+    p.add_argument("--sizes", nargs="+", type=sizes_text, default=None,
+                   help="sizes of the sweep (default 2^20 2^24 2^28 2^30)")
+    p.add_argument("--dtypes", default=",".join(DTYPES), help="element types of the sweep")
+    p.add_argument("--block-sizes", default=",".join(map(str, BLOCK_SIZES)),
+                   help="block sizes of the sweep (default 128,256,1024)")
+    p.add_argument("--passes-sizes", nargs="+", type=sizes_text, default=None,
+                   help="sizes of the passes comparison (default 2^10..2^30:4); 'none' skips it")
+    p.add_argument("--quick", action="store_true",
+                   help="float32 and int32 only, block size 256 only: about half the time")
+
+
+def tunable_grid(n: int, block_size: int, elements_per_thread: int, grid_cap: int,
+                 sm_count: int) -> int:
+    """The tunable family's grid (its family.json "grid", which the C++ space evaluates; the
+    driver has no binding for a point's grid, so it is restated here and a test checks that
+    the declaration still reads the same)."""
+    g = -(-n // (block_size * elements_per_thread))
+    return g if grid_cap == 0 else min(g, grid_cap * sm_count)
+
+
+def _space(family: str, dtype: str, limits: Any) -> Any:
+    from reducetune._space import Space
+
+    return Space(family, dtype, OP, limits)
+
+
+def sweep_points(dtype: str, n: int, block_sizes: list[int], limits: Any
+                 ) -> list[tuple[Any, int, float]]:
+    """(point, grid, elements per thread) of the sweep at one size: the base preset at each
+    block size, every elements_per_thread uncapped, then every grid_cap at the largest; a
+    point whose grid another already has is left out (it would measure the same launch)."""
+    space = _space("tunable", dtype, limits)
+    base = dict(space.base("good").params)
+    choices = space.choices()
+    epts = sorted(int(v) for v in choices["elements_per_thread"])
+    caps = sorted((int(v) for v in choices["grid_cap"] if int(v) > 0), reverse=True)
+    out = []
+    for bs in block_sizes:
+        seen = set()
+        launches = [(e, 0) for e in epts] + [(epts[-1], c) for c in caps]
+        for ept, cap in launches:
+            grid = tunable_grid(n, bs, ept, cap, limits.sm_count)
+            if grid in seen:
+                continue
+            seen.add(grid)
+            p = space.point({**base, "block_size": bs, "elements_per_thread": ept,
+                             "grid_cap": cap})
+            if not space.check(p):
+                out.append((p, grid, n / (grid * bs)))
+    return out
+
+
+def passes_points(limits: Any) -> list[tuple[str, Any]]:
+    """(protocol label, point) of the passes comparison."""
+    out = []
+    for label, family, params in PROTOCOLS:
+        space = _space(family, PASSES_DTYPE, limits)
+        base = dict(space.base("good").params) if family == "tunable" else {}
+        out.append((label, space.point({**base, **params})))
+    return out
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    from reducetune._sizes import parse_sizes
+
+    dtypes = args.dtypes.split(",")
+    block_sizes = [int(b) for b in args.block_sizes.split(",")]
+    if args.quick:
+        dtypes = [d for d in dtypes if d != "float64"]
+        block_sizes = [256]
+    sizes = parse_sizes(args.sizes) if args.sizes else SIZES
+    passes = [] if args.passes_sizes == ["none"] else (
+        parse_sizes(args.passes_sizes) if args.passes_sizes else PASSES_SIZES)
+    return {"sizes": sizes, "dtypes": dtypes, "block_sizes": block_sizes,
+            "passes_sizes": passes}
+
+
+def plan(opts: dict[str, Any], limits: Any) -> list[Any]:
+    """Every job, the passes comparison's nested launches last in each workload (the slowest:
+    a timeout there restarts the worker after the rest is measured)."""
+    from reducetune.experiments._xp_run import Job
+
+    jobs = [Job(p, n) for n in opts["sizes"] for d in opts["dtypes"]
+            for p, _, _ in sweep_points(d, n, opts["block_sizes"], limits)]
+    pts = passes_points(limits)
+    jobs += [Job(p, n) for n in opts["passes_sizes"] for _, p in pts if p.family != "nested"]
+    jobs += [Job(p, n) for n in opts["passes_sizes"] for _, p in pts if p.family == "nested"]
+    return jobs
+
+
+def _measure(args: argparse.Namespace, opts: dict[str, Any]) -> Any:
+    from reducetune._evaluators import workload
+    from reducetune.experiments._xp_common import study_config
+
+    def measure(runner: Any) -> None:
+        jobs = plan(opts, runner.evaluator.limits)
+        runner.baselines([workload(d, OP, n) for n in opts["sizes"] for d in opts["dtypes"]]
+                         + [workload(PASSES_DTYPE, OP, n) for n in opts["passes_sizes"]],
+                         "tunable")
+        counts = runner.run(jobs, study_config(args, opts))
+        print(f"cascading: {counts.measured} measured ({counts.failed} failed), "
+              f"{counts.known} from the database, {counts.left} left", file=sys.stderr)
+    return measure
+
+
+def _point_cell(view: Any, p: Any, n: int) -> dict[str, Any] | None:
+    r = view.row(p, n)
+    if r is None:
+        return None
+    return {"id": r["id"], "status": r["status"], "reason": r["reason"],
+            "median_s": r["median_s"], "gbps": r["gbps"], "samples": len(r["samples_s"]),
+            "rel_stddev": r["rel_stddev"], "launches": view.launches(r),
+            "date": r["created_at"][:10], "variant": p.variant_label, "launch": p.launch_label}
+
+
+def collect(view: Any, opts: dict[str, Any]) -> dict[str, Any]:
+    """The report's numbers for one device, read from its database."""
+    from reducetune._evaluators import workload
+
+    limits = view.evaluator.limits
+    ceiling = view.evaluator.ceiling_bytes_per_s()
+    out: dict[str, Any] = {"device": view.name, "source": view.source, "sm_count":
+                           limits.sm_count, "ceiling_gbps": ceiling / 1e9 if ceiling else None,
+                           "sweep": [], "passes": []}
+    for dtype in opts["dtypes"]:
+        for n in opts["sizes"]:
+            cub = view.evaluator.cub(workload(dtype, OP, n))
+            points = []
+            for p, grid, eff in sweep_points(dtype, n, opts["block_sizes"], limits):
+                cell = _point_cell(view, p, n)
+                if cell is not None:
+                    points.append({**cell, "block_size": p.params["block_size"], "grid": grid,
+                                   "elements_per_thread": p.params["elements_per_thread"],
+                                   "grid_cap": p.params["grid_cap"], "effective": eff})
+            out["sweep"].append({"dtype": dtype, "n": n, "points": points,
+                                 "cub_gbps": cub["gbps"] if cub else None,
+                                 **_marks(n, points)})
+    for label, p in passes_points(limits):
+        cells = [{"n": n, **c} for n in opts["passes_sizes"]
+                 if (c := _point_cell(view, p, n)) is not None]
+        out["passes"].append({"protocol": label, "variant": p.variant_label,
+                              "launch": p.launch_label, "cells": cells})
+    return out
+
+
+def _marks(n: int, points: list[dict[str, Any]]) -> dict[str, Any]:
+    """The measured optimum, the point nearest Brent's log2(n) elements per thread (at the
+    optimum's block size), and the best point within Harris's 1024-4096."""
+    ok = [p for p in points if p["status"] == "ok"]
+    if not ok:
+        return {"optimum": None, "brent": None, "harris": None, "brent_target": math.log2(n)}
+    best = max(ok, key=lambda p: (p["gbps"], -p["effective"]))
+    same_bs = [p for p in ok if p["block_size"] == best["block_size"]]
+    target = math.log2(n)
+    brent = min(same_bs, key=lambda p: (abs(math.log2(p["effective"] / target)), -p["gbps"]))
+    band = [p for p in ok if 1024 <= p["effective"] <= 4096]
+    harris = max(band, key=lambda p: p["gbps"]) if band else None
+    return {"optimum": best, "brent": brent, "harris": harris, "brent_target": target}
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    from reducetune.experiments._cascading_report import markdown, plot
+    from reducetune.experiments._xp_common import command_line, databases, utc_today
+    from reducetune.experiments._xp_db import open_views
+
+    opts = _options(args)
+    paths = databases(args, "cascading", _measure(args, opts))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open_views(paths) as views:
+        report = {"command": command_line(), "date": utc_today(), "options": opts,
+                  "devices": [collect(v, opts) for v in views]}
+    (out / "report.json").write_text(json.dumps(report, indent=1))
+    images = plot(report, out)
+    (out / "report.md").write_text(markdown(report, images))
+    print(f"wrote {out}/report.md, report.json and {len(images)} plot(s)", file=sys.stderr)
+    return 0
