@@ -87,13 +87,15 @@ _reducers: dict[tuple, Reducer] = {}
 
 
 def reduce(x: Any, op: str = "sum", *, db: str | os.PathLike | None = None,
-           nondeterministic: bool = False) -> Any:
+           table: str | os.PathLike | None = None, nondeterministic: bool = False) -> Any:
     """Reduces every element of a CuPy array, a PyTorch tensor or another CUDA array with the
     kernel tuned for this GPU, on the array's current stream; returns a 0-d array of the
-    same library, type and device. Reducers are kept per (type, operator, database)."""
-    key = (type(x), getattr(x, "dtype", None), op, db, nondeterministic)
+    same library, type and device. Reducers are kept per (type, operator, database or
+    exported table); see Reducer."""
+    key = (type(x), getattr(x, "dtype", None), op, db, table, nondeterministic)
     r = _reducers.get(key)
     if r is None:
         a = describe(x)
-        r = _reducers[key] = Reducer(a.dtype, op, db=db, nondeterministic=nondeterministic)
+        r = _reducers[key] = Reducer(a.dtype, op, db=db, table=table,
+                                      nondeterministic=nondeterministic)
     return r(x)

@@ -59,5 +59,6 @@ void bind_compile(nb::module_ &m);
 void bind_device(nb::module_ &m);
 void bind_store(nb::module_ &m);
 void bind_reducer(nb::module_ &m);
+void bind_app_timing(nb::module_ &m);
 
 } // namespace rtpy

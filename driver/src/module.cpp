@@ -56,4 +56,5 @@ NB_MODULE(_core, m) {
   rtpy::bind_device(m);
   rtpy::bind_store(m);
   rtpy::bind_reducer(m);
+  rtpy::bind_app_timing(m);
 }

@@ -1,0 +1,186 @@
+"""The runtime benchmark (issue 13): the Reducer beside CUB's DeviceReduce, torch.sum,
+cupy.sum and the streaming ceiling, measured two ways in one run on this GPU.
+
+- **As an application calls it**: one call on the stream between two CUDA events, launches
+  (and, for the Python calls, the Python around them) included, the GPU idle before each
+  call; the median of ``samples`` calls on hot data. The Reducer and CUB are timed from C++
+  (``_core.app_time_*``); ``reducetune.reduce`` on a PyTorch tensor and on a CuPy array
+  beside ``torch.sum`` / ``cupy.sum`` are timed from Python with each library's events.
+- **The tuner's protocol**: the point the Reducer launches and CUB, each measured by the
+  worker with cold L2 and graph replay (the same recipe as tuning), and the ceiling.
+
+    python -m reducetune.benchmarks.runtime --db results.db --out docs/results/NAME
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+from typing import Any, Callable
+
+CASES = (("float32", "sum"), ("int32", "sum"), ("float32", "min"), ("float32", "max"),
+         ("float64", "sum"))
+SIZES = tuple(1 << k for k in range(10, 31, 2))
+
+
+def _events_torch(call: Callable[[], Any], samples: int) -> float:
+    import torch
+
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(3):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(samples):
+        start.record()
+        call()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / 1e3)
+    return statistics.median(times)
+
+
+def _events_cupy(call: Callable[[], Any], samples: int) -> float:
+    import cupy
+
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    for _ in range(3):
+        call()
+    cupy.cuda.get_current_stream().synchronize()
+    times = []
+    for _ in range(samples):
+        start.record()
+        call()
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+    return statistics.median(times)
+
+
+def _input(dtype: str, n: int) -> Any:
+    import torch
+
+    if dtype.startswith("int"):
+        return torch.randint(-1000, 1000, (n,), dtype=getattr(torch, dtype), device="cuda")
+    return torch.randn(n, dtype=getattr(torch, dtype), device="cuda")
+
+
+def _reference_ok(got: Any, x: Any, op: str) -> bool:
+    """The Reducer's answer against PyTorch's in float64: a wrong number is never timed."""
+    import torch
+
+    if op in ("min", "max"):
+        return bool(got.item() == getattr(torch, op)(x).item())
+    ref = x.double().sum().item()
+    if not x.is_floating_point():  # wraps at the type's width, as the GPU's integers do
+        bits = x.element_size() * 8
+        ref = int(x.long().sum().item())
+        ref = ((ref + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1))
+        return int(got.item()) == ref
+    bound = 4 * x.numel() * torch.finfo(x.dtype).eps * x.double().abs().sum().item()
+    return abs(got.item() - ref) <= bound
+
+
+def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]) -> dict[str, float]:
+    import cupy
+    import torch
+
+    import reducetune
+    from reducetune import _core
+
+    xc = cupy.from_dlpack(x)
+    out = torch.empty((), dtype=x.dtype, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    n = x.numel()
+    t_op, c_op = getattr(torch, op), getattr(cupy, op)
+    times = {
+        "reducer": statistics.median(_core.app_time_reducer(r._core, x.data_ptr(), n,
+                                                            out.data_ptr(), samples, stream)),
+        "cub": statistics.median(_core.app_time_cub(str(x.dtype).removeprefix("torch."), op,
+                                                    x.data_ptr(), n, out.data_ptr(), samples,
+                                                    stream)),
+        "reduce_torch": _events_torch(lambda: reducetune.reduce(x, op, **src), samples),
+        "torch": _events_torch(lambda: t_op(x), samples),
+        "reduce_cupy": _events_cupy(lambda: reducetune.reduce(xc, op, **src), samples),
+        "cupy": _events_cupy(lambda: c_op(xc), samples),
+    }
+    return times
+
+
+def _protocol(ev: Any, choice: dict[str, Any], dtype: str, op: str, n: int) -> dict[str, Any]:
+    from reducetune._evaluators import workload
+
+    w = workload(dtype, op, n)
+    tuned = ev.evaluate(choice["variant"], choice["launch"], w)
+    cub = ev.cub(w) or {"status": "failed"}
+    keep = ("status", "median_s", "gbps", "pct_of_peak", "reason")
+    return {"tuned": {k: tuned.get(k) for k in keep}, "cub": {k: cub.get(k) for k in keep}}
+
+
+def run(src: dict[str, Any], cases: tuple[tuple[str, str], ...], sizes: tuple[int, ...],
+        samples: int, sample_time: float) -> dict[str, Any]:
+    import torch
+
+    import reducetune
+    from reducetune._evaluators import GpuEvaluator, sampling_options
+
+    rows = []
+    started = time.monotonic()
+    with closing(GpuEvaluator(0)) as ev:
+        ev.set_sampling(sampling_options(sample_time, 1000, False))
+        ceiling = ev.ceiling_bytes_per_s()
+        for dtype, op in cases:
+            r = reducetune.Reducer(dtype, op, **src)
+            for n in sizes:
+                x = _input(dtype, n)
+                choice = r.choice(n)
+                ok = _reference_ok(reducetune.reduce(x, op, **src), x, op)
+                row = {"dtype": dtype, "op": op, "n": n, "choice": choice, "correct": ok,
+                       "app_s": _app(r, x, op, samples, src) if ok else {},
+                       "protocol": _protocol(ev, choice, dtype, op, n)}
+                rows.append(row)
+                del x
+                torch.cuda.empty_cache()
+                print(f"runtime bench: {dtype} {op} n=2^{n.bit_length() - 1} "
+                      f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
+            rows[-1]["fallbacks"] = r.fallbacks
+        device = dict(ev.device)
+    return {"device": device, "ceiling_gbps": (ceiling or 0) / 1e9, "samples": samples,
+            "rows": rows, "versions": {"torch": torch.__version__,
+                                       "cupy": __import__("cupy").__version__}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from reducetune.benchmarks import _runtime_report
+
+    p = argparse.ArgumentParser(prog="python -m reducetune.benchmarks.runtime",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--db", help="results database (default: reducetune's own)")
+    p.add_argument("--table", help="an exported JSON table (reducetune export json) instead")
+    p.add_argument("--out", required=True, help="output prefix: PREFIX.json, .md, .png")
+    p.add_argument("--samples", type=int, default=200, help="calls timed per contender")
+    p.add_argument("--sample-time", type=float, default=0.3,
+                   help="the tuner protocol's sampling time cap per point (s)")
+    p.add_argument("--quick", action="store_true", help="float32 sum at 2^10, 2^20 only")
+    a = p.parse_args(argv)
+    cases = CASES[:1] if a.quick else CASES
+    sizes = (1 << 10, 1 << 20) if a.quick else SIZES
+    result = run({"db": a.db, "table": a.table}, cases, sizes, a.samples, a.sample_time)
+    result["command"] = "python -m reducetune.benchmarks.runtime " + " ".join(
+        sys.argv[1:] if argv is None else argv)
+    result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    _runtime_report.write(result, out)
+    print(out.with_suffix(".md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
