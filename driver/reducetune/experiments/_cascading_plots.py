@@ -7,11 +7,23 @@ import math
 from pathlib import Path
 from typing import Any
 
-__all__ = ["sweep_figure", "passes_figure", "compare_figure"]
+__all__ = ["sweep_figure", "passes_figure", "compare_figure", "OFFSET_NOTE"]
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
 STYLES = ["-", "--", "-.", ":"]
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+SHIFT = 0.06  # curves k of m are drawn at x * 2^((k - (m-1)/2) * SHIFT): coinciding ones show
+OFFSET_NOTE = (f"curves are shifted sideways by up to ±{100 * (2 ** (2.5 * SHIFT) - 1):.0f}% "
+               "of x so that coinciding ones stay visible; values are unshifted in the tables")
+
+
+def _style(k: int, m: int) -> dict[str, Any]:
+    return {"marker": MARKERS[k % 7], "ls": STYLES[k % 4], "color": COLORS[k % 6],
+            "alpha": 0.8, "ms": 4.5, "mfc": "none" if k % 2 else COLORS[k % 6]}
+
+
+def _shift(xs: list[float], k: int, m: int) -> list[float]:
+    return [x * 2 ** ((k - (m - 1) / 2) * SHIFT) for x in xs]
 
 
 def _grid(plt: Any, sweep: list[dict[str, Any]]) -> tuple[Any, Any, list[str], list[int]]:
@@ -55,9 +67,9 @@ def sweep_figure(plt: Any, d: dict[str, Any], path: Path) -> None:
                 pts = sorted((p["effective"], p["gbps"]) for p in w["points"]
                              if p["block_size"] == bs and p["status"] == "ok")
                 if pts:
-                    ax.plot(*zip(*pts), marker=MARKERS[k % 7], ls=STYLES[k % 4],
-                            color=COLORS[k % 6], alpha=0.75, ms=4, label=f"block {bs}"
-                            if first else None)
+                    xs, ys = zip(*pts)
+                    ax.plot(_shift(list(xs), k, len(bss)), ys, **_style(k, len(bss)),
+                            label=f"block {bs}" if first else None)
             o = w["optimum"]
             if o:
                 ax.plot([o["effective"]], [o["gbps"]], marker="*", ms=14, color="gold",
@@ -71,7 +83,8 @@ def sweep_figure(plt: Any, d: dict[str, Any], path: Path) -> None:
                            label="streaming ceiling" if first else None)
             first = False
     fig.legend(loc="upper center", ncol=8, fontsize=8, bbox_to_anchor=(0.5, 1.0))
-    fig.suptitle(f"{d['device']}: GB/s against elements per thread", y=1.03)
+    fig.suptitle(f"{d['device']}: GB/s against elements per thread\n({OFFSET_NOTE})",
+                 y=1.05)
     fig.tight_layout()
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
@@ -79,29 +92,30 @@ def sweep_figure(plt: Any, d: dict[str, Any], path: Path) -> None:
 
 def passes_figure(plt: Any, d: dict[str, Any], path: Path) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    m = len(d["passes"])
     for k, p in enumerate(d["passes"]):
         ok = sorted((c["n"], c["median_s"], c["gbps"], c["launches"]) for c in p["cells"]
                     if c["status"] == "ok")
         if not ok:
             continue
-        ns = [c[0] for c in ok]
-        style = dict(marker=MARKERS[k % 7], ls=STYLES[k % 4], color=COLORS[k % 6], alpha=0.8,
-                     label=p["protocol"])
-        left.plot(ns, [c[1] * 1e6 for c in ok], **style)
-        right.plot(ns, [c[2] for c in ok], **style)
-        for n, t, _, launches in ok:
+        ns = _shift([c[0] for c in ok], k, m)
+        left.plot(ns, [c[1] * 1e6 for c in ok], **_style(k, m), label=p["protocol"])
+        right.plot(ns, [c[2] for c in ok], **_style(k, m), label=p["protocol"])
+        for x, (_, t, _, launches) in zip(ns, ok):
             if launches:
-                left.annotate(str(launches), (n, t * 1e6), fontsize=6, color=COLORS[k % 6],
+                left.annotate(str(launches), (x, t * 1e6), fontsize=6, color=COLORS[k % 6],
                               textcoords="offset points", xytext=(3, 3 + 3 * k))
     for ax in (left, right):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("n (elements, log2)")
         ax.grid(alpha=0.3, which="both")
     left.set_yscale("log")
-    left.set_ylabel("median time, µs (log); numbers: kernel launches per reduction")
+    left.set_ylabel("median time, µs (log)")
+    left.set_title("numbers beside the points: kernel launches from the host", fontsize=8)
     right.set_ylabel("GB/s (bytes read ÷ median time)")
     right.legend(fontsize=7, loc="upper left")
-    fig.suptitle(f"{d['device']}: the other cascade, passes against n (int32 sum)")
+    fig.suptitle(f"{d['device']}: the other cascade, passes against n (int32 sum)\n"
+                 f"({OFFSET_NOTE})")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -135,17 +149,18 @@ def compare_figure(plt: Any, devices: list[dict[str, Any]], path: Path) -> None:
             for k, (d, w) in enumerate(zip(devices, ws)):
                 if not w or not w["points"]:
                     continue
-                env = _envelope(w["points"])
-                ax.plot(*zip(*env), marker=MARKERS[k % 7], ls=STYLES[k % 4],
-                        color=COLORS[k % 6], alpha=0.75, ms=4,
+                xs, ys = zip(*_envelope(w["points"]))
+                m = len(devices)
+                ax.plot(_shift(list(xs), k, m), ys, **_style(k, m),
                         label=f"{d['device']} (best over block sizes)" if first else None)
                 if w["optimum"]:
-                    ax.plot([w["optimum"]["effective"]], [w["optimum"]["gbps"]], marker="*",
-                            ms=13, color=COLORS[k % 6], markeredgecolor="black", ls="none")
+                    ax.plot(_shift([w["optimum"]["effective"]], k, m), [w["optimum"]["gbps"]],
+                            marker="*", ms=13, color=COLORS[k % 6], markeredgecolor="black",
+                            ls="none")
             first = False
     fig.legend(loc="upper center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, 1.0))
-    fig.suptitle("Does the optimum move with the memory system? (stars: each device's optimum)",
-                 y=1.03)
+    fig.suptitle("Does the optimum move with the memory system? (stars: each device's optimum)"
+                 f"\n({OFFSET_NOTE})", y=1.05)
     fig.tight_layout()
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)

@@ -34,16 +34,16 @@ def finding(d: dict[str, Any]) -> str:
     b, h = w["brent"], w["harris"]
     text = (f"On {d['device']}, the fastest point of each of the {len(opts)} workloads reduces "
             f"{_eff(min(effs))} to {_eff(max(effs))} elements per thread (median "
-            f"{_eff(statistics.median(effs))}), {min(ratios):.1f}× to {max(ratios):.0f}× "
+            f"{_eff(statistics.median(effs))}), {min(ratios):.1f}× to {max(ratios):.1f}× "
             f"Brent's log2 n. At {w['dtype']} n = {_pow(w['n'])} the optimum is "
             f"{_eff(o['effective'])} elements per thread (block {o['block_size']}, grid "
             f"{o['grid']}): {o['gbps']:.0f} GB/s")
     if d.get("ceiling_gbps"):
         text += f" ({100 * o['gbps'] / d['ceiling_gbps']:.0f}% of the streaming ceiling)"
-    text += (f", {o['effective'] / w['brent_target']:.0f}× Brent's choice of "
+    text += (f", {o['effective'] / w['brent_target']:.1f}× Brent's choice of "
              f"{w['brent_target']:.0f}; the point nearest Brent's choice "
-             f"({_eff(b['effective'])} elements per thread) reaches {b['gbps']:.0f} GB/s, "
-             f"×{o['gbps'] / b['gbps']:.2f} slower than the optimum")
+             f"({_eff(b['effective'])} elements per thread) reaches {b['gbps']:.0f} GB/s: "
+             f"the optimum is ×{o['gbps'] / b['gbps']:.2f} its bandwidth")
     text += (f"; the best point within Harris's 1024–4096 reaches {h['gbps']:.0f} GB/s "
              f"({100 * h['gbps'] / o['gbps']:.0f}% of the optimum)." if h else
              "; no measured point falls within Harris's 1024–4096 at this size.")
@@ -154,9 +154,11 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
             lines += ["### Passes against n", "", passes_finding(d), ""]
             if f"passes:{d['device']}" in images:
                 lines += [f"![passes]({images['passes:' + d['device']]})", ""]
-            lines += _passes_lines(d) + ["", "A host finish (the course's CPU loop over the "
-                                         "partials) is not a protocol of the runner: not "
-                                         "measured.", ""]
+            lines += _passes_lines(d) + ["", "Launches are those the host makes per reduction "
+                                         "(nested launches' children are made on the device and "
+                                         "not counted). A host finish (the course's CPU loop "
+                                         "over the partials) is not a protocol of the runner: "
+                                         "not measured.", ""]
     if len(report["devices"]) > 1:
         lines += _compare_lines(report["devices"])
         if "compare" in images:

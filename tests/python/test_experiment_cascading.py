@@ -1,0 +1,173 @@
+"""The cascading experiment's report is built from the database(s) alone (replay, no GPU).
+
+The databases here are SYNTHETIC FIXTURES: made-up times from a formula, written through the
+real store API into a temporary folder; never committed, never presented as measurements.
+A real recording committed at tests/data/recorded/<device>_cascading.db.xz (see
+docs/research/README.md) is replayed the same way when present.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import RECORDED, REPO, SYNTHETIC_DEVICE
+from reducetune import _core
+from reducetune._evaluators import CEILING_WORKLOAD, workload
+
+CASCADING_RECORDINGS = [p for p in RECORDED if p.name.endswith("_cascading.db")]
+SMALL = ["--sizes", "2^20", "2^28", "--passes-sizes", "2^10", "2^20"]
+
+
+def made_up_gbps(effective: float, peak_at: float, block_size: int) -> float:
+    """Not a measurement: a smooth bump in log2(elements per thread), a little lower for
+    other block sizes, so that the optimum is known in advance."""
+    return 2500.0 * math.exp(-0.05 * (math.log2(effective / peak_at)) ** 2) \
+        * (1.0 if block_size == 256 else 0.9)
+
+
+def build_cascading_fixture(path: Path, device: dict, peak_at: float,
+                            sizes: tuple[int, ...] = (1 << 20, 1 << 28),
+                            passes: tuple[int, ...] = (1 << 10, 1 << 20)) -> None:
+    from reducetune._space import limits_for_arch
+    from reducetune.experiments._xp_db import write_fact
+    from reducetune.experiments.cascading import (BLOCK_SIZES, DTYPES, PASSES_DTYPE,
+                                                  passes_points, sweep_points)
+
+    store = _core.Store(str(path))
+    dev = store.register_device(device)
+    limits = limits_for_arch("sm_90")
+    limits.sm_count = device["sm_count"]
+
+    def record(p, n, gbps, launches):
+        t = n * _core.element_bytes(p.dtype) / (gbps * 1e9)
+        w = {k: v for k, v in workload(p.dtype, p.op, n).items() if k != "pattern"}
+        mid = store.record_measurement(p, {
+            "device_id": dev, **w, "template_hash": _core.template_hash(p.family),
+            "driver_version": 13000, "toolkit_version": 13000,
+            "samples_s": [t] * 10, "status": "ok", "reason": "", "gbps": gbps,
+            "pct_of_peak": 1.0})
+        write_fact(path, mid, "cascading", {"launches": launches})
+
+    for n in sizes:
+        for dtype in DTYPES:
+            for p, _, eff in sweep_points(dtype, n, BLOCK_SIZES, limits):
+                record(p, n, made_up_gbps(eff, peak_at, p.params["block_size"]), 2)
+            w = {k: v for k, v in workload(dtype, "sum", n).items() if k != "pattern"}
+            store.record_baseline({"device_id": dev, **w, "kind": "cub", "samples_s": [1.0] * 10,
+                                   "gbps": 2000.0, "driver_version": 13000,
+                                   "toolkit_version": 13000})
+    for k, (_, p) in enumerate(passes_points(limits)):
+        for n in passes:
+            record(p, n, 100.0 * (k + 1) * math.log2(n), k + 1)
+    store.record_baseline({"device_id": dev, **CEILING_WORKLOAD, "kind": "ceiling",
+                           "samples_s": [1e-3] * 10, "gbps": 3000.0,
+                           "driver_version": 13000, "toolkit_version": 13000})
+    store.close()
+    assert PASSES_DTYPE == "int32"
+
+
+OTHER_DEVICE = {**SYNTHETIC_DEVICE, "name": "SYNTHETIC second device (not a measurement)",
+                "uuid": "GPU-00000000-0000-0000-0000-5y7the71c001", "sm_count": 66}
+
+
+@pytest.fixture(scope="module")
+def two_dbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("cascading")
+    a, b = folder / "made_up_a.db", folder / "made_up_b.db"
+    build_cascading_fixture(a, SYNTHETIC_DEVICE, peak_at=64)
+    build_cascading_fixture(b, OTHER_DEVICE, peak_at=512)
+    return a, b
+
+
+def test_the_grid_the_sweep_assumes_is_the_tunable_familys():
+    """cascading.tunable_grid restates the family's grid expression (the driver has no binding
+    for a point's grid): if the declaration changes, this fails until both agree again."""
+    decl = json.loads((REPO / "kernel_templates" / "tunable" / "family.json").read_text())
+    assert re.sub(r"\s+", " ", decl["grid"]) == (
+        "grid_cap == 0 ? ceil_div(n, block_size * elements_per_thread) : "
+        "min(ceil_div(n, block_size * elements_per_thread), grid_cap * sm_count)")
+
+
+def test_sweep_reaches_thousands_of_elements_per_thread_through_the_grid_cap():
+    from reducetune._space import limits_for_arch
+    from reducetune.experiments.cascading import sweep_points
+
+    limits = limits_for_arch("sm_90")
+    limits.sm_count = 132
+    pts = sweep_points("float32", 1 << 30, [256], limits)
+    effs = sorted(e for _, _, e in pts)
+    assert effs[0] == 1 and effs[-1] > 4096  # 2^30 / (132 x 256) = 31775
+    assert len({g for _, g, _ in pts}) == len(pts)  # no launch measured twice
+
+
+def test_cascading_replay_reports_the_measured_optimum_and_compares_devices(cli, tmp_path,
+                                                                           two_dbs):
+    pytest.importorskip("matplotlib")
+    a, b = two_dbs
+    out = tmp_path / "report"
+    code, _, err = cli("experiment", "cascading", "--replay", a, "--replay", b, "--out", out,
+                       *SMALL)
+    assert code == 0, err
+    report = json.loads((out / "report.json").read_text())
+    text = (out / "report.md").read_text()
+    assert [d["device"] for d in report["devices"]] == [SYNTHETIC_DEVICE["name"],
+                                                        OTHER_DEVICE["name"]]
+    for d, peak in zip(report["devices"], (64, 512)):
+        for w in d["sweep"]:
+            o = w["optimum"]
+            ok = [p for p in w["points"] if p["status"] == "ok"]
+            assert o["gbps"] == max(p["gbps"] for p in ok)  # the optimum is the data's
+            assert o["block_size"] == 256
+            assert f"{o['gbps']:.1f}" in text and f"{w['brent']['gbps']:.1f}" in text
+        # the finding states the optimum found in the data, not a typed one
+        big = max(d["sweep"], key=lambda w: (w["n"], w["dtype"] == "float32"))
+        assert f"optimum is {big['optimum']['effective']:.0f} elements per thread" in text
+    assert "## Across devices" in text
+    for name in ("cascading_compare.png", "cascading_synthetic_test_device_not_a_measurement.png",
+                 "passes_synthetic_test_device_not_a_measurement.png"):
+        assert (out / name).stat().st_size > 0
+
+
+def test_passes_table_holds_the_database_times_and_launches(cli, tmp_path, two_dbs):
+    pytest.importorskip("matplotlib")
+    a, _ = two_dbs
+    out = tmp_path / "report"
+    code, _, err = cli("experiment", "cascading", "--replay", a, "--out", out, *SMALL)
+    assert code == 0, err
+    report = json.loads((out / "report.json").read_text())
+    text = (out / "report.md").read_text()
+    store = _core.Store(str(a), True)
+    dev = store.devices()[0]["id"]
+    rows = {(r["variant_label"], r["launch_label"], r["n"]): r
+            for r in store.history(dev, "int32", "sum", None)}
+    store.close()
+    for k, p in enumerate(report["devices"][0]["passes"]):
+        assert len(p["cells"]) == 2
+        for c in p["cells"]:
+            r = rows[(p["variant"], p["launch"], c["n"])]
+            assert c["median_s"] == r["median_s"] and c["launches"] == k + 1
+            assert f"{r['median_s'] * 1e6:.2f} ({k + 1})" in text
+    assert "Fastest way to combine" in text
+
+
+@pytest.mark.skipif(not CASCADING_RECORDINGS, reason="no GPU recording of the cascading "
+                    "experiment committed yet (tests/data/recorded/<device>_cascading.db.xz)")
+def test_committed_cascading_recordings_replay_to_their_numbers(cli, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "report"
+    args = [a for p in CASCADING_RECORDINGS for a in ("--replay", p)]
+    code, _, err = cli("experiment", "cascading", *args, "--out", out)
+    assert code == 0, err
+    report = json.loads((out / "report.json").read_text())
+    text = (out / "report.md").read_text()
+    for d in report["devices"]:
+        for w in d["sweep"]:
+            ok = [p for p in w["points"] if p["status"] == "ok"]
+            if ok:
+                assert w["optimum"]["gbps"] == max(p["gbps"] for p in ok)
+                assert f"{w['optimum']['gbps']:.1f}" in text

@@ -1,0 +1,134 @@
+"""The measuring path of the harris and cascading experiments, without a GPU: a FAKE GPU
+evaluator (made-up results, never committed) stands in for the worker, so that what the
+experiments write (measurements, launches beside them, baselines), the resume of a run cut
+short and the time limit are tested on a CPU."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from conftest import SYNTHETIC_DEVICE
+from reducetune import _core
+
+
+class FakeGpu:
+    """A GpuEvaluator's interface with made-up results (not measurements)."""
+
+    instances: list["FakeGpu"] = []
+
+    def __init__(self, ordinal: int = 0, timeout_s: float = 60.0, **_: object) -> None:
+        from reducetune._space import limits_for_arch
+
+        self.device = dict(SYNTHETIC_DEVICE, arch=90)
+        self.limits = limits_for_arch("sm_90")
+        self.limits.sm_count = SYNTHETIC_DEVICE["sm_count"]
+        self.evaluated: list[tuple[str, str, int]] = []
+        self.precompiled: list[str] = []
+        self.ceiling_samples_s = [1e-3] * 10
+        FakeGpu.instances.append(self)
+
+    def set_sampling(self, options: dict) -> None:
+        self.sampling = options
+
+    def precompile(self, labels: list[str]) -> dict:
+        self.precompiled += labels
+        return {}
+
+    def evaluate(self, variant: str, launch: str, w: dict) -> dict:
+        self.evaluated.append((variant, launch, w["n"]))
+        t = w["n"] * 4 / 1e12 * (1 + len(variant) % 7)
+        if "harris4" in variant:
+            return {"status": "wrong", "kind": "wrong", "reason": "made-up wrong result",
+                    "samples_s": [t] * 10}
+        return {"status": "ok", "samples_s": [t] * 10, "median_s": t, "gbps": w["n"] * 4 / t
+                / 1e9, "pct_of_peak": 1.0, "launches": 2}
+
+    def cub(self, w: dict) -> dict:
+        return {"status": "ok", "samples_s": [1e-3] * 10, "gbps": 1000.0}
+
+    def ceiling_bytes_per_s(self) -> float:
+        return 3.0e12
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    import reducetune._evaluators as evaluators
+
+    FakeGpu.instances.clear()
+    monkeypatch.setattr(evaluators, "GpuEvaluator", FakeGpu)
+    return FakeGpu.instances
+
+
+def test_harris_measures_every_point_once_and_resumes_without_measuring(cli, tmp_path,
+                                                                        fake_gpu):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "harris"
+    code, _, err = cli("experiment", "harris", "--tables", "g80,smem", "--out", out)
+    assert code == 0, err
+    first = fake_gpu[0].evaluated
+    assert len(first) == len(set(first)) > 40
+    assert (out / "harris.db").exists() and (out / "report.md").exists()
+    with sqlite3.connect(out / "harris.db") as con:
+        facts = con.execute("SELECT COUNT(*) FROM xp_facts").fetchone()[0]
+        measured = con.execute("SELECT COUNT(*) FROM rt_measurements").fetchone()[0]
+        config = con.execute("SELECT config FROM rt_studies").fetchone()[0]
+    assert measured == len(first) and 0 < facts < measured  # wrong results report no launches
+    assert json.loads(config)["plan"] == {"tables": ["g80", "smem"]}
+    code, _, err = cli("experiment", "harris", "--tables", "g80,smem", "--out", out)
+    assert code == 0, err
+    assert fake_gpu[1].evaluated == [] and "already in" in err
+    # the report of the second run is the replay of the first run's database
+    code, _, err = cli("experiment", "harris", "--tables", "g80,smem", "--out",
+                       tmp_path / "replayed", "--replay", out / "harris.db")
+    assert code == 0, err
+    assert json.loads((tmp_path / "replayed" / "report.json").read_text())["devices"] == \
+        json.loads((out / "report.json").read_text())["devices"]
+
+
+def test_a_time_limit_leaves_points_for_the_next_run(cli, tmp_path, fake_gpu, monkeypatch):
+    import reducetune.experiments._xp_run as xp_run
+
+    pytest.importorskip("matplotlib")
+    calls = iter(range(10**6))
+    monkeypatch.setattr(xp_run.time, "monotonic", lambda: float(next(calls)))
+    out = tmp_path / "harris"
+    code, _, err = cli("experiment", "harris", "--tables", "g80", "--out", out,
+                       "--time-limit", "20")
+    assert code == 0, err
+    assert "time limit" in err
+    done = len(fake_gpu[0].evaluated)
+    code, _, err = cli("experiment", "harris", "--tables", "g80", "--out", out)
+    assert code == 0, err
+    again = fake_gpu[1].evaluated
+    assert done > 0 and again and not set(again) & set(fake_gpu[0].evaluated)
+
+
+def test_cascading_measures_baselines_sweep_and_passes(cli, tmp_path, fake_gpu):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "cascading"
+    code, _, err = cli("experiment", "cascading", "--out", out, "--quick", "--sizes", "2^20",
+                       "--passes-sizes", "2^10", "2^14")
+    assert code == 0, err
+    ev = fake_gpu[0]
+    sizes = [n for _, _, n in ev.evaluated]
+    assert set(sizes) == {1 << 10, 1 << 14, 1 << 20}
+    for n in (1 << 10, 1 << 14):  # nested launches last in their workload (the slowest)
+        at_n = [v for v, _, m in ev.evaluated if m == n]
+        assert at_n[-1].startswith("nested.") and not any(v.startswith("nested.")
+                                                          for v in at_n[:-1])
+    store = _core.Store(str(out / "cascading.db"), True)
+    dev = store.devices()[0]["id"]
+    from reducetune._evaluators import CEILING_WORKLOAD, workload
+
+    assert store.find_baseline(dev, CEILING_WORKLOAD, "ceiling") is not None
+    assert store.find_baseline(dev, workload("float32", "sum", 1 << 20), "cub") is not None
+    store.close()
+    report = json.loads((out / "report.json").read_text())
+    assert report["options"]["block_sizes"] == [256]
+    assert all(c["launches"] == 2 for p in report["devices"][0]["passes"] for c in p["cells"])
