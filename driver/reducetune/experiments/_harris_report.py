@@ -56,7 +56,8 @@ def _table_lines(t: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {r['name']} ({r['line']}) | {_x(p['time_ms'], '.3f')} | {_x(p['gbps'], '.3f')} "
             f"| {_x(p['step'])} | {_x(p['cumulative'])} | {_launch(s)} | {_us(s)} | "
-            f"{_x(s.get('gbps') if ok else None, '.1f')} | {_x(s.get('step'))} | {_x(s.get('cumulative'))} | "
+            f"{_x(s.get('gbps') if ok else None, '.1f')} | {_x(s.get('step'))} | "
+            f"{_x(s.get('cumulative'))} | "
             f"{_launch(u)} | {_us(u)} | {_x((u or {}).get('gbps'), '.1f')} | {_x(over)} |")
     return lines
 

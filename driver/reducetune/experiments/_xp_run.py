@@ -12,12 +12,13 @@ from __future__ import annotations
 import sys
 import time
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from reducetune._evaluation import WORKLOAD_KEYS, StoreContext
-from reducetune._evaluators import workload
+from reducetune._evaluators import CEILING_WORKLOAD, workload
 from reducetune.experiments._xp_db import write_fact
 
 __all__ = ["Job", "Runner", "Counts"]
@@ -80,8 +81,11 @@ class Runner:
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() > self.deadline
 
-    def run(self, jobs: list[Job], config: dict[str, Any]) -> Counts:
-        """Every job measured or served; grouped by workload in order of first appearance."""
+    def run(self, jobs: list[Job], config: dict[str, Any],
+            first_in_workload: Callable[[dict[str, Any]], None] | None = None) -> Counts:
+        """Every job measured or served, grouped by workload in order of first appearance;
+        ``first_in_workload(w)`` runs before a workload's first measured job (CUB's baseline,
+        while the worker holds that workload)."""
         counts = Counts()
         order: dict[tuple[str, str, int], list[Job]] = {}
         for j in dict.fromkeys(jobs):
@@ -92,15 +96,17 @@ class Runner:
             print(f"{self.experiment}: {counts.known} of {counts.known + len(todo)} points "
                   f"already in {self.db_path}", file=sys.stderr)
         if todo:
-            labels = [j.point.variant_label for j in todo]
-            self.evaluator.precompile(labels)
-        start, last = time.monotonic(), 0.0
+            self.evaluator.precompile([j.point.variant_label for j in todo])
+        start, last, current = time.monotonic(), 0.0, None
         for i, j in enumerate(todo):
             if self.out_of_time():
                 counts.left = len(todo) - i
                 print(f"{self.experiment}: time limit: {counts.left} points left (run the "
                       "same command again to measure them)", file=sys.stderr)
                 break
+            if first_in_workload is not None and j.key != current:
+                first_in_workload(j.workload)
+            current = j.key
             ok = self._measure(j, config)
             counts.measured += 1
             counts.failed += 0 if ok else 1
@@ -129,20 +135,12 @@ class Runner:
             write_fact(self.db_path, mid, self.experiment, {"launches": result["launches"]})
         return result["status"] == "ok"
 
-    def baselines(self, workloads: list[dict[str, Any]], family: str) -> None:
-        """The streaming ceiling and CUB at each workload, recorded (served when present)."""
-        ctx = self.ctx(family)
-        ceiling = None
-        if self.store.find_baseline(ctx.device_id, _ceiling_workload(), "ceiling") is None:
-            ceiling = self.evaluator.ceiling_bytes_per_s()
-            ctx.record_ceiling(self.evaluator, ceiling)
-        for w in workloads:
-            if self.out_of_time():
-                return
-            ctx.cub_gbps(self.evaluator, w, gpu=True)
+    def ceiling(self) -> None:
+        """The streaming ceiling, measured and recorded unless the database has it."""
+        ctx = self.ctx("tunable")
+        if self.store.find_baseline(ctx.device_id, CEILING_WORKLOAD, "ceiling") is None:
+            ctx.record_ceiling(self.evaluator, self.evaluator.ceiling_bytes_per_s())
 
-
-def _ceiling_workload() -> dict[str, Any]:
-    from reducetune._evaluators import CEILING_WORKLOAD
-
-    return CEILING_WORKLOAD
+    def cub(self, w: dict[str, Any]) -> None:
+        """CUB at this workload, measured and recorded unless the database has it."""
+        self.ctx("tunable").cub_gbps(self.evaluator, w, gpu=True)

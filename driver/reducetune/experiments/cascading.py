@@ -142,15 +142,12 @@ def plan(opts: dict[str, Any], limits: Any) -> list[Any]:
 
 
 def _measure(args: argparse.Namespace, opts: dict[str, Any]) -> Any:
-    from reducetune._evaluators import workload
     from reducetune.experiments._xp_common import study_config
 
     def measure(runner: Any) -> None:
         jobs = plan(opts, runner.evaluator.limits)
-        runner.baselines([workload(d, OP, n) for n in opts["sizes"] for d in opts["dtypes"]]
-                         + [workload(PASSES_DTYPE, OP, n) for n in opts["passes_sizes"]],
-                         "tunable")
-        counts = runner.run(jobs, study_config(args, opts))
+        runner.ceiling()
+        counts = runner.run(jobs, study_config(args, opts), first_in_workload=runner.cub)
         print(f"cascading: {counts.measured} measured ({counts.failed} failed), "
               f"{counts.known} from the database, {counts.left} left", file=sys.stderr)
     return measure
