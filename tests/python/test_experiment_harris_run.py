@@ -132,3 +132,53 @@ def test_cascading_measures_baselines_sweep_and_passes(cli, tmp_path, fake_gpu):
     report = json.loads((out / "report.json").read_text())
     assert report["options"]["block_sizes"] == [256]
     assert all(c["launches"] == 2 for p in report["devices"][0]["passes"] for c in p["cells"])
+
+
+FAKE_NCU_CSV = '''==PROF== Connected to process 4242 (/usr/bin/python3)
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","gpu__time_duration.sum","smsp__sass_average_branch_targets_threads_uniform.pct","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+"","","","","","","","","","","","nsecond","%","  "
+"0","4242","python3","localhost","void rt::seeds::harris0<int, rt::op_sum, 128u>(const int *, int *, unsigned long long)","1","7","(128, 1, 1)","(32768, 1, 1)","0","9.0","1,234","54.32","4,096"
+==PROF== Disconnected from process 4242
+'''
+
+
+def test_ncu_output_is_read_per_metric():
+    from reducetune.experiments._ncu import parse_csv
+
+    m = parse_csv(FAKE_NCU_CSV)
+    assert m["gpu__time_duration.sum"] == 1234.0
+    assert m["smsp__sass_average_branch_targets_threads_uniform.pct"] == 54.32
+    assert m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 4096.0
+    assert m["units"]["gpu__time_duration.sum"] == "nsecond"
+    assert "harris0<" in m["kernel"] and m["grid"] == "(32768, 1, 1)"
+    assert parse_csv("==ERROR== ERR_NVGPUCTRPERM") == {}
+
+
+def test_ncu_rows_are_kept_beside_their_measurement_and_replayed(cli, tmp_path, fake_gpu):
+    """A FAKE ncu (a script printing made-up counters) stands in for Nsight Compute."""
+    pytest.importorskip("matplotlib")
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\ncat <<'X'\n" + FAKE_NCU_CSV + "X\n")
+    fake.chmod(0o755)
+    broken = tmp_path / "ncu-denied"
+    broken.write_text("#!/bin/sh\necho '==ERROR== ERR_NVGPUCTRPERM'\nexit 1\n")
+    broken.chmod(0o755)
+    out = tmp_path / "harris"
+    code, _, err = cli("experiment", "harris", "--tables", "g80", "--out", out, "--ncu",
+                       "--ncu-path", broken)
+    assert code == 0, err
+    assert "ERR_NVGPUCTRPERM" in (out / "report.md").read_text()  # the failure, kept as data
+    code, _, err = cli("experiment", "harris", "--tables", "g80", "--out", out, "--ncu",
+                       "--ncu-path", fake)  # profiles again only what failed
+    assert code == 0, err
+    with sqlite3.connect(out / "harris.db") as con:
+        rows = con.execute("SELECT n.status, n.command, m.id FROM xp_ncu n JOIN "
+                           "rt_measurements m ON m.id = n.measurement_id").fetchall()
+    assert len(rows) >= 7 and all(s == "ok" for s, _, _ in rows)
+    assert all("--metrics" in c and "_ncu_probe" in c for _, c, _ in rows)
+    replayed = tmp_path / "replayed"
+    code, _, err = cli("experiment", "harris", "--tables", "g80", "--out", replayed,
+                       "--replay", out / "harris.db")
+    assert code == 0, err
+    text = (replayed / "report.md").read_text()
+    assert "54.32" in text and "Nsight Compute" in text

@@ -96,22 +96,26 @@ def _changes(t: dict[str, Any]) -> list[str]:
 def _ncu_lines(t: dict[str, Any]) -> list[str]:
     from reducetune.experiments._ncu import METRICS
 
-    cells = [(r["preset"], which, r[which]) for r in t["rows"] for which in ("seed", "tuned")
+    cells = [(r, which, r[which]) for r in t["rows"] for which in ("seed", "tuned")
              if r[which] and r[which].get("ncu")]
     if not cells:
         return []
     keys = [m for m in METRICS if m != "gpu__time_duration.sum"]
     lines = ["", "Nsight Compute, first launch of the first-pass kernel (`--ncu`):", "",
-             "| row | launch | " + " | ".join(METRICS[m] for m in keys) + " |",
-             "|---|---|" + "---|" * len(keys)]
-    for preset, which, c in cells:
+             "| row | launch | " + " | ".join(METRICS[m] for m in keys)
+             + " | published by the seed (its GPU) |", "|---|---|" + "---|" * (len(keys) + 1)]
+    for r, which, c in cells:
         n = c["ncu"]
+        theirs = ", ".join(f"{k} {v:g}" for k, v in r["published"].items()
+                           if k not in ("time_ms", "gbps", "step", "cumulative")
+                           and v is not None) if which == "seed" else ""
         if n["status"] != "ok":
-            lines.append(f"| {preset} | {which} | ncu failed: {n['reason'][:160]} |"
-                         + " |" * (len(keys) - 1))
+            lines.append(f"| {r['preset']} | {which} | ncu failed: {n['reason'][:160]} |"
+                         + " |" * (len(keys) - 1) + f" {theirs} |")
             continue
         vals = [_x(n["metrics"].get(m), ".4g") for m in keys]
-        lines.append(f"| {preset} | {which} ({_launch(c)}) | " + " | ".join(vals) + " |")
+        lines.append(f"| {r['preset']} | {which} ({_launch(c)}) | " + " | ".join(vals)
+                     + f" | {theirs} |")
     return lines
 
 

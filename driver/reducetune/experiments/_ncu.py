@@ -105,7 +105,7 @@ def parse_csv(stdout: str) -> dict[str, Any]:
 
 def profile(ncu: str, point: Any, n: int, timeout_s: float) -> dict[str, Any]:
     cmd = command(ncu, point, n)
-    shown = " ".join(cmd[:-6] + ["python3"] + cmd[-5:])
+    shown = " ".join(cmd[:-8] + ["python3"] + cmd[-7:])  # no local path to the interpreter
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:

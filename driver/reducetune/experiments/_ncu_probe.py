@@ -1,6 +1,9 @@
 """The process Nsight Compute profiles for one experiment row (``_ncu.py``): compiles, runs
-and verifies one point on one workload with the shortest sampling rule (10 samples), in this
-process, so that ncu sees its kernels. Prints the result's status on stderr.
+and verifies one point on one workload, in this process, so that ncu sees its kernels; one
+sample, launched directly (no CUDA graph). Its timing is not kept: under ncu every launch is
+serialized, and the sampler's gate kernel (cuda/stream_gate.hpp) waits out its one-second
+timeout instead of being released; the protocol's 10 samples would cost 10 s per row.
+Prints the result's status on stderr.
 
     python -m reducetune.experiments._ncu_probe VARIANT LAUNCH DTYPE OP N
 """
@@ -13,11 +16,12 @@ import sys
 
 def main(argv: list[str]) -> int:
     from reducetune import _core
-    from reducetune._evaluators import sampling_options, workload
+    from reducetune._evaluators import MAX_NOISE, workload
 
     variant, launch, dtype, op, n = argv
-    result = _core.evaluate(variant, launch, workload(dtype, op, int(n)), 0,
-                            sampling_options(1e-3, 10, False))
+    options = {"hot": False, "graph": False, "min_samples": 1, "max_samples": 1,
+               "max_noise": MAX_NOISE, "time_cap_s": 1e-3}
+    result = _core.evaluate(variant, launch, workload(dtype, op, int(n)), 0, options)
     print(json.dumps({k: result.get(k) for k in ("status", "reason", "median_s", "launches")}),
           file=sys.stderr)
     return 0 if result.get("status") == "ok" else 1

@@ -130,7 +130,7 @@ TABLES: tuple[SeedTable, ...] = (
         ),
         note="Cumulative speed-up over a CPU recursion (8.448 ms, line 1642). CUDA 12 removed "
              "device-side cudaDeviceSynchronize: 'Nested Sync' runs as a tail launch here.",
-        block_sizes=(128, 256, 512, 1024)),
+        block_sizes=(256, 512, 1024)),  # smaller blocks: more parents, each launching children
     SeedTable(
         "smem", "Shared vs global memory (16M ints, 256 threads)", _SMEM,
         "unnamed GPU (nsys)", "int32", 1 << 24, (

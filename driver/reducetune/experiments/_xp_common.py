@@ -20,7 +20,7 @@ __all__ = ["add_common", "databases", "command_line", "utc_today", "study_config
 
 
 def add_common(p: argparse.ArgumentParser, name: str, sample_time: float,
-               max_samples: int) -> None:
+               max_samples: int, timeout: float) -> None:
     p.add_argument("--replay", type=Path, action="append", default=[], metavar="DB",
                    help="build the report from this recorded database (DB or DB.xz; "
                         "repeatable: one section per device) instead of measuring: no GPU")
@@ -40,8 +40,9 @@ def add_common(p: argparse.ArgumentParser, name: str, sample_time: float,
     p.add_argument("--time-limit", type=duration(0, RUN_MAX_S, lo_open=True), default=None,
                    metavar="T", help="stop measuring after T (e.g. 4m); the report shows what "
                                      "is measured, the same command again measures the rest")
-    p.add_argument("--timeout", type=duration(1, TIMEOUT_MAX_S), default=60.0, metavar="S",
-                   help="a point that takes longer is killed and stored as failed (default 60)")
+    p.add_argument("--timeout", type=duration(1, TIMEOUT_MAX_S), default=timeout, metavar="S",
+                   help=f"a point that takes longer is killed and stored as failed (default "
+                        f"{timeout:g} s)")
     p.add_argument("--also", type=Path, action="append", default=[], metavar="DB",
                    help="after measuring, report these recorded databases too (e.g. the other "
                         "GPU's, for a comparison)")

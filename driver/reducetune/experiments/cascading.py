@@ -50,7 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from reducetune.commands._args import sizes_text
     from reducetune.experiments._xp_common import add_common
 
-    add_common(p, "cascading", sample_time=0.05, max_samples=50)
+    add_common(p, "cascading", sample_time=0.05, max_samples=50, timeout=60)
     p.add_argument("--sizes", nargs="+", type=sizes_text, default=None,
                    help="sizes of the sweep (default 2^20 2^24 2^28 2^30)")
     p.add_argument("--dtypes", default=",".join(DTYPES), help="element types of the sweep")

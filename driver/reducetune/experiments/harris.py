@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from reducetune.experiments._ncu import add_ncu_arguments
     from reducetune.experiments._xp_common import add_common
 
-    add_common(p, "harris", sample_time=0.05, max_samples=50)
+    add_common(p, "harris", sample_time=0.05, max_samples=50, timeout=30)
     p.add_argument("--tables", default=",".join(t.key for t in TABLES),
                    help="seed tables to reproduce (default: all: "
                         + ", ".join(t.key for t in TABLES) + ")")
