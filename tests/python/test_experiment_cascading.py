@@ -2,8 +2,8 @@
 
 The databases here are SYNTHETIC FIXTURES: made-up times from a formula, written through the
 real store API into a temporary folder; never committed, never presented as measurements.
-A real recording committed at tests/data/recorded/<device>_cascading.db.xz (see
-docs/research/README.md) is replayed the same way when present.
+Real recordings committed at tests/data/recorded/experiments/<device>_cascading.db.xz (see
+docs/research/README.md) are replayed the same way when present.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import RECORDED, REPO, SYNTHETIC_DEVICE
+from conftest import REPO, SYNTHETIC_DEVICE
 from reducetune import _core
 from reducetune._evaluators import CEILING_WORKLOAD, workload
 
-CASCADING_RECORDINGS = [p for p in RECORDED if p.name.endswith("_cascading.db")]
+CASCADING_RECORDINGS = sorted((REPO / "tests" / "data" / "recorded" / "experiments")
+                              .glob("*_cascading.db.xz"))
 SMALL = ["--sizes", "2^20", "2^28", "--passes-sizes", "2^10", "2^20"]
 
 
@@ -156,7 +157,8 @@ def test_passes_table_holds_the_database_times_and_launches(cli, tmp_path, two_d
 
 
 @pytest.mark.skipif(not CASCADING_RECORDINGS, reason="no GPU recording of the cascading "
-                    "experiment committed yet (tests/data/recorded/<device>_cascading.db.xz)")
+                    "experiment committed yet "
+                    "(tests/data/recorded/experiments/<device>_cascading.db.xz)")
 def test_committed_cascading_recordings_replay_to_their_numbers(cli, tmp_path):
     pytest.importorskip("matplotlib")
     out = tmp_path / "report"

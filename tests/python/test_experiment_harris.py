@@ -2,8 +2,9 @@
 
 The databases here are SYNTHETIC FIXTURES: made-up times from a formula, written through the
 real store API into a temporary folder; never committed, never presented as measurements.
-A real recording committed at tests/data/recorded/<device>_harris.db.xz (see
-docs/research/README.md) is replayed the same way when present.
+A real recording committed at tests/data/recorded/experiments/<device>_harris.db.xz (see
+docs/research/README.md) is replayed the same way when present. That folder is not the one
+conftest's RECORDED lists: those recordings are tuning sweeps that test_recorded.py replays.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import RECORDED, SYNTHETIC_DEVICE  # noqa: F401  (RECORDED: real recordings)
+from conftest import REPO, SYNTHETIC_DEVICE
 from reducetune import _core
 from reducetune._evaluators import CEILING_WORKLOAD, workload
 
-HARRIS_RECORDINGS = [p for p in RECORDED if p.name.endswith("_harris.db")]
+EXPERIMENT_RECORDINGS = REPO / "tests" / "data" / "recorded" / "experiments"
+HARRIS_RECORDINGS = sorted(EXPERIMENT_RECORDINGS.glob("*_harris.db.xz"))
 
 
 def made_up_time(variant: str, launch: str, n: int) -> float:
@@ -102,12 +104,15 @@ def _check_report_holds_database_numbers(db: Path, out: Path) -> None:
                     assert f"{m['gbps']:.1f}" in text
                     checked += 1
                 tuned = r["tuned"]
-                if tuned:
+                if tuned:  # the fastest verified point of the same kernel the row tunes over
                     kernel = tuned["params"].get("kernel")
-                    same = [m["median_s"] for (v, _, n), m in rows.items()
+                    same = [m["median_s"] for (v, launch, n), m in rows.items()
                             if n == t["n"] and v.split(".")[0] == r["family"]
                             and f".k_{kernel}." in v and m["status"] == "ok"
-                            and v.split(".")[1] == t["dtype"]]
+                            and v.split(".")[1] == t["dtype"]
+                            and int(v.split(".bs_")[1].split(".")[0]) in t["block_sizes"]
+                            and ("max_blocks" in r["tuned_over"]
+                                 or launch == r["seed"]["launch"])]
                     assert tuned["median_s"] == min(same)
     assert checked >= 10
 
@@ -169,11 +174,18 @@ def test_every_published_row_names_a_valid_preset_and_its_seed_line():
 
 
 @pytest.mark.skipif(not HARRIS_RECORDINGS, reason="no GPU recording of the harris experiment "
-                    "committed yet (tests/data/recorded/<device>_harris.db.xz)")
+                    "committed yet (tests/data/recorded/experiments/<device>_harris.db.xz)")
 @pytest.mark.parametrize("recording", HARRIS_RECORDINGS, ids=lambda p: p.name)
 def test_committed_harris_recording_replays_to_its_numbers(cli, tmp_path, recording):
     pytest.importorskip("matplotlib")
     out = tmp_path / "report"
     code, _, err = cli("experiment", "harris", "--replay", recording, "--out", out)
     assert code == 0, err
-    _check_report_holds_database_numbers(recording, out)
+    _check_report_holds_database_numbers(plain_copy(recording, tmp_path), out)
+
+
+def plain_copy(recording: Path, folder: Path) -> Path:
+    """NAME.db.xz decompressed into folder (the store reads plain files)."""
+    from reducetune._evaluators import decompress_recording
+
+    return decompress_recording(recording, folder)

@@ -134,12 +134,19 @@ def test_cascading_measures_baselines_sweep_and_passes(cli, tmp_path, fake_gpu):
     assert all(c["launches"] == 2 for p in report["devices"][0]["passes"] for c in p["cells"])
 
 
-FAKE_NCU_CSV = '''==PROF== Connected to process 4242 (/usr/bin/python3)
-"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","gpu__time_duration.sum","smsp__sass_average_branch_targets_threads_uniform.pct","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
-"","","","","","","","","","","","nsecond","%","  "
-"0","4242","python3","localhost","void rt::seeds::harris0<int, rt::op_sum, 128u>(const int *, int *, unsigned long long)","1","7","(128, 1, 1)","(32768, 1, 1)","0","9.0","1,234","54.32","4,096"
-==PROF== Disconnected from process 4242
-'''
+_NCU_COLUMNS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context",
+                "Stream", "Block Size", "Grid Size", "Device", "CC", "gpu__time_duration.sum",
+                "smsp__sass_average_branch_targets_threads_uniform.pct",
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]
+_NCU_UNITS = [""] * 11 + ["nsecond", "%", "  "]
+_NCU_ROW = ["0", "4242", "python3", "localhost", "void rt::seeds::harris0<int, rt::op_sum, "
+            "128u>(const int *, int *, unsigned long long)", "1", "7", "(128, 1, 1)",
+            "(32768, 1, 1)", "0", "9.0", "1,234", "54.32", "4,096"]
+# what ncu --csv --page raw prints (made up): its log lines, a header, units, a kernel's row
+FAKE_NCU_CSV = "\n".join(["==PROF== Connected to process 4242 (/usr/bin/python3)",
+                          *(",".join(f'"{c}"' for c in r)
+                            for r in (_NCU_COLUMNS, _NCU_UNITS, _NCU_ROW)),
+                          "==PROF== Disconnected from process 4242", ""])
 
 
 def test_ncu_output_is_read_per_metric():

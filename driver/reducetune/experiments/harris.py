@@ -107,10 +107,12 @@ def collect(view: Any, tables: list[SeedTable]) -> dict[str, Any]:
                          "seed": _cell(view, seed, t.n),
                          "tuned": None if tuned is None else _cell(view, tuned, t.n),
                          "candidates": len(candidates),
+                         "tuned_over": ["block_size", *row.tuned_launch],
                          "candidates_ok": len(ok)})
         _speedups(rows)
         out["tables"].append({"key": t.key, "title": t.title, "source": t.source,
                               "gpu": t.gpu, "dtype": t.dtype, "n": t.n, "note": t.note,
+                              "block_sizes": list(t.block_sizes),
                               "rows": rows})
     return out
 
