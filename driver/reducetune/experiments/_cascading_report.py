@@ -143,9 +143,13 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
         "- Marks: Brent's O(log n) (log2 n elements per thread), Harris's 1024–4096 (seed 000, "
         "'Algorithm Cascading'), and the measured optimum (star).", ""]
     for d in report["devices"]:
+        dates = sorted({c["date"] for w in d["sweep"] for c in w["points"]}
+                       | {c["date"] for p in d["passes"] for c in p["cells"]})
         lines += [f"## {d['device']}", "", f"- Database `{d['source']}`; {d['sm_count']} SMs; "
                   + (f"streaming ceiling {d['ceiling_gbps']:.0f} GB/s" if d["ceiling_gbps"]
-                     else "no streaming ceiling recorded"), "",
+                     else "no streaming ceiling recorded")
+                  + (f"; measured {dates[0]} .. {dates[-1]} (UTC)" if dates else ""),
+                  *(f"- Measured with `{c}`" for c in d.get("measured_by", [])), "",
                   "**Finding.** " + finding(d), ""]
         if f"sweep:{d['device']}" in images:
             lines += [f"![sweep]({images['sweep:' + d['device']]})", ""]

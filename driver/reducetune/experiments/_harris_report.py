@@ -124,7 +124,8 @@ def _device_lines(d: dict[str, Any], images: dict[str, str]) -> list[str]:
                     for c in (r["seed"], r["tuned"]) if c and c.get("date")})
     lines = [f"## {d['device']}", "",
              f"- Measured {dates[0] if dates else '?'} .. {dates[-1] if dates else '?'} (UTC), "
-             f"database `{d['source']}`", ""]
+             f"database `{d['source']}`",
+             *(f"- Measured with `{c}`" for c in d.get("measured_by", [])), ""]
     if d["device"] in images:
         lines += [f"![{d['device']}]({images[d['device']]})", ""]
     for t in d["tables"]:

@@ -91,6 +91,7 @@ class DbView:
     evaluator: Any  # a ReplayEvaluator: table() per workload, cub(), ceiling_bytes_per_s()
     facts: dict[int, dict[str, Any]] = field(default_factory=dict)
     ncu: dict[int, dict[str, Any]] = field(default_factory=dict)
+    commands: list[str] = field(default_factory=list)  # the experiments' measuring commands
 
     @property
     def name(self) -> str:
@@ -111,6 +112,21 @@ class DbView:
     def launches(self, row: dict[str, Any]) -> int | None:
         f = self.facts.get(int(row["id"]))
         return None if f is None else f["facts"].get("launches")
+
+
+def _commands(path: Path, device_uuid: str) -> list[str]:
+    """The commands that measured into this file for this device (each experiment study
+    keeps its command in rt_studies.config), in order."""
+    uri = f"file:{path}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True)) as con:
+            rows = con.execute("SELECT name, config FROM rt_studies WHERE name LIKE "
+                               "'experiment.%' ORDER BY id").fetchall()
+    except sqlite3.OperationalError:
+        return []
+    out = [json.loads(config).get("command", "") for name, config in rows
+           if name.endswith("@" + device_uuid)]
+    return [c for c in dict.fromkeys(out) if c]
 
 
 def _plain_path(evaluator: Any) -> Path:
@@ -134,7 +150,8 @@ def open_views(paths: list[Path]) -> Iterator[list[DbView]]:
             for ev in evaluators:
                 plain = _plain_path(ev)
                 views.append(DbView(str(path), dict(ev.device), ev,
-                                    _side_rows(plain, "xp_facts"), _side_rows(plain, "xp_ncu")))
+                                    _side_rows(plain, "xp_facts"), _side_rows(plain, "xp_ncu"),
+                                    _commands(plain, str(ev.device["uuid"]))))
         yield views
     finally:
         for v in views:

@@ -171,7 +171,7 @@ def collect(view: Any, opts: dict[str, Any]) -> dict[str, Any]:
     ceiling = view.evaluator.ceiling_bytes_per_s()
     out: dict[str, Any] = {"device": view.name, "source": view.source, "sm_count":
                            limits.sm_count, "ceiling_gbps": ceiling / 1e9 if ceiling else None,
-                           "sweep": [], "passes": []}
+                           "sweep": [], "passes": [], "measured_by": view.commands}
     for dtype in opts["dtypes"]:
         for n in opts["sizes"]:
             cub = view.evaluator.cub(workload(dtype, OP, n))

@@ -92,7 +92,8 @@ def _cell(view: Any, point: Any, n: int) -> dict[str, Any]:
 def collect(view: Any, tables: list[SeedTable]) -> dict[str, Any]:
     """The report's numbers for one device, read from its database."""
     limits = view.evaluator.limits
-    out: dict[str, Any] = {"device": view.name, "source": view.source, "tables": []}
+    out: dict[str, Any] = {"device": view.name, "source": view.source, "tables": [],
+                           "measured_by": view.commands}
     for t in tables:
         rows = []
         for row in t.rows:
