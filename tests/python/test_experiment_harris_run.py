@@ -189,3 +189,18 @@ def test_ncu_rows_are_kept_beside_their_measurement_and_replayed(cli, tmp_path, 
     assert code == 0, err
     text = (replayed / "report.md").read_text()
     assert "54.32" in text and "Nsight Compute" in text
+
+
+def test_a_metric_ncu_does_not_know_is_left_out_and_said(tmp_path):
+    from reducetune._space import Space, limits_for_arch
+    from reducetune.experiments._ncu import profile
+
+    fake = tmp_path / "ncu"  # refuses branch efficiency, answers without it (made up)
+    fake.write_text("#!/bin/sh\ncase \"$*\" in *branch_targets*) echo '==ERROR== Failed to "
+                    "find metric smsp__sass_average_branch_targets_threads_uniform.pct'; "
+                    "exit 1;; esac\ncat <<'X'\n" + FAKE_NCU_CSV + "X\n")
+    fake.chmod(0o755)
+    p = Space("seeds", "int32", "sum", limits_for_arch("sm_90")).preset("harris0").point
+    r = profile(str(fake), p, 1 << 22, 30)
+    assert r["status"] == "ok" and "branch_targets" in r["reason"]
+    assert "branch_targets" not in r["command"]

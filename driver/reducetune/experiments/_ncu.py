@@ -66,8 +66,8 @@ def _ncu_path(given: str | None) -> str | None:
         "/usr/local/cuda/bin/ncu" if shutil.which("/usr/local/cuda/bin/ncu") else None)
 
 
-def command(ncu: str, point: Any, n: int) -> list[str]:
-    return [ncu, "--csv", "--page", "raw", "--metrics", ",".join(METRICS),
+def command(ncu: str, point: Any, n: int, metrics: list[str] | None = None) -> list[str]:
+    return [ncu, "--csv", "--page", "raw", "--metrics", ",".join(metrics or list(METRICS)),
             "--kernel-name-base", "demangled", "--kernel-name", kernel_regex(point),
             "--launch-count", "1", "--target-processes", "all",
             sys.executable, "-m", "reducetune.experiments._ncu_probe",
@@ -104,7 +104,21 @@ def parse_csv(stdout: str) -> dict[str, Any]:
 
 
 def profile(ncu: str, point: Any, n: int, timeout_s: float) -> dict[str, Any]:
-    cmd = command(ncu, point, n)
+    """The row's metrics; a metric this ncu or GPU does not know is named in ncu's error, and
+    the profile is taken once more without it (the result says which were left out)."""
+    result = _profile_once(ncu, point, n, timeout_s, list(METRICS))
+    unknown = [m for m in METRICS if result["status"] != "ok" and m in result["reason"]]
+    if unknown:
+        result = _profile_once(ncu, point, n, timeout_s,
+                               [m for m in METRICS if m not in unknown])
+        result["reason"] = (result.get("reason", "") + " left out (unknown to ncu): "
+                            + ", ".join(unknown)).strip()
+    return result
+
+
+def _profile_once(ncu: str, point: Any, n: int, timeout_s: float,
+                  metrics: list[str]) -> dict[str, Any]:
+    cmd = command(ncu, point, n, metrics)
     shown = " ".join(cmd[:-8] + ["python3"] + cmd[-7:])  # no local path to the interpreter
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
