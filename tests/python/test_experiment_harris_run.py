@@ -189,6 +189,7 @@ def test_ncu_rows_are_kept_beside_their_measurement_and_replayed(cli, tmp_path, 
     assert code == 0, err
     text = (replayed / "report.md").read_text()
     assert "54.32" in text and "Nsight Compute" in text
+    assert "branch efficiency % 54.32 → 54.32" in text  # the step-by-step evidence
 
 
 def test_a_metric_ncu_does_not_know_is_left_out_and_said(tmp_path):

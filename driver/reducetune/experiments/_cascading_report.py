@@ -141,7 +141,9 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
         "(× SMs) beyond it. Other parameters: the family's `good` preset (`good_8byte` for "
         "8-byte types). GB/s = bytes read ÷ median time of L2-flushed cold samples.",
         "- Marks: Brent's O(log n) (log2 n elements per thread), Harris's 1024–4096 (seed 000, "
-        "'Algorithm Cascading'), and the measured optimum (star).", ""]
+        "'Algorithm Cascading'), and the measured optimum (star).",
+        "- `report.json` names every plotted point's measurement (`id`: the row of "
+        "`rt_measurements` that holds its samples).", ""]
     for d in report["devices"]:
         dates = sorted({c["date"] for w in d["sweep"] for c in w["points"]}
                        | {c["date"] for p in d["passes"] for c in p["cells"]})

@@ -93,6 +93,32 @@ def _changes(t: dict[str, Any]) -> list[str]:
     return out
 
 
+# the counters that say why a step of the seeds helped (or no longer does)
+EVIDENCE = ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+            "smsp__sass_average_branch_targets_threads_uniform.pct",
+            "sm__warps_active.avg.pct_of_peak_sustained_active",
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+            "smsp__inst_executed.sum")
+
+
+def _ncu_steps(t: dict[str, Any]) -> list[str]:
+    """Per step of the table (seed launches, both profiled): how each counter moved."""
+    from reducetune.experiments._ncu import METRICS
+
+    out = []
+    rows = t["rows"]
+    for prev, r in zip(rows, rows[1:]):
+        a, b = (x["seed"].get("ncu") for x in (prev, r))
+        if not (a and b and a["status"] == "ok" and b["status"] == "ok"):
+            continue
+        moves = [f"{METRICS[m]} {a['metrics'][m]:.4g} → {b['metrics'][m]:.4g}" for m in EVIDENCE
+                 if a["metrics"].get(m) is not None and b["metrics"].get(m) is not None]
+        if moves:
+            out.append(f"- {prev['preset']} → {r['preset']} (seed launches): " + "; ".join(moves))
+    return out
+
+
 def _ncu_lines(t: dict[str, Any]) -> list[str]:
     from reducetune.experiments._ncu import METRICS
 
@@ -137,6 +163,10 @@ def _device_lines(d: dict[str, Any], images: dict[str, str]) -> list[str]:
         if changes:
             lines += ["", "From the numbers above:", "", *changes]
         lines += _ncu_lines(t)
+        steps = _ncu_steps(t)
+        if steps:
+            lines += ["", "Counters across each step (the evidence for what changed):", "",
+                      *steps]
         lines.append("")
     return lines
 
@@ -155,7 +185,9 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
         "timer and bandwidth formula: see each table's note).",
         "- (wrong): the kernel's result failed verification on this GPU (the seeds' volatile "
         "last-warp unroll without `__syncwarp()` is racy since Volta); (failed): see the reason "
-        "below the table.", "",
+        "below the table.",
+        "- `report.json` names every shown point's measurement (`measurement_id`: the row of "
+        "`rt_measurements` that holds its samples).", "",
     ]
     for d in report["devices"]:
         lines += _device_lines(d, images)
