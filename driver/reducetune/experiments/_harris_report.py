@@ -82,6 +82,9 @@ def _changes(t: dict[str, Any]) -> list[str]:
         if s.get("status") not in ("ok", None):
             out.append(f"- {r['preset']}, seed launch: {s['status']}: {s.get('reason', '')}")
         u = r["tuned"]
+        if u is None:
+            out.append(f"- {r['preset']}: no verified launch among its {r['candidates']} "
+                       "candidates (failed, wrong or not measured): no tuned launch.")
         if u is not None and s.get("status") == "ok" and s["median_s"] / u["median_s"] > 1.5:
             out.append(f"- {r['preset']}: the tuned launch ({_launch(u)}) is "
                        f"×{s['median_s'] / u['median_s']:.2f} faster than the seed's "
