@@ -160,7 +160,11 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
             lines += ["### Passes against n", "", passes_finding(d), ""]
             if f"passes:{d['device']}" in images:
                 lines += [f"![passes]({images['passes:' + d['device']]})", ""]
-            lines += _passes_lines(d) + ["", "Launches are those the host makes per reduction "
+            cap = report.get("options", {}).get("nested_max")
+            lines += _passes_lines(d) + ["", (f"A GPU run measures nested launches up "
+                                              f"to n = {_pow(cap)} (`--nested-max`). "
+                                              if cap else "")
+                                         + "Launches are those the host makes per reduction "
                                          "(nested launches' children are made on the device and "
                                          "not counted). A host finish (the course's CPU loop "
                                          "over the partials) is not a protocol of the runner: "

@@ -34,6 +34,10 @@ DTYPES = ["float32", "int32", "float64"]
 BLOCK_SIZES = [128, 256, 1024]
 PASSES_SIZES = [1 << k for k in range(10, 31, 4)]
 PASSES_DTYPE = "int32"  # atomics are exact for integers: every protocol is deterministic
+# Nested launches above this n by default: one child launch per parent block of a grid of
+# millions, each waiting in the device runtime's launch pool; up to the point timeout of a
+# run's few minutes for one point (--nested-max raises it).
+NESTED_MAX = 1 << 26
 # (label, family, parameters): the ways to combine the blocks' partials, in the plot's order
 PROTOCOLS = [
     ("multipass (host loop, seeds harris5_shfl)", "seeds",
@@ -58,6 +62,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="block sizes of the sweep (default 128,256,1024)")
     p.add_argument("--passes-sizes", nargs="+", type=sizes_text, default=None,
                    help="sizes of the passes comparison (default 2^10..2^30:4); 'none' skips it")
+    p.add_argument("--nested-max", type=sizes_text, default=None, metavar="N",
+                   help="largest n of the nested launches in the passes comparison "
+                        "(default 2^26)")
     p.add_argument("--quick", action="store_true",
                    help="float32 and int32 only, block size 256 only: about half the time")
 
@@ -124,8 +131,9 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     sizes = parse_sizes(args.sizes) if args.sizes else SIZES
     passes = [] if args.passes_sizes == ["none"] else (
         parse_sizes(args.passes_sizes) if args.passes_sizes else PASSES_SIZES)
+    nested_max = parse_sizes([args.nested_max])[0] if args.nested_max else NESTED_MAX
     return {"sizes": sizes, "dtypes": dtypes, "block_sizes": block_sizes,
-            "passes_sizes": passes}
+            "passes_sizes": passes, "nested_max": nested_max}
 
 
 def plan(opts: dict[str, Any], limits: Any) -> list[Any]:
@@ -137,7 +145,8 @@ def plan(opts: dict[str, Any], limits: Any) -> list[Any]:
             for p, _, _ in sweep_points(d, n, opts["block_sizes"], limits)]
     pts = passes_points(limits)
     jobs += [Job(p, n) for n in opts["passes_sizes"] for _, p in pts if p.family != "nested"]
-    jobs += [Job(p, n) for n in opts["passes_sizes"] for _, p in pts if p.family == "nested"]
+    jobs += [Job(p, n) for n in opts["passes_sizes"] for _, p in pts
+             if p.family == "nested" and n <= opts.get("nested_max", NESTED_MAX)]
     return jobs
 
 
