@@ -176,12 +176,12 @@ def test_ncu_rows_are_kept_beside_their_measurement_and_replayed(cli, tmp_path, 
     assert code == 0, err
     assert "ERR_NVGPUCTRPERM" in (out / "report.md").read_text()  # the failure, kept as data
     code, _, err = cli("experiment", "harris", "--tables", "g80", "--out", out, "--ncu",
-                       "--ncu-path", fake)  # profiles again only what failed
+                       "--ncu-path", fake, "--ncu-launches", "both")  # profiles again what failed
     assert code == 0, err
     with sqlite3.connect(out / "harris.db") as con:
         rows = con.execute("SELECT n.status, n.command, m.id FROM xp_ncu n JOIN "
                            "rt_measurements m ON m.id = n.measurement_id").fetchall()
-    assert len(rows) >= 7 and all(s == "ok" for s, _, _ in rows)
+    assert len(rows) >= 8 and all(s == "ok" for s, _, _ in rows)  # seed and tuned launches
     assert all("--metrics" in c and "_ncu_probe" in c for _, c, _ in rows)
     replayed = tmp_path / "replayed"
     code, _, err = cli("experiment", "harris", "--tables", "g80", "--out", replayed,

@@ -42,7 +42,10 @@ METRICS = {
 def add_ncu_arguments(p: argparse.ArgumentParser, default_tables: str) -> None:
     p.add_argument("--ncu", action="store_true",
                    help="after measuring, profile the rows of --ncu-tables with Nsight Compute "
-                        "(both launches; metrics stored beside their measurement)")
+                        "(metrics stored beside their measurement)")
+    p.add_argument("--ncu-launches", choices=("seed", "both"), default="seed",
+                   help="profile the seed launch of each row (default; about 6 s a row), or "
+                        "the tuned launch too")
     p.add_argument("--ncu-tables", default=default_tables, metavar="KEYS",
                    help=f"tables whose rows --ncu profiles (default {default_tables})")
     p.add_argument("--ncu-path", default=None, metavar="PATH",

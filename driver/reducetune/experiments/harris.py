@@ -10,8 +10,9 @@ built from the database alone, so ``--replay DB`` rebuilds it without a GPU.
     reducetune experiment harris --out docs/research/harris --time-limit 2m [--ncu]
     reducetune experiment harris --replay docs/research/harris/h100_harris.db.xz --out ...
 
-``--ncu`` then profiles the rows of ``--ncu-tables`` (both launches) with Nsight Compute and
-keeps the metrics beside their measurement (``_ncu.py``).
+``--ncu`` then profiles the rows of ``--ncu-tables`` (the seed launch; ``--ncu-launches both``
+adds the tuned one) with Nsight Compute and keeps the metrics beside their measurement
+(``_ncu.py``).
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def _measure(args: argparse.Namespace, tables: list[SeedTable]) -> Any:
 
 
 def _ncu_points(args: argparse.Namespace, tables: list[SeedTable], runner: Any) -> list[Any]:
-    """(point, n) of both launches of every row of --ncu-tables, the tuned one as measured."""
+    """(point, n) of the seed launch of every row of --ncu-tables, and with --ncu-launches
+    both the tuned one (as measured)."""
     from reducetune.experiments._xp_run import Job
 
     out = []
@@ -160,7 +162,7 @@ def _ncu_points(args: argparse.Namespace, tables: list[SeedTable], runner: Any) 
             ok = [(r["median_s"], p.labels, p) for p in candidates
                   if (r := runner.known(Job(p, t.n))) is not None and r["status"] == "ok"]
             out.append(Job(seed, t.n))
-            if ok:
+            if ok and args.ncu_launches == "both":
                 out.append(Job(min(ok, key=lambda x: (x[0], x[1]))[2], t.n))
     return list(dict.fromkeys(out))
 
