@@ -8,6 +8,7 @@ docs/research/README.md) are replayed the same way when present.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import re
@@ -21,6 +22,7 @@ from reducetune._evaluators import CEILING_WORKLOAD, workload
 
 CASCADING_RECORDINGS = sorted((REPO / "tests" / "data" / "recorded" / "experiments")
                               .glob("*_cascading.db.xz"))
+HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 SMALL = ["--sizes", "2^20", "2^28", "--passes-sizes", "2^10", "2^20"]
 
 
@@ -108,7 +110,6 @@ def test_sweep_reaches_thousands_of_elements_per_thread_through_the_grid_cap():
 
 def test_cascading_replay_reports_the_measured_optimum_and_compares_devices(cli, tmp_path,
                                                                            two_dbs):
-    pytest.importorskip("matplotlib")
     a, b = two_dbs
     out = tmp_path / "report"
     code, _, err = cli("experiment", "cascading", "--replay", a, "--replay", b, "--out", out,
@@ -130,12 +131,11 @@ def test_cascading_replay_reports_the_measured_optimum_and_compares_devices(cli,
         assert f"optimum is {big['optimum']['effective']:.0f} elements per thread" in text
     assert "## Across devices" in text
     for name in ("cascading_compare.png", "cascading_synthetic_test_device_not_a_measurement.png",
-                 "passes_synthetic_test_device_not_a_measurement.png"):
+                 "passes_synthetic_test_device_not_a_measurement.png")[:3 * HAS_MATPLOTLIB]:
         assert (out / name).stat().st_size > 0
 
 
 def test_passes_table_holds_the_database_times_and_launches(cli, tmp_path, two_dbs):
-    pytest.importorskip("matplotlib")
     a, _ = two_dbs
     out = tmp_path / "report"
     code, _, err = cli("experiment", "cascading", "--replay", a, "--out", out, *SMALL)
@@ -160,7 +160,6 @@ def test_passes_table_holds_the_database_times_and_launches(cli, tmp_path, two_d
                     "experiment committed yet "
                     "(tests/data/recorded/experiments/<device>_cascading.db.xz)")
 def test_committed_cascading_recordings_replay_to_their_numbers(cli, tmp_path):
-    pytest.importorskip("matplotlib")
     out = tmp_path / "report"
     args = [a for p in CASCADING_RECORDINGS for a in ("--replay", p)]
     code, _, err = cli("experiment", "cascading", *args, "--out", out)

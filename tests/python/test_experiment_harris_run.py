@@ -67,7 +67,6 @@ def fake_gpu(monkeypatch):
 
 def test_harris_measures_every_point_once_and_resumes_without_measuring(cli, tmp_path,
                                                                         fake_gpu):
-    pytest.importorskip("matplotlib")
     out = tmp_path / "harris"
     code, _, err = cli("experiment", "harris", "--tables", "g80,smem", "--out", out)
     assert code == 0, err
@@ -94,7 +93,6 @@ def test_harris_measures_every_point_once_and_resumes_without_measuring(cli, tmp
 def test_a_time_limit_leaves_points_for_the_next_run(cli, tmp_path, fake_gpu, monkeypatch):
     import reducetune.experiments._xp_run as xp_run
 
-    pytest.importorskip("matplotlib")
     calls = iter(range(10**6))
     monkeypatch.setattr(xp_run.time, "monotonic", lambda: float(next(calls)))
     out = tmp_path / "harris"
@@ -110,7 +108,6 @@ def test_a_time_limit_leaves_points_for_the_next_run(cli, tmp_path, fake_gpu, mo
 
 
 def test_cascading_measures_baselines_sweep_and_passes(cli, tmp_path, fake_gpu):
-    pytest.importorskip("matplotlib")
     out = tmp_path / "cascading"
     code, _, err = cli("experiment", "cascading", "--out", out, "--quick", "--sizes", "2^20",
                        "--passes-sizes", "2^10", "2^14")
@@ -163,7 +160,6 @@ def test_ncu_output_is_read_per_metric():
 
 def test_ncu_rows_are_kept_beside_their_measurement_and_replayed(cli, tmp_path, fake_gpu):
     """A FAKE ncu (a script printing made-up counters) stands in for Nsight Compute."""
-    pytest.importorskip("matplotlib")
     fake = tmp_path / "ncu"
     fake.write_text("#!/bin/sh\ncat <<'X'\n" + FAKE_NCU_CSV + "X\n")
     fake.chmod(0o755)
