@@ -68,6 +68,9 @@ def _changes(t: dict[str, Any]) -> list[str]:
     rows = t["rows"]
     for prev, r in zip(rows, rows[1:]):
         ours, theirs = r["seed"].get("step"), r["published"]["step"]
+        a, b = prev["published"]["time_ms"], r["published"]["time_ms"]
+        if theirs is None and a and b:  # the seed gives times only: its step from them
+            theirs = a / b
         if ours is None:
             continue
         was = f" (published ×{theirs:.2f})" if theirs else ""
