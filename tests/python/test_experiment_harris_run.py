@@ -201,3 +201,21 @@ def test_a_metric_ncu_does_not_know_is_left_out_and_said(tmp_path):
     r = profile(str(fake), p, 1 << 22, 30)
     assert r["status"] == "ok" and "branch_targets" in r["reason"]
     assert "branch_targets" not in r["command"]
+
+
+def test_a_recording_is_packed_with_a_sidecar_read_from_the_file(cli, tmp_path, fake_gpu):
+    from reducetune.experiments._pack import main as pack
+
+    out = tmp_path / "harris"
+    code, _, err = cli("experiment", "harris", "--tables", "smem", "--out", out)
+    assert code == 0, err
+    assert pack([str(out / "harris.db"), str(tmp_path / "fake_harris.db.xz")]) == 0
+    side = json.loads((tmp_path / "fake_harris.json").read_text())
+    assert side["devices"][0]["uuid"] == SYNTHETIC_DEVICE["uuid"]
+    assert side["status"]["ok"] > 0 and side["commands"] and side["sampling"]
+    code, _, err = cli("experiment", "harris", "--tables", "smem", "--out", tmp_path / "r",
+                       "--replay", tmp_path / "fake_harris.db.xz")
+    assert code == 0, err
+    packed, measured = (json.loads((d / "report.json").read_text())["devices"][0]["tables"]
+                        for d in (tmp_path / "r", out))
+    assert packed == measured  # the packed file replays to the same numbers
