@@ -4,7 +4,8 @@ A job is a point and a size. A job whose point this context (device, template ha
 toolkit, workload) already measured is served from the database and never measured again:
 a run cut short (time limit, kill, Ctrl-C) resumes where it stopped when run again. Jobs are
 measured grouped by workload (the worker keeps one prepared workload at a time: a 2^30 input
-takes seconds to generate and check), each variant compiled beforehand in parallel.
+takes seconds to generate and check), smallest input first, each variant compiled
+beforehand in parallel.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reducetune._core import element_bytes
 from reducetune._evaluation import WORKLOAD_KEYS, StoreContext
 from reducetune._evaluators import CEILING_WORKLOAD, workload
 from reducetune.experiments._xp_db import write_fact
@@ -83,14 +85,17 @@ class Runner:
 
     def run(self, jobs: list[Job], config: dict[str, Any],
             first_in_workload: Callable[[dict[str, Any]], None] | None = None) -> Counts:
-        """Every job measured or served, grouped by workload in order of first appearance;
+        """Every job measured or served, grouped by workload, smallest input first;
         ``first_in_workload(w)`` runs before a workload's first measured job (CUB's baseline,
         while the worker holds that workload)."""
         counts = Counts()
         order: dict[tuple[str, str, int], list[Job]] = {}
         for j in dict.fromkeys(jobs):
             order.setdefault(j.key, []).append(j)
-        todo = [j for group in order.values() for j in group if self.known(j) is None]
+        # the smallest inputs first: a time limit then leaves out the most expensive workloads
+        # (a 2^30 float64 input takes tens of seconds to prepare), not every workload after one
+        groups = sorted(order.values(), key=lambda g: g[0].n * element_bytes(g[0].point.dtype))
+        todo = [j for group in groups for j in group if self.known(j) is None]
         counts.known = len(set(jobs)) - len(todo)
         if counts.known:
             print(f"{self.experiment}: {counts.known} of {counts.known + len(todo)} points "
