@@ -146,6 +146,14 @@ class StudyShare:
             lock = file_lock(self._path) if self._path else contextlib.nullcontext()
         return lock
 
+    def asking(self) -> Any:
+        """A context for ``study.ask``: in a shared SQLite file, under its lock. There Optuna
+        takes a waiting (enqueued) trial with a read then a write that SQLite does not lock
+        as one (its FOR UPDATE is PostgreSQL's), so two processes could both take it."""
+        from reducetune._study_storage import file_lock
+
+        return file_lock(self._path) if self.shared and self._path else contextlib.nullcontext()
+
     def beat(self, trial: Any) -> Any:
         """A context that keeps the trial's heartbeat while it is evaluated (nothing where the
         storage has none)."""
@@ -184,10 +192,10 @@ class StudyShare:
                     or claim.get("pid") == self._me["pid"]):
                 continue
             try:  # only one process wins this: the trial is RUNNING once
+                storage.set_trial_user_attr(t._trial_id, "reason", "its worker died")
                 storage.set_trial_state_values(t._trial_id, state=TrialState.FAIL)
-            except (RuntimeError, ValueError):
+            except (optuna.exceptions.UpdateFinishedTrialError, RuntimeError, ValueError):
                 continue
-            storage.set_trial_user_attr(t._trial_id, "reason", "its worker died")
             self.study.enqueue_trial(t.params, user_attrs={"retried": t.number})
 
     def _other_live(self, claim: Any) -> bool:

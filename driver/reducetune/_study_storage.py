@@ -154,11 +154,14 @@ def open_shared_storage(spec: str) -> Any:
 
 def _rdb(url: str) -> Any:
     import inspect
+    import warnings
 
     import optuna
-    from optuna.storages import RetryFailedTrialCallback
 
-    retry = RetryFailedTrialCallback(max_retry=3)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    # RetryHeartbeatStaleTrialCallback since Optuna 4.9 (the older name is deprecated there)
+    retry = getattr(optuna.storages, "RetryHeartbeatStaleTrialCallback",
+                    optuna.storages.RetryFailedTrialCallback)(max_retry=3)
     params = inspect.signature(optuna.storages.RDBStorage).parameters
     callback = ("heartbeat_stale_trial_callback" if "heartbeat_stale_trial_callback" in params
                 else "failed_trial_callback")
@@ -167,7 +170,8 @@ def _rdb(url: str) -> Any:
     if url.startswith("sqlite"):
         kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
     try:
-        storage = optuna.storages.RDBStorage(url, **kwargs)
+        with _creating(url):  # Optuna creates its tables without a lock of its own
+            storage = optuna.storages.RDBStorage(url, **kwargs)
     except ImportError as e:  # the URL's driver (psycopg2, ...) is not installed
         raise StoreError(f"--storage {url.split('://')[0]}: {e} (pip install "
                          "'reducetune[distributed]' for PostgreSQL)") from e
@@ -179,6 +183,29 @@ def _rdb(url: str) -> Any:
         path = storage.engine.url.database
         _LOCKS[id(storage)] = lambda _name: file_lock(path)
     return storage
+
+
+@contextlib.contextmanager
+def _creating(url: str) -> Iterator[None]:
+    """Serializes the creation of Optuna's tables: a PostgreSQL advisory lock, a SQLite
+    file's file_lock; nothing elsewhere."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database:
+        with file_lock(parsed.database):
+            yield
+        return
+    if parsed.get_backend_name() != "postgresql":
+        yield
+        return
+    engine = create_engine(url)
+    try:
+        with _pg_lock(engine, "reducetune: Optuna's tables"):
+            yield
+    finally:
+        engine.dispose()
 
 
 def claim_lock(storage: Any, study_name: str) -> Any:

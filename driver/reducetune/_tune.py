@@ -63,7 +63,8 @@ def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
     """One trial: asked, checked, served or evaluated, told; its outcome counted once."""
     import optuna
 
-    trial, point = proposal.ask()
+    with proposal.share.asking():
+        trial, point = proposal.ask()
     result.proposed += 1
     with proposal.share.beat(trial):  # a worker that dies stops beating: its trial is failed
         _answer(proposal, evaluation, result, ceiling, trial, point)
@@ -106,8 +107,9 @@ def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         result.evaluated += 1
         result.failed += row["status"] != "ok"
     # Only now: a trial interrupted mid-evaluation must not count as a point seen.
-    trial.set_user_attr("variant_label", point.variant_label)
+    # launch_label first: a trial with a variant_label has both, even if killed in between
     trial.set_user_attr("launch_label", point.launch_label)
+    trial.set_user_attr("variant_label", point.variant_label)
     trial.set_user_attr("outcome", outcome)
     value = median_of(row)
     if value is None:

@@ -7,8 +7,7 @@ from the Debian package (tests/python/pg_server.py), or a JournalStorage file (o
 One of them is SIGKILLed midway. Then:
 
 - the study completes: every valid point of the restricted space is measured, none twice
-  (except, at most, the point the killed worker had recorded but not yet told), and no point
-  has two complete trials;
+  (except, at most, the point the killed worker had recorded but not yet told);
 - the killed worker's command, run again, resumes: it measures nothing;
 - the four results files merged into one answer ``best`` exactly as one process that swept
   the same points alone, at every size.
@@ -67,6 +66,27 @@ def measured(db: Path) -> list[tuple[str, str, int]]:
                            " JOIN rt_workloads w ON w.id = m.workload_id").fetchall()
 
 
+def same_best(merged: Path, reference: Path, n: str) -> None:
+    """``best`` of the merged file is the reference's: the same size, median and GB/s, and a
+    point measured alike. Recorded medians are often tied (5.600 µs twice at 2^16): among tied
+    points the store's last tie-break, the lower row id, follows the order rows were written,
+    which differs between one process and merged files; so a tie may name another tied point."""
+    got, want = best(merged, n), best(reference, n)
+    for key in ("bucket_n", "median_s", "gbps", "determinism"):
+        assert got.get(key) == want.get(key), f"n={n}: {key} {got.get(key)} != {want.get(key)}"
+    if got["variant"] != want["variant"] or got["launch"] != want["launch"]:
+        tied = {(v, lab) for v, lab, m, median in medians(reference)
+                if m == want["bucket_n"] and median == want["median_s"]}
+        assert (got["variant"], got["launch"]) in tied, f"n={n}: not a tied best"
+
+
+def medians(db: Path) -> list[tuple[str, str, int, float]]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        return con.execute("SELECT v.label, m.launch_label, w.n, m.median_s FROM rt_measurements"
+                           " m JOIN rt_variants v ON v.id = m.variant_id JOIN rt_workloads w"
+                           " ON w.id = m.workload_id WHERE m.status = 'ok'").fetchall()
+
+
 def best(db: Path, n: str) -> dict:
     out = subprocess.run([sys.executable, "-m", "reducetune", "best", "--db", str(db),
                           "--dtype", "float32", "--op", "sum", "--n", n, "--json"],
@@ -102,23 +122,26 @@ def storage(request, tmp_path) -> str:
     return request.getfixturevalue("postgres").new_database()
 
 
-def kill_midway(proc: subprocess.Popen, db: Path, after: int) -> None:
-    """SIGKILL once the worker has recorded ``after`` measurements (it must still run)."""
+def kill_midway(proc: subprocess.Popen, db: Path, dbs: list[Path], after: int) -> None:
+    """SIGKILL once the workers have recorded ``after`` measurements, this one's among them:
+    a worker ends only when the sweep is exhausted, so it still runs."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         try:
-            if db.exists() and len(measured(db)) >= after:
+            counts = [len(measured(d)) if d.exists() else 0 for d in dbs]
+            if sum(counts) >= after and counts[dbs.index(db)] > 0:
                 break
         except sqlite3.Error:
             pass
         time.sleep(0.05)
-    assert proc.poll() is None, "the worker ended before it could be killed: raise the space"
+    assert proc.poll() is None, "the worker ended before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
 
 
-def complete_points(storage: str) -> dict[str, Counter]:
-    """Per study: how many COMPLETE trials each point has."""
+def measured_points(storage: str) -> dict[str, Counter]:
+    """Per study: how many trials measured each point (a point proposed again is served, or
+    failed as measured elsewhere: not measured twice)."""
     import optuna
 
     from reducetune._study_storage import open_shared_storage
@@ -127,9 +150,9 @@ def complete_points(storage: str) -> dict[str, Counter]:
     out = {}
     for s in optuna.get_all_study_summaries(st):
         trials = optuna.load_study(study_name=s.study_name, storage=st).get_trials(
-            deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+            deepcopy=False)
         out[s.study_name] = Counter((t.user_attrs["variant_label"], t.user_attrs["launch_label"])
-                                    for t in trials)
+                                    for t in trials if t.user_attrs.get("outcome") == "measured")
     return out
 
 
@@ -139,18 +162,18 @@ def test_four_workers_share_the_studies_survive_a_kill_and_merge(storage, refere
     procs = [subprocess.Popen(tune_cmd(db, "--storage", storage), cwd=REPO, env=ENV,
                               text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for db in dbs]
-    kill_midway(procs[0], dbs[0], after=40)
+    kill_midway(procs[0], dbs[0], dbs, after=len(all_points()) // 2)  # of two sizes
     for p in procs[1:]:
         out, err = p.communicate(timeout=600)
         assert p.returncode == 0 and "Traceback" not in err, err
         assert all(s["stopped"] == "exhausted" for s in json.loads(out)["sizes"])
 
-    # The study completed: every point measured, none twice, none complete twice.
+    # The study completed: every point measured, none twice.
     points = all_points()
-    per_study = complete_points(storage)
+    per_study = measured_points(storage)
     assert len(per_study) == len(SIZES)
     for name, counts in per_study.items():
-        assert not [p for p, k in counts.items() if k > 1], f"{name}: a point completed twice"
+        assert not [p for p, k in counts.items() if k > 1], f"{name}: a point measured twice"
     everywhere = Counter(m for db in dbs for m in measured(db))
     for n in (1 << 16, 1 << 24):
         assert {(v, lab) for v, lab, m in everywhere if m == n} == points, f"n={n}: lost points"
@@ -167,8 +190,9 @@ def test_four_workers_share_the_studies_survive_a_kill_and_merge(storage, refere
     subprocess.run([sys.executable, "-m", "reducetune", "db", "merge", "--db", str(merged),
                     *map(str, dbs)], cwd=REPO, env=ENV, check=True, capture_output=True)
     assert {(v, lab, n) for v, lab, n in measured(merged)} == set(measured(reference))
+    assert sorted(medians(merged)) == sorted(medians(reference))
     for n in ("2^16", "2^20", "2^24", "2^26"):
-        assert best(merged, n) == best(reference, n), f"best at n={n}"
+        same_best(merged, reference, n)
 
 
 def test_devices_in_replay_are_workers_of_one_gpu_model_sharing_the_studies(reference,
@@ -184,7 +208,7 @@ def test_devices_in_replay_are_workers_of_one_gpu_model_sharing_the_studies(refe
     assert sum(by_worker) == len(rows) == len(set(rows)) == 2 * len(all_points())
     assert set(rows) == set(measured(reference))
     for n in ("2^16", "2^24"):
-        assert best(db, n) == best(reference, n)
+        same_best(db, reference, n)
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
         names = [r[0] for r in con.execute("SELECT study_name FROM studies")]
     assert len(names) == 2 and all("@model:NVIDIA H200|132SM|" in s for s in names), names
