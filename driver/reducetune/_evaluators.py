@@ -347,10 +347,21 @@ class ReplayEvaluator:
         """Every recorded point of one workload: (variant label, launch label) -> row."""
         key = (dtype, op, int(n))
         if key not in self._tables:
-            rows = self._store.history(self.device["id"], dtype, op, int(n))
+            # A recording swept by several GPUs of one model (tune --devices) holds each point
+            # once, under the GPU that measured it: the other GPUs' rows first, so that this
+            # device's own row wins where both have one.
+            rows = [r for d in self._same_model()
+                    for r in self._store.history(d, dtype, op, int(n))]
+            rows += self._store.history(self.device["id"], dtype, op, int(n))
             # history is oldest first: the newest measurement of a point wins, as in the store
             self._tables[key] = {(r["variant_label"], r["launch_label"]): r for r in rows}
         return self._tables[key]
+
+    def _same_model(self) -> list[int]:
+        """Ids of the recording's other devices of this one's model (name, SMs, clock)."""
+        model = ("name", "sm_count", "memory_clock_khz")
+        return [d["id"] for d in self._store.devices() if d["id"] != self.device["id"]
+                and all(d.get(k) == self.device.get(k) for k in model)]
 
     def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]:
         self.calls += 1

@@ -1,0 +1,141 @@
+"""Two GPUs against one: the report of scripts/multi-gpu-sweep (issue 15).
+
+The script runs one grid sweep on GPU 0 alone (``single``), then the same sweep with
+``--devices 0,1`` (``dual``: each point measured once, by whichever GPU claimed it). From the
+two results files this writes a markdown report and a CSV of every point:
+
+- coverage: every point of the sweep measured once in ``dual`` (none lost, none twice), and
+  how the points split between the GPUs;
+- the wall-time ratio (the script's timings of the two commands);
+- agreement: each point's median in ``dual`` against its median on GPU 0 alone. Points that
+  GPU 0 measured in both runs give the run-to-run spread of one GPU; points GPU 1 measured
+  give the spread between two GPUs of one model. The second against the first is the answer
+  to "how different are two identical H200s?".
+
+Usage: python -m reducetune.experiments.multi_gpu --single S.db --dual D.db --single-s T1
+--dual-s T2 --out report.md [--csv points.csv] [--command TEXT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sqlite3
+import statistics
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROWS = ("SELECT d.uuid, d.name, v.label, m.launch_label, w.n, m.median_s, m.status"
+        " FROM rt_measurements m JOIN rt_devices d ON d.id = m.device_id"
+        " JOIN rt_variants v ON v.id = m.variant_id JOIN rt_workloads w ON w.id = m.workload_id")
+
+
+def read(db: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        return con.execute(ROWS).fetchall()
+
+
+def spread(pairs: list[tuple[float, float]]) -> dict[str, float]:
+    """Relative differences (b / a - 1) of the pairs: count, median |d|, p90 |d|, max |d|,
+    median signed d, and the shares within 1 % and 5 %."""
+    d = sorted(b / a - 1.0 for a, b in pairs if a and b)
+    if not d:
+        return {"count": 0}
+    absd = sorted(abs(x) for x in d)
+    return {"count": len(d), "median_abs": statistics.median(absd),
+            "p90_abs": absd[min(len(absd) - 1, int(0.9 * len(absd)))], "max_abs": absd[-1],
+            "median_signed": statistics.median(d),
+            "within_1pct": sum(x <= 0.01 for x in absd) / len(absd),
+            "within_5pct": sum(x <= 0.05 for x in absd) / len(absd)}
+
+
+def _best(rows: list[tuple[Any, ...]], n: int) -> tuple[str, str, float] | None:
+    ok = [(r[5], r[2], r[3]) for r in rows if r[4] == n and r[6] == "ok" and r[5]]
+    if not ok:
+        return None
+    median, variant, launch = min(ok)
+    return variant, launch, median
+
+
+def analyse(single: list[tuple[Any, ...]], dual: list[tuple[Any, ...]]) -> dict[str, Any]:
+    gpu0 = {r[0] for r in single}
+    alone = {(r[2], r[3], r[4]): r[5] for r in single if r[6] == "ok"}
+    counts = Counter((r[2], r[3], r[4]) for r in dual)
+    by_device = Counter(r[0] for r in dual)
+    same, other, points = [], [], []
+    for uuid, _, variant, launch, n, median, status in dual:
+        base = alone.get((variant, launch, n))
+        points.append({"n": n, "variant": variant, "launch": launch, "gpu": uuid,
+                       "same_gpu": uuid in gpu0, "single_median_s": base,
+                       "dual_median_s": median if status == "ok" else None})
+        if base and status == "ok" and median:
+            (same if uuid in gpu0 else other).append((base, median))
+    sizes = sorted({r[4] for r in single} | {r[4] for r in dual})
+    return {
+        "devices": {r[0]: r[1] for r in dual}, "by_device": dict(by_device),
+        "sizes": sizes, "single_points": len({(r[2], r[3], r[4]) for r in single}),
+        "dual_points": len(counts), "twice": sum(1 for k in counts.values() if k > 1),
+        "missing": len({(r[2], r[3], r[4]) for r in single} - set(counts)),
+        "same": spread(same), "other": spread(other), "points": points,
+        "best": {n: (_best(single, n), _best(dual, n)) for n in sizes}}
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f} %"
+
+
+def markdown(a: dict[str, Any], t_single: float, t_dual: float, command: str) -> str:
+    lines = ["# Two GPUs against one: a grid sweep shared by `--devices 0,1`", ""]
+    if command:
+        lines += [f"Command: `{command}`", ""]
+    lines += ["| device | UUID | points measured in the two-GPU run |", "|---|---|---|"]
+    lines += [f"| {a['devices'][u]} | {u} | {k} |" for u, k in a["by_device"].items()]
+    lines += ["", f"- points: {a['single_points']} on GPU 0 alone, {a['dual_points']} in the "
+              f"two-GPU run; {a['missing']} missing, {a['twice']} measured twice",
+              f"- wall time: {t_single:.1f} s alone, {t_dual:.1f} s on two GPUs: ratio "
+              f"{t_single / t_dual:.2f}" if t_dual else "- wall time: not given", "",
+              "## Agreement of each point's median with GPU 0 alone", "",
+              "| points measured in the two-GPU run by | count | median abs diff | p90 | max |"
+              " median signed | within 1 % | within 5 % |", "|---|---|---|---|---|---|---|---|"]
+    for key, what in (("same", "GPU 0 again (run to run)"), ("other", "GPU 1 (another GPU)")):
+        s = a[key]
+        if not s["count"]:
+            lines.append(f"| {what} | 0 | | | | | | |")
+            continue
+        lines.append(f"| {what} | {s['count']} | {_pct(s['median_abs'])} | "
+                     f"{_pct(s['p90_abs'])} | {_pct(s['max_abs'])} | "
+                     f"{_pct(s['median_signed'])} | {_pct(s['within_1pct'])} | "
+                     f"{_pct(s['within_5pct'])} |")
+    lines += ["", "## Best per size", "", "| n | GPU 0 alone | two GPUs |", "|---|---|---|"]
+    for n, (one, two) in a["best"].items():
+        cell = [f"{b[0].split('.sum.')[-1]} {b[1]} {b[2] * 1e6:.2f} µs" if b else "-"
+                for b in (one, two)]
+        lines.append(f"| {n} | {cell[0]} | {cell[1]} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--single", type=Path, required=True)
+    p.add_argument("--dual", type=Path, required=True)
+    p.add_argument("--single-s", type=float, default=0.0)
+    p.add_argument("--dual-s", type=float, default=0.0)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--csv", type=Path, default=None)
+    p.add_argument("--command", default="")
+    args = p.parse_args(argv)
+    a = analyse(read(args.single), read(args.dual))
+    args.out.write_text(markdown(a, args.single_s, args.dual_s, args.command))
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(a["points"][0]) if a["points"] else ["n"])
+            w.writeheader()
+            w.writerows(a["points"])
+    print(args.out.read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
