@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._arrays import SUPPORTED, describe
+from reducetune._fast_call import prepare
 from reducetune._paths import default_db_path
 from reducetune.errors import InvalidConfiguration
 
@@ -49,18 +50,24 @@ class Reducer:
             if path is not None and not Path(path).is_file():
                 raise InvalidConfiguration(f"no results {what} at {path}")
         self.dtype, self.op = dtype, op
-        self._core = _core.Reducer(dtype, op, None if db is None else os.fspath(db),
+        self._core = core = _core.Reducer(dtype, op, None if db is None else os.fspath(db),
                                    None if table is None else os.fspath(table), nondeterministic,
                                    allow_flagged, None if cache_dir is None else os.fspath(cache_dir))
+        self._launch = core.reduce  # bound once: one attribute look-up less per call
 
     def __call__(self, x: Any) -> Any:
-        a = describe(x)
+        p = prepare(x)
+        if p is not None and p[2] == self.dtype:
+            ptr, n, _, device, stream, out, out_ptr = p
+            self._launch(ptr, n, out_ptr, stream, device)
+            return out
+        a = describe(x)  # the slow path: other libraries, empty arrays, and every error
         if a.dtype != self.dtype:
             raise InvalidConfiguration(f"this Reducer reduces {self.dtype}, not {a.dtype}")
         if a.n == 0:
             return _empty(a, self.op)
         out = a.empty()
-        self._core.reduce(a.ptr, a.n, _pointer(out), a.stream, a.device)
+        self._launch(a.ptr, a.n, _pointer(out), a.stream, a.device)
         return out
 
     def choice(self, n: int) -> dict:
