@@ -266,3 +266,52 @@ def test_empty_arrays_and_views_with_gaps_on_the_gpu():
         reducetune.reduce(torch.ones(10, device="cuda")[::2])
     with pytest.raises(InvalidConfiguration, match="host"):
         reducetune.reduce(torch.ones(10))
+
+
+@gpu
+def test_threads_on_their_own_streams_share_one_reducer(tmp_path: Path):
+    """Each thread reduces its own array on its own stream 200 times through one Reducer:
+    scratch belongs to (device, stream), so no thread sees another's partials."""
+    cupy = pytest.importorskip("cupy")
+    import threading
+
+    r = reducetune.Reducer("float32", "sum", table=_table(tmp_path / "t.json"),
+                           cache_dir=tmp_path / "cache")
+    rng = np.random.default_rng(11)
+    hosts = [rng.normal(0, 10, size=(1 << 20) + 7 * i).astype(np.float32) for i in range(4)]
+    got: dict[int, set[int]] = {}
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            with cupy.cuda.Stream(non_blocking=True):
+                x = cupy.asarray(hosts[i])
+                results = [r(x) for _ in range(200)]
+                got[i] = {int(v.view(cupy.uint32).item()) for v in results}
+                _check(results[0].item(), hosts[i], "sum")
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert all(len(bits) == 1 for bits in got.values()), got  # deterministic on every stream
+
+
+@gpu
+def test_every_gpu_of_the_machine_reduces_its_own_arrays(tmp_path: Path):
+    cupy = pytest.importorskip("cupy")
+    count = cupy.cuda.runtime.getDeviceCount()
+    if count < 2:
+        pytest.skip(f"one GPU on this machine ({count}); the multi-GPU case needs two")
+    r = reducetune.Reducer("int64", "sum", cache_dir=tmp_path)
+    host = np.arange(1, 1 << 20, dtype=np.int64)
+    for dev in list(range(count)) * 2:  # back and forth between the devices
+        with cupy.cuda.Device(dev):
+            x = cupy.asarray(host)
+            out = r(x)
+            assert out.device.id == dev
+            assert int(out.item()) == int(host.sum())
