@@ -73,6 +73,7 @@ class StudyShare:
         self._others: set[Point] = set()  # what the last sync found others measuring
         self._synced = float("-inf")  # time.monotonic() of the last sync
         self._reaped = float("-inf")  # time.monotonic() of the last look for dead workers
+        self._stale_checked = float("-inf")  # and of the last heartbeat check
         self.mine = -1  # the number of the trial this process runs now
 
     def sync(self, locked: bool = False) -> set[Point]:
@@ -83,8 +84,7 @@ class StudyShare:
             return set()
         from optuna.trial import TrialState
 
-        if time.monotonic() - self._reaped >= REAP_EVERY_S:
-            self._reap(locked)
+        self._reap(locked)
         claimed: set[Point] = set()
         for t in self.study.get_trials(deepcopy=False):
             if t.number in self._folded or t.number == self.mine:
@@ -157,8 +157,10 @@ class StudyShare:
     def beat(self, trial: Any) -> Any:
         """A context that keeps the trial's heartbeat while it is evaluated (nothing where the
         storage has none)."""
-        from optuna.storages._heartbeat import get_heartbeat_thread
-
+        try:  # private in Optuna (3.1 to 5.x): without it, no heartbeat
+            from optuna.storages._heartbeat import get_heartbeat_thread
+        except ImportError:
+            return contextlib.nullcontext()
         return get_heartbeat_thread(trial._trial_id, self.study._storage)
 
     def pending(self, stopped: str) -> str:
@@ -179,12 +181,13 @@ class StudyShare:
         from optuna.storages._heartbeat import is_heartbeat_enabled
         from optuna.trial import TrialState
 
-        storage = self.study._storage
-        if is_heartbeat_enabled(storage):
+        storage, now = self.study._storage, time.monotonic()
+        if is_heartbeat_enabled(storage) and now - self._stale_checked >= REAP_EVERY_S:
+            self._stale_checked = now
             optuna.storages.fail_stale_trials(self.study)  # its retry callback re-queues
-        if not locked:
+        if not locked or now - self._reaped < REAP_EVERY_S:
             return
-        self._reaped = time.monotonic()
+        self._reaped = now
         for t in self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
             claim = t.user_attrs.get(CLAIM)
             if (t.number == self.mine or not isinstance(claim, dict)

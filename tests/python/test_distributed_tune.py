@@ -213,6 +213,39 @@ def test_devices_in_replay_are_workers_of_one_gpu_model_sharing_the_studies(refe
         names = [r[0] for r in con.execute("SELECT study_name FROM studies")]
     assert len(names) == 2 and all("@model:NVIDIA H200|132SM|" in s for s in names), names
 
+    # the two-GPU report (scripts/multi-gpu-sweep) of this run against the reference
+    from reducetune.experiments.multi_gpu import main as report
+
+    out = tmp_path / "report.md"
+    assert report(["--single", str(reference), "--dual", str(db), "--single-s", "2",
+                   "--dual-s", "1", "--out", str(out), "--csv", str(tmp_path / "p.csv")]) == 0
+    text = out.read_text()
+    assert "0 missing, 0 measured twice" in text and "ratio 2.00" in text
+    assert f"| GPU 0 again (run to run) | {len(rows)} | 0.00 % |" in text
+
+
+def test_replay_serves_a_point_from_another_gpu_of_the_same_model(tmp_path):
+    """A recording swept by two GPUs of one model holds each point under the GPU that
+    measured it: replaying either GPU answers every point, its own rows first."""
+    import shutil
+
+    from reducetune._evaluators import ReplayEvaluator, workload
+
+    rec = tmp_path / "two_gpus.db"
+    shutil.copy(RECORDING, rec)
+    with sqlite3.connect(rec) as con:
+        cols = [r[1] for r in con.execute("PRAGMA table_info(rt_devices)") if r[1] != "id"]
+        twin = ", ".join("uuid || '-twin'" if c == "uuid" else c for c in cols)
+        con.execute(f"INSERT INTO rt_devices ({', '.join(cols)}) SELECT {twin} FROM rt_devices")
+        con.execute("UPDATE rt_measurements SET device_id = (SELECT max(id) FROM rt_devices)"
+                    " WHERE id % 2 = 0")
+    w = workload("float32", "sum", 1 << 16)
+    for device in (0, 1):
+        with ReplayEvaluator(rec, device) as ev:
+            assert len(ev.table("float32", "sum", 1 << 16)) == 2304
+            label, launch = next(iter(ev.table("float32", "sum", 1 << 16)))
+            assert ev.evaluate(label, launch, w)["status"] == "ok"
+
 
 def test_merge_copies_the_optuna_studies_and_keeps_a_point_in_both_once(tmp_path):
     a, b = tmp_path / "a.db", tmp_path / "b.db"
