@@ -5,6 +5,7 @@ one Point (``space.point``); what is valid, flagged or already seen is decided o
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Any
 
@@ -75,6 +76,9 @@ class Proposal:
         order anyway). Returns the warm-start points enqueued per device name."""
         if self.config.strategy == "grid":
             self._grid = self._unseen()
+            if self.config.by_model and self._grid:  # workers of one study start apart
+                k = os.getpid() * 2654435761 % len(self._grid)
+                self._grid = self._grid[k:] + self._grid[:k]
             self._grid.reverse()  # popped from the end: enumeration order
         elif not self.study.trials:
             base = self.space.base(self.config.base_preset, self.config.allow_flagged,
@@ -96,6 +100,9 @@ class Proposal:
         """Queues what the next trial tries, or says why there is nothing left to try
         (``exhausted``, ``stalled``)."""
         if self._grid is not None:
+            busy = self.share.busy()  # measured, or being measured, by another worker
+            while self._grid and self._grid[-1] in busy:
+                self._grid.pop()
             if not self._grid:
                 return "exhausted"
             self._enqueue(self._grid.pop())

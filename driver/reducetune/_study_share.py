@@ -138,6 +138,10 @@ class StudyShare:
         _fail(self.study, trial, why)
         return True
 
+    def busy(self) -> set[Point]:
+        """The points seen, and those other workers were measuring at the last sync."""
+        return self.seen | self._others
+
     def _lock(self) -> Any:
         from reducetune._study_storage import claim_lock, file_lock
 
