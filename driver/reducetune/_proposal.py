@@ -100,8 +100,8 @@ class Proposal:
         """Queues what the next trial tries, or says why there is nothing left to try
         (``exhausted``, ``stalled``)."""
         if self._grid is not None:
-            busy = self.share.busy()  # measured, or being measured, by another worker
-            while self._grid and self._grid[-1] in busy:
+            # measured, or being measured, by another worker of the study
+            while self._grid and self.share.busy(self._grid[-1]):
                 self._grid.pop()
             if not self._grid:
                 return "exhausted"

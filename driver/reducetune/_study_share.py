@@ -138,9 +138,9 @@ class StudyShare:
         _fail(self.study, trial, why)
         return True
 
-    def busy(self) -> set[Point]:
-        """The points seen, and those other workers were measuring at the last sync."""
-        return self.seen | self._others
+    def busy(self, point: Point) -> bool:
+        """Seen, or being measured by another worker at the last sync."""
+        return point in self.seen or point in self._others
 
     def _lock(self) -> Any:
         from reducetune._study_storage import claim_lock, file_lock
