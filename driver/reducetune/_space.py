@@ -154,16 +154,12 @@ class Space:
 
     def base(self, name: str, allow_flagged: bool = False,
              nondeterministic: bool = False) -> Point | None:
-        """The point a new study measures first: preset ``name``; where that preset is invalid
-        in this space (``good``'s 16-byte loads of 4-byte elements, for an 8-byte type), the
-        family's first preset that is valid and selected here. None when the named preset is
-        valid but not selected (flagged, or nondeterministic), or no preset fits."""
-        named = self.preset(name)
-        if not named.reasons:
-            return named.point if self.selected(named.point, allow_flagged,
-                                                nondeterministic) else None
-        return next((p.point for p in self.presets() if not p.reasons
-                     and self.selected(p.point, allow_flagged, nondeterministic)), None)
+        """The point a new study measures first, decided by the C++ space (search_space::base,
+        which the runtime's untuned answer uses too): preset ``name``; where that preset is
+        invalid in this space (``good``'s 16-byte loads of 4-byte elements, for an 8-byte
+        type), the family's first preset that is valid and selected here. None when the named
+        preset is valid but not selected (flagged, or nondeterministic), or no preset fits."""
+        return self._space.base(name, allow_flagged, nondeterministic)
 
     def preset(self, name: str) -> Preset:
         for p in self.presets():

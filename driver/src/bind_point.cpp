@@ -1,6 +1,8 @@
 // reducetune._core.Space and reducetune._core.Point (py_point.hpp says why).
 #include "py_point.hpp"
 
+#include <optional>
+
 #include "reducetune/space/element.hpp"
 
 #include <nanobind/stl/shared_ptr.h>
@@ -115,6 +117,17 @@ void bind_space_class(nb::module_ &m) {
           },
           nb::arg("point"), nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false,
           "Whether the selection accepts the point's flags and determinism.")
+      .def(
+          "base",
+          [](const py_space &s, const std::string &name, bool allow_flagged,
+             bool nondeterministic) -> std::optional<py_point> {
+            const auto p = s.space->base(name, {allow_flagged, !nondeterministic});
+            if (!p) return std::nullopt;
+            return py_point{s.space, *p};
+          },
+          nb::arg("name"), nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false,
+          "The starting point (search_space::base): the preset, or the family's first valid "
+          "and selected one where the named preset is invalid here; None when none fits.")
       .def("sizes",
            [](const py_space &s) {
              nb::dict d;

@@ -28,38 +28,37 @@ CASES = (("float32", "sum"), ("int32", "sum"), ("float32", "min"), ("float32", "
 SIZES = tuple(1 << k for k in range(10, 31, 2))
 
 
-def _events_torch(call: Callable[[], Any], samples: int) -> float:
-    import torch
-
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+def _median_between_events(call: Callable[[], Any], samples: int, events: Callable[[], Any],
+                           elapsed_s: Callable[[Any, Any], float], sync: Callable[[], Any]) -> float:
+    """The median of `samples` calls, each between two of its library's events on the current
+    stream, the GPU idle before each (the same recipe as _core.app_time_* in C++)."""
+    start, stop = events(), events()
     for _ in range(3):
         call()
-    torch.cuda.synchronize()
+    sync()
     times = []
     for _ in range(samples):
         start.record()
         call()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3)
+        times.append(elapsed_s(start, stop))
     return statistics.median(times)
+
+
+def _events_torch(call: Callable[[], Any], samples: int) -> float:
+    import torch
+
+    return _median_between_events(call, samples, lambda: torch.cuda.Event(enable_timing=True),
+                                  lambda a, b: a.elapsed_time(b) / 1e3, torch.cuda.synchronize)
 
 
 def _events_cupy(call: Callable[[], Any], samples: int) -> float:
     import cupy
 
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    for _ in range(3):
-        call()
-    cupy.cuda.get_current_stream().synchronize()
-    times = []
-    for _ in range(samples):
-        start.record()
-        call()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
-    return statistics.median(times)
+    return _median_between_events(call, samples, cupy.cuda.Event,
+                                  lambda a, b: cupy.cuda.get_elapsed_time(a, b) / 1e3,
+                                  lambda: cupy.cuda.get_current_stream().synchronize())
 
 
 def _input(dtype: str, n: int) -> Any:

@@ -85,3 +85,23 @@ def databases(args: argparse.Namespace, name: str,
         measure(Runner(ev, store, db, name, deadline))
     return [db] + list(args.also)
 
+
+
+def write_report(out: Path, paths: list[Path], collect: Callable[[Any], dict[str, Any]],
+                 extra: dict[str, Any], plot: Callable[..., dict[str, str]],
+                 markdown: Callable[..., str]) -> int:
+    """Builds an experiment's report from its databases only: report.json (every number, with
+    the measurement it came from), the plots and report.md, in folder `out`."""
+    import json
+
+    from reducetune.experiments._xp_db import open_views
+
+    out.mkdir(parents=True, exist_ok=True)
+    with open_views(paths) as views:
+        report = {"command": command_line(), "date": utc_today(), **extra,
+                  "devices": [collect(v) for v in views]}
+    (out / "report.json").write_text(json.dumps(report, indent=1))
+    images = plot(report, out)
+    (out / "report.md").write_text(markdown(report, images))
+    print(f"wrote {out}/report.md, report.json and {len(images)} plot(s)", file=sys.stderr)
+    return 0

@@ -19,7 +19,6 @@ alone (``--replay A.db --replay B.db``: one section per device, and a comparison
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -219,18 +218,8 @@ def _marks(n: int, points: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run_from_args(args: argparse.Namespace) -> int:
     from reducetune.experiments._cascading_report import markdown, plot
-    from reducetune.experiments._xp_common import command_line, databases, utc_today
-    from reducetune.experiments._xp_db import open_views
+    from reducetune.experiments._xp_common import databases, write_report
 
     opts = _options(args)
     paths = databases(args, "cascading", _measure(args, opts))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with open_views(paths) as views:
-        report = {"command": command_line(), "date": utc_today(), "options": opts,
-                  "devices": [collect(v, opts) for v in views]}
-    (out / "report.json").write_text(json.dumps(report, indent=1))
-    images = plot(report, out)
-    (out / "report.md").write_text(markdown(report, images))
-    print(f"wrote {out}/report.md, report.json and {len(images)} plot(s)", file=sys.stderr)
-    return 0
+    return write_report(Path(args.out), paths, lambda v: collect(v, opts), {"options": opts}, plot, markdown)

@@ -18,7 +18,6 @@ adds the tuned one) with Nsight Compute and keeps the metrics beside their measu
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -170,8 +169,7 @@ def _ncu_points(args: argparse.Namespace, tables: list[SeedTable], runner: Any) 
 def run_from_args(args: argparse.Namespace) -> int:
     from reducetune.errors import InvalidConfiguration
     from reducetune.experiments._harris_report import markdown, plot
-    from reducetune.experiments._xp_common import command_line, databases, utc_today
-    from reducetune.experiments._xp_db import open_views
+    from reducetune.experiments._xp_common import databases, write_report
 
     try:
         tables = [table_named(k) for k in args.tables.split(",") if k]
@@ -179,13 +177,4 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise InvalidConfiguration(f"--tables: no seed table {e} (known: "
                                    + ", ".join(t.key for t in TABLES) + ")") from None
     paths = databases(args, "harris", _measure(args, tables))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with open_views(paths) as views:
-        report = {"command": command_line(), "date": utc_today(),
-                  "devices": [collect(v, tables) for v in views]}
-    (out / "report.json").write_text(json.dumps(report, indent=1))
-    images = plot(report, out)
-    (out / "report.md").write_text(markdown(report, images))
-    print(f"wrote {out}/report.md, report.json and {len(images)} plot(s)", file=sys.stderr)
-    return 0
+    return write_report(Path(args.out), paths, lambda v: collect(v, tables), {}, plot, markdown)
