@@ -33,11 +33,15 @@ class Reducer:
 
     ``db``: a results database (default: reducetune's own, when it exists); ``table``: an
     exported JSON table instead. Sizes or GPUs the table does not answer get the default
-    preset, said once on stderr and kept in ``fallbacks``."""
+    preset, said once on stderr and kept in ``fallbacks``. ``ranking``: "application" (the
+    default) weighs a database's points at each size by what a lone call costs, launches
+    included; "median" takes the fastest replayed median, as ``reducetune best`` does
+    (tuner/reducetune/runtime/application_ranking.hpp says why they differ)."""
 
     def __init__(self, dtype: str, op: str = "sum", *, db: str | os.PathLike | None = None,
                  table: str | os.PathLike | None = None, nondeterministic: bool = False,
-                 allow_flagged: bool = False, cache_dir: str | os.PathLike | None = None) -> None:
+                 allow_flagged: bool = False, cache_dir: str | os.PathLike | None = None,
+                 ranking: str = "application") -> None:
         from reducetune import _core
 
         if dtype not in SUPPORTED:
@@ -46,13 +50,16 @@ class Reducer:
             raise InvalidConfiguration(f"unknown operator {op!r}: one of {', '.join(OPS)}")
         if db is None and table is None and default_db_path().exists():
             db = default_db_path()
+        if ranking not in ("application", "median"):
+            raise InvalidConfiguration(f"unknown ranking {ranking!r}: application or median")
         for path, what in ((db, "database"), (table, "table")):
             if path is not None and not Path(path).is_file():
                 raise InvalidConfiguration(f"no results {what} at {path}")
         self.dtype, self.op = dtype, op
         self._core = core = _core.Reducer(dtype, op, None if db is None else os.fspath(db),
                                    None if table is None else os.fspath(table), nondeterministic,
-                                   allow_flagged, None if cache_dir is None else os.fspath(cache_dir))
+                                   allow_flagged, None if cache_dir is None else os.fspath(cache_dir),
+                                   True, None if ranking == "application" else 0.0)
         self._launch = core.reduce  # bound once: one attribute look-up less per call
 
     def __call__(self, x: Any) -> Any:

@@ -17,13 +17,18 @@ rt::reducer make_reducer(const std::string &type, const std::string &op,
                          const std::optional<std::string> &database,
                          const std::optional<std::string> &table, bool nondeterministic,
                          bool allow_flagged, const std::optional<std::string> &cache_dir,
-                         bool log_fallbacks) {
+                         bool log_fallbacks, std::optional<double> extra_launch_s) {
   if (database && table)
     throw rt::invalid_configuration("give a results database or an exported table, not both");
   rt::reducer_options o;
   o.selection = {allow_flagged, !nondeterministic};
   o.cache_dir = cache_dir.value_or("");
   o.log_fallbacks = log_fallbacks;
+  if (extra_launch_s) {
+    if (!(*extra_launch_s >= 0.0))
+      throw rt::invalid_configuration("extra_launch_s must be >= 0 (0: rank by the median)");
+    o.extra_launch_s = *extra_launch_s;
+  }
   const auto t = rt::dtype_from_string(type);
   const auto p = rt::op_from_string(op);
   if (database)
@@ -95,14 +100,15 @@ void bind_reducer(nb::module_ &m) {
            [](rt::reducer *self, const std::string &type, const std::string &op,
               std::optional<std::string> database, std::optional<std::string> table,
               bool nondeterministic, bool allow_flagged, std::optional<std::string> cache_dir,
-              bool log_fallbacks) {
+              bool log_fallbacks, std::optional<double> extra_launch_s) {
              new (self) rt::reducer(make_reducer(type, op, database, table, nondeterministic,
-                                                 allow_flagged, cache_dir, log_fallbacks));
+                                                 allow_flagged, cache_dir, log_fallbacks,
+                                                 extra_launch_s));
            },
            nb::arg("dtype"), nb::arg("op"), nb::arg("database") = nb::none(),
            nb::arg("table") = nb::none(), nb::arg("nondeterministic") = false,
            nb::arg("allow_flagged") = false, nb::arg("cache_dir") = nb::none(),
-           nb::arg("log_fallbacks") = true)
+           nb::arg("log_fallbacks") = true, nb::arg("extra_launch_s") = nb::none())
       // Enqueues and returns: the GIL stays held, a launch takes microseconds. `device`
       // becomes current first: this extension's CUDA runtime is its own (static), so the
       // device PyTorch or CuPy made current is not current here until said.

@@ -10,7 +10,11 @@ set -uo pipefail
 OUT=${OUT:-/tmp/out}
 W=/tmp/results
 mkdir -p "$W"
-TABLE=docs/results/h100_2026-11-23_runtime/h100_table.json
+# The runtime dispatches from the H100's database of the README main command (same compute
+# capability: the reducer takes it for the H200), ranked for applications (launches counted).
+H100_DB=/tmp/h100_tune.db
+python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+  docs/results/h100_2026-11-23_issue12_rerun/h100_tune.db.xz "$H100_DB"
 export PATH=$PATH:/usr/local/cuda/bin
 log() { echo "== $(date -u +%T) $*" >> "$W/job.log"; }
 nvidia-smi -L > "$W/gpus.txt" 2>&1
@@ -19,7 +23,7 @@ log "phase A"
     --out "$W/harris" --time-limit 190s --ncu > "$W/harris.log" 2>&1; log "harris rc=$?" ) &
 ( log "cascading"; CUDA_VISIBLE_DEVICES=1 timeout 120 reducetune experiment cascading \
     --out "$W/cascading" --time-limit 90s > "$W/cascading.log" 2>&1; log "cascading rc=$?"
-  CUDA_VISIBLE_DEVICES=1 timeout 150 python3 -m reducetune.benchmarks.runtime --table "$TABLE" \
+  CUDA_VISIBLE_DEVICES=1 timeout 150 python3 -m reducetune.benchmarks.runtime --db "$H100_DB" \
     --samples 100 --out "$W/runtime/h200_2026-11-23_runtime" > "$W/runtime.log" 2>&1
   log "runtime rc=$?" ) &
 wait

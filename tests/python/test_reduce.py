@@ -89,6 +89,7 @@ def test_dense_layouts_are_told_from_views():
     ({"dtype": "float32", "op": "mean"}, "unknown operator 'mean'"),
     ({"dtype": "float32", "db": "/nonexistent/results.db"}, "no results database"),
     ({"dtype": "float32", "table": "/nonexistent/best.json"}, "no results table"),
+    ({"dtype": "float32", "ranking": "fastest"}, "unknown ranking 'fastest'"),
 ])
 def test_bad_reducer_arguments(kwargs, match):
     with pytest.raises(InvalidConfiguration, match=match):

@@ -112,4 +112,28 @@ launch_rule_of(const template_library &lib, const device_record &d, const catalo
   }
 }
 
+std::uint64_t grid_at(const launch_rule &r, std::uint64_t n) noexcept {
+  const std::uint64_t g = ceil_div(n, r.items_per_block == 0 ? 1 : r.items_per_block);
+  return r.max_blocks != 0 && g > r.max_blocks ? r.max_blocks : g;
+}
+
+unsigned launches_at(const launch_rule &r, std::uint64_t n) {
+  const std::uint64_t grid = grid_at(r, n);
+  if (r.protocol == "two_pass")
+    return grid == 1 ? 1 : 2;
+  if (r.protocol == "atomic")
+    return 2;
+  if (r.protocol == "ticket")
+    return 1;
+  if (r.protocol != "multipass")
+    throw invalid_configuration("unknown protocol '" + r.protocol + "'");
+  unsigned passes = 1;
+  for (std::uint64_t m = n, g = grid; g > 1; m = g, g = grid_at(r, m)) {
+    if (g >= m)
+      throw invalid_configuration("multipass grid does not shrink at n = " + std::to_string(m));
+    ++passes;
+  }
+  return passes;
+}
+
 } // namespace reducetune::db

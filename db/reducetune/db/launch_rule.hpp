@@ -39,6 +39,14 @@ struct launch_rule {
   std::vector<kernel_ref> kernels; // in launch order
 };
 
+// Kernel launches one reduction of n elements makes under rule r (what the host enqueues;
+// nested launches' children are the device's): two_pass 2, or 1 when one block covers n;
+// atomic 2 (its init kernel and the pass); ticket 1; multipass one per pass until one value
+// is left. The one place this is decided: the runtime's choice and its ranking ask here.
+[[nodiscard]] unsigned launches_at(const launch_rule &r, std::uint64_t n);
+// grid(n) of rule r (see launch_rule::items_per_block).
+[[nodiscard]] std::uint64_t grid_at(const launch_rule &r, std::uint64_t n) noexcept;
+
 // {name expression: lowered name} of a point compiled for an architecture (compute capability
 // x 10). The store keeps the names of the builds it recorded; for a point without one, an
 // export may be given this (the driver passes its NVRTC compiler: the jit layer sits above).

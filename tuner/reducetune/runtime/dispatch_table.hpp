@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reducetune {
@@ -35,6 +36,9 @@ struct dispatch_device {
 
 class dispatch_table {
 public:
+  dispatch_table() = default;
+  explicit dispatch_table(std::vector<dispatch_device> devices) : m_devices(std::move(devices)) {}
+
   // The Catalog already holds only the selected points (catalog::open(path, selection)).
   [[nodiscard]] static dispatch_table from_catalog(const db::catalog &c, dtype type, reduce_op op);
   // An export_json document; rules the selection refuses (determinism none, flags) are left

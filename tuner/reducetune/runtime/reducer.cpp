@@ -1,6 +1,8 @@
 #include "reducetune/runtime/reducer.hpp"
 
 #include "reducetune/db/catalog.hpp"
+#include "reducetune/db/schema.hpp"
+#include "reducetune/runtime/application_ranking.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/folder_cache.hpp"
 #include "reducetune/runtime/reducer_device.hpp"
@@ -47,8 +49,13 @@ reducer::~reducer() = default;
 
 reducer reducer::from_database(const std::filesystem::path &db, dtype type, reduce_op op,
                                reducer_options options) {
-  const auto c = db::catalog::open(db, options.selection);
-  auto table = dispatch_table::from_catalog(c, type, op);
+  const auto file = db::open_for_reading(db);
+  const auto c = db::catalog::load(file, options.selection);
+  auto devices = dispatch_table::from_catalog(c, type, op).devices();
+  if (options.extra_launch_s > 0)
+    rank_for_applications(devices, c, file, type, op, options.selection,
+                          template_library::from_environment(), options.extra_launch_s);
+  dispatch_table table(std::move(devices));
   return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
 }
 

@@ -2,7 +2,6 @@
 
 #include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/cuda/driver_api.hpp"
-#include "reducetune/db/launch_rule.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/space/space.hpp"
@@ -55,9 +54,7 @@ void ensure(device_buffer &b, std::size_t bytes) {
 } // namespace
 
 unsigned prepared_point::grid(std::uint64_t n) const {
-  std::uint64_t g = (n + items_per_block - 1) / items_per_block;
-  if (max_blocks != 0 && g > max_blocks)
-    g = max_blocks;
+  const std::uint64_t g = db::grid_at(rule, n);
   if (g == 0 || g > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
     throw invalid_configuration("n = " + std::to_string(n) + " needs " + std::to_string(g) +
                                 " blocks, more than a grid holds");
@@ -110,8 +107,7 @@ std::unique_ptr<prepared_point> reducer_device::prepare(const dispatch_rule *rul
   out->shared = r.dynamic_shared_bytes;
   out->in_place = r.in_place;
   out->device_launches = r.device_launches;
-  out->items_per_block = r.items_per_block;
-  out->max_blocks = r.max_blocks;
+  out->rule = r;
   auto program = m_context.jit->compile(request_for(s->decl(), p->compile, m_info.arch()));
   out->module = std::make_unique<loaded_module>(*program);
   for (const auto &k : r.kernels) {

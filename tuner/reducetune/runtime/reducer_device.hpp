@@ -5,6 +5,7 @@
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/device_info.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
+#include "reducetune/db/launch_rule.hpp"
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/runtime/dispatch_table.hpp"
 #include "reducetune/runtime/reducer.hpp"
@@ -32,14 +33,14 @@ struct reducer_context {
   std::function<void(const std::string &)> fallback; // records (and logs once) a fallback
 };
 
-// A point made ready on one device, with the grid rule of its export (launch_rule.hpp):
-// grid(n) = min(ceil_div(n, items_per_block), max_blocks), no cap when max_blocks is 0.
+// A point made ready on one device, with the launch rule of its export (launch_rule.hpp),
+// which decides its grid and its launches at each n.
 struct prepared_point {
   reducer_choice choice;
+  db::launch_rule rule;
   protocol proto = protocol::two_pass;
   unsigned block = 0, shared = 0;
   bool in_place = false, device_launches = false;
-  std::uint64_t items_per_block = 1, max_blocks = 0;
   CUfunction init = nullptr, pass = nullptr, final = nullptr;
   std::unique_ptr<loaded_module> module;
 

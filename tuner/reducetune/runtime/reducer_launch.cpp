@@ -90,19 +90,7 @@ reducer_choice reducer_device::choice(std::uint64_t n) {
   const prepared_point &p = point_for(n);
   reducer_choice c = p.choice;
   c.grid = p.grid(n);
-  c.launches = p.proto == protocol::two_pass ? (c.grid == 1 ? 1 : 2)
-               : p.proto == protocol::atomic ? 2
-               : p.proto == protocol::ticket ? 1
-                                             : 0;
-  if (p.proto == protocol::multipass)
-    for (std::uint64_t m = n;; ++c.launches) {
-      const unsigned g = p.grid(m);
-      if (g == 1) {
-        ++c.launches;
-        break;
-      }
-      m = g;
-    }
+  c.launches = db::launches_at(p.rule, n);
   return c;
 }
 

@@ -1,0 +1,91 @@
+// The runtime's ranking for applications (no GPU): at one size a two-launch point with the
+// fastest replayed median loses to a one-launch point within the extra launch's cost, and
+// wins when it is faster by more; extra_launch_s = 0 ranks by the median, as `best` does.
+// launches_at is the launch rule's count for every protocol.
+#include "catch.hpp"
+
+#include "../db/db_test_support.hpp"
+#include "reducetune/db/catalog.hpp"
+#include "reducetune/db/launch_rule.hpp"
+#include "reducetune/db/schema.hpp"
+#include "reducetune/db/store.hpp"
+#include "reducetune/runtime/application_ranking.hpp"
+#include "reducetune/space/space.hpp"
+#include "reducetune/templates/template_library.hpp"
+
+using namespace reducetune;
+
+namespace {
+
+const template_library &lib() {
+  static const template_library l = template_library::embedded();
+  return l;
+}
+
+search_space space() {
+  return {family::load(lib(), "tunable"), dtype::float32, reduce_op::sum,
+          device_limits::for_arch("90")};
+}
+
+// A measurement of preset `name` of the tunable family at n, with the given median.
+db::measurement_record of_preset(std::int64_t device, const std::string &name, std::uint64_t n,
+                                 double seconds) {
+  const auto s = space();
+  const auto p = s.base(name, {});
+  REQUIRE(p.has_value());
+  auto m = rt_test::measurement(device, n, 256, seconds);
+  m.variant.label = variant_label(s.decl(), *p);
+  m.launch_label = launch_label(s.decl(), *p);
+  return m;
+}
+
+// The rule chosen at n = 2^16 with this extra launch cost.
+std::string chosen(const std::filesystem::path &path, double extra_launch_s) {
+  const auto file = db::open_for_reading(path);
+  const auto c = db::catalog::load(file, {});
+  auto devices = dispatch_table::from_catalog(c, dtype::float32, reduce_op::sum).devices();
+  if (extra_launch_s > 0)
+    rank_for_applications(devices, c, file, dtype::float32, reduce_op::sum, {}, lib(),
+                          extra_launch_s);
+  REQUIRE(devices.size() == 1);
+  return dispatch_table::rule_for(devices[0], 1 << 16)->variant;
+}
+
+} // namespace
+
+TEST_CASE("a one-launch point within the extra launch's cost is preferred for applications",
+          "[runtime][ranking]") {
+  rt_test::temp_dir dir;
+  {
+    auto s = db::store::open(dir / "r.db");
+    const auto d = s.register_device(rt_test::h100());
+    s.record_measurement(of_preset(d, "good", 1 << 16, 5.0e-6));     // two_pass: 2 launches
+    s.record_measurement(of_preset(d, "one_pass", 1 << 16, 6.0e-6)); // ticket: 1 launch
+  }
+  const auto s = space();
+  const auto two_pass = variant_label(s.decl(), *s.base("good", {}));
+  const auto ticket = variant_label(s.decl(), *s.base("one_pass", {}));
+  CHECK(chosen(dir / "r.db", 0.0) == two_pass);    // the median alone
+  CHECK(chosen(dir / "r.db", 2.5e-6) == ticket);   // 6.0 < 5.0 + 2.5
+  CHECK(chosen(dir / "r.db", 0.5e-6) == two_pass); // 5.0 + 0.5 < 6.0
+}
+
+TEST_CASE("launches_at counts what the host enqueues for each protocol", "[runtime][ranking]") {
+  db::launch_rule r;
+  r.items_per_block = 1024;
+  r.protocol = "two_pass";
+  CHECK(db::launches_at(r, 1000) == 1); // one block: the partial is the result
+  CHECK(db::launches_at(r, 5000) == 2);
+  r.protocol = "ticket";
+  CHECK(db::launches_at(r, 1 << 30) == 1);
+  r.protocol = "atomic";
+  CHECK(db::launches_at(r, 10) == 2);
+  r.protocol = "multipass";
+  CHECK(db::launches_at(r, 1024) == 1);
+  CHECK(db::launches_at(r, 1024 * 1024) == 2);
+  CHECK(db::launches_at(r, 1024ull * 1024 * 1024 + 1) == 4);
+  r.max_blocks = 64; // a capped grid: 64 partials, then one block
+  CHECK(db::launches_at(r, 1ull << 30) == 2);
+  r.protocol = "nonsense";
+  CHECK_THROWS_AS(db::launches_at(r, 10), invalid_configuration);
+}

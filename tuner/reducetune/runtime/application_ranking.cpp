@@ -1,0 +1,84 @@
+#include "reducetune/runtime/application_ranking.hpp"
+
+#include "reducetune/db/catalog.hpp"
+#include "reducetune/db/launch_rule.hpp"
+#include "reducetune/db/sqlite.hpp"
+
+#include <limits>
+#include <map>
+#include <utility>
+
+namespace reducetune {
+namespace {
+
+struct candidate {
+  dispatch_rule rule;
+  double median_s = 0.0;
+};
+
+// (device UUID, n) -> the fastest selected points there, fastest first.
+std::map<std::pair<std::string, std::uint64_t>, std::vector<candidate>>
+candidates(const db::database &db, dtype type, reduce_op op, const point_selection &s) {
+  auto q = db.prepare(
+      "SELECT d.uuid, w.n, v.family, v.label, m.launch_label, m.median_s, v.determinism,"
+      " v.flags FROM rt_measurements m JOIN rt_workloads w ON w.id = m.workload_id"
+      " JOIN rt_variants v ON v.id = m.variant_id JOIN rt_devices d ON d.id = m.device_id"
+      " WHERE m.status = 'ok' AND m.median_s IS NOT NULL AND w.dtype = ?3 AND w.op = ?4"
+      " AND (?1 OR v.flags = '[]') AND (NOT ?2 OR v.determinism = 'run_to_run')"
+      " ORDER BY m.device_id, w.n, m.median_s, m.id");
+  q.bind(1, s.allow_flagged ? 1 : 0).bind(2, s.deterministic_only ? 1 : 0);
+  q.bind(3, std::string{to_string(type)}).bind(4, std::string{to_string(op)});
+  std::map<std::pair<std::string, std::uint64_t>, std::vector<candidate>> out;
+  while (q.step()) {
+    auto &list = out[{q.column_text(0), static_cast<std::uint64_t>(q.column_int(1))}];
+    if (list.size() >= application_candidates)
+      continue;
+    dispatch_rule r{static_cast<std::uint64_t>(q.column_int(1)), q.column_text(2), q.column_text(3),
+                    q.column_text(4), q.column_text(6), q.column_text(7) != "[]"};
+    list.push_back({std::move(r), q.column_double(5)});
+  }
+  return out;
+}
+
+// median + (launches − 1) × extra; infinity when the point has no launch rule here.
+double cost(const template_library &lib, const db::device_record &d, dtype type, reduce_op op,
+            const candidate &c, double extra_launch_s) {
+  db::catalog_entry e;
+  e.variant.family = c.rule.family;
+  e.variant.dtype = to_string(type);
+  e.variant.op = to_string(op);
+  e.variant.label = c.rule.variant;
+  e.launch_label = c.rule.launch;
+  const auto rule = db::launch_rule_of(lib, d, e);
+  const auto *r = std::get_if<db::launch_rule>(&rule);
+  if (r == nullptr)
+    return std::numeric_limits<double>::infinity();
+  return c.median_s + (db::launches_at(*r, c.rule.bucket_n) - 1.0) * extra_launch_s;
+}
+
+} // namespace
+
+void rank_for_applications(std::vector<dispatch_device> &devices, const db::catalog &c,
+                           const db::database &db, dtype type, reduce_op op,
+                           const point_selection &selection, const template_library &lib,
+                           double extra_launch_s) {
+  const auto all = candidates(db, type, op, selection);
+  for (auto &dev : devices) {
+    const db::catalog_device *record = c.device_of(dev.uuid);
+    if (record == nullptr)
+      continue;
+    for (auto &rule : dev.rules) {
+      const auto it = all.find({dev.uuid, rule.bucket_n});
+      if (it == all.end())
+        continue;
+      double best = std::numeric_limits<double>::infinity();
+      for (const auto &cand : it->second)
+        if (const double x = cost(lib, record->device, type, op, cand, extra_launch_s); x < best) {
+          best = x;
+          rule = cand.rule;
+        }
+    }
+  }
+}
+
+} // namespace reducetune
