@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,21 +30,40 @@ __all__ = ["merge_studies"]
 CLAIM = "claim"  # a claim names a process of the other file: meaningless here
 
 
-def _has_optuna(path: Path) -> bool:
+def _connect(path: Path) -> sqlite3.Connection:
+    """The other file, only read and left as it was (as the store reads, db/README.md): a
+    file whose mode bits forbid writing is opened immutable; another read-write but
+    query_only, so that its last close removes the -wal and -shm it may have made."""
+    import stat
+
+    uri = path.resolve().as_uri()
+    if not path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return sqlite3.connect(uri + "?immutable=1", uri=True)
+    con = sqlite3.connect(uri + "?mode=rw", uri=True, timeout=60)
+    con.execute("PRAGMA query_only = 1")
+    return con
+
+
+def _snapshot(path: Path, folder: str) -> Path | None:
+    """A copy of the other file in folder (SQLite's backup), or None when it has no Optuna
+    tables: Optuna then reads the copy, never the file itself."""
+    con = _connect(path)
     try:
-        con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-    except sqlite3.Error:
-        return False
-    try:
-        return con.execute("SELECT 1 FROM studies LIMIT 1").fetchone() is not None
-    except sqlite3.Error:
-        return False
+        if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'studies'").fetchone() is None:
+            return None
+        copy = Path(folder) / "other.db"
+        dst = sqlite3.connect(copy)
+        try:
+            con.backup(dst)
+        finally:
+            dst.close()
+        return copy
     finally:
         con.close()
 
 
 def _read_only_storage(path: Path) -> Any:
-    """The other file's studies, read without creating or upgrading anything in it."""
+    """Optuna over the copy, without creating or upgrading anything."""
     import inspect
 
     import optuna
@@ -80,18 +100,20 @@ def merge_studies(db: str | os.PathLike[str], other: str | os.PathLike[str]) -> 
     from reducetune._study_storage import open_storage
 
     stats = {"studies_added": 0, "studies_skipped": 0, "trials_added": 0}
-    if not _has_optuna(Path(other)):
-        return stats
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    source = _read_only_storage(Path(other))
-    target = open_storage(db)
-    try:
-        mine = {s.study_name: s for s in optuna.get_all_study_summaries(target)}
-        for summary in optuna.get_all_study_summaries(source):
-            _merge_one(summary, source, target, mine.get(summary.study_name), stats)
-    finally:
-        source.engine.dispose()
-        target.engine.dispose()
+    with tempfile.TemporaryDirectory(prefix="reducetune-merge-") as folder:
+        copy = _snapshot(Path(other), folder)
+        if copy is None:
+            return stats
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        source = _read_only_storage(copy)
+        target = open_storage(db)
+        try:
+            mine = {s.study_name: s for s in optuna.get_all_study_summaries(target)}
+            for summary in optuna.get_all_study_summaries(source):
+                _merge_one(summary, source, target, mine.get(summary.study_name), stats)
+        finally:
+            source.engine.dispose()
+            target.engine.dispose()
     return stats
 
 
