@@ -6,7 +6,8 @@ two results files this writes a markdown report and a CSV of every point:
 
 - coverage: every point of the sweep measured once in ``dual`` (none lost, none twice), and
   how the points split between the GPUs;
-- the wall-time ratio (the script's timings of the two commands);
+- the wall-time ratio (the script's timings of the two commands), and the ratio of the
+  measuring spans (first to last measurement: without starting workers and compiling);
 - agreement: each point's median in ``dual`` against its median on GPU 0 alone. Points that
   GPU 0 measured in both runs give the run-to-run spread of one GPU; points GPU 1 measured
   give the spread between two GPUs of one model. The second against the first is the answer
@@ -35,6 +36,20 @@ ROWS = ("SELECT d.uuid, d.name, v.label, m.launch_label, w.n, m.median_s, m.stat
 def read(db: Path) -> list[tuple[Any, ...]]:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
         return con.execute(ROWS).fetchall()
+
+
+def measuring_s(db: Path) -> float:
+    """Seconds from the first measurement to the last (created_at): the sweep without its
+    fixed costs (starting workers, compiling, the ceiling and CUB)."""
+    from datetime import datetime
+
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        lo, hi = con.execute("SELECT min(created_at), max(created_at) FROM rt_measurements"
+                             " m JOIN rt_workloads w ON w.id = m.workload_id").fetchone()
+    if not lo:
+        return 0.0
+    stamp = [datetime.fromisoformat(t.replace("Z", "+00:00")) for t in (lo, hi)]
+    return (stamp[1] - stamp[0]).total_seconds()
 
 
 def spread(pairs: list[tuple[float, float]]) -> dict[str, float]:
@@ -86,7 +101,8 @@ def _pct(x: float) -> str:
     return f"{100 * x:.2f} %"
 
 
-def markdown(a: dict[str, Any], t_single: float, t_dual: float, command: str) -> str:
+def markdown(a: dict[str, Any], t_single: float, t_dual: float, command: str,
+             spans: tuple[float, float] = (0.0, 0.0)) -> str:
     lines = ["# Two GPUs against one: a grid sweep shared by `--devices 0,1`", ""]
     if command:
         lines += [f"Command: `{command}`", ""]
@@ -95,7 +111,10 @@ def markdown(a: dict[str, Any], t_single: float, t_dual: float, command: str) ->
     lines += ["", f"- points: {a['single_points']} on GPU 0 alone, {a['dual_points']} in the "
               f"two-GPU run; {a['missing']} missing, {a['twice']} measured twice",
               f"- wall time: {t_single:.1f} s alone, {t_dual:.1f} s on two GPUs: ratio "
-              f"{t_single / t_dual:.2f}" if t_dual else "- wall time: not given", "",
+              f"{t_single / t_dual:.2f}" if t_dual else "- wall time: not given",
+              f"- measuring (first to last measurement): {spans[0]:.1f} s alone, "
+              f"{spans[1]:.1f} s on two GPUs: ratio "
+              f"{spans[0] / spans[1] if spans[1] else float('nan'):.2f}", "",
               "## Agreement of each point's median with GPU 0 alone", "",
               "| points measured in the two-GPU run by | count | median abs diff | p90 | max |"
               " median signed | within 1 % | within 5 % |", "|---|---|---|---|---|---|---|---|"]
@@ -127,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--command", default="")
     args = p.parse_args(argv)
     a = analyse(read(args.single), read(args.dual))
-    args.out.write_text(markdown(a, args.single_s, args.dual_s, args.command))
+    spans = (measuring_s(args.single), measuring_s(args.dual))
+    args.out.write_text(markdown(a, args.single_s, args.dual_s, args.command, spans))
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(a["points"][0]) if a["points"] else ["n"])
