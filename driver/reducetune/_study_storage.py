@@ -159,6 +159,8 @@ def _rdb(url: str) -> Any:
     import optuna
 
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    # ask/tell with a heartbeat: _study_share keeps it (beat) and fails stale trials (_reap)
+    warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used")
     # RetryHeartbeatStaleTrialCallback since Optuna 4.9 (the older name is deprecated there)
     retry = getattr(optuna.storages, "RetryHeartbeatStaleTrialCallback",
                     optuna.storages.RetryFailedTrialCallback)(max_retry=3)
