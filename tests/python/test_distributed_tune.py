@@ -12,8 +12,9 @@ One of them is SIGKILLed midway. Then:
 - the four results files merged into one answer ``best`` exactly as one process that swept
   the same points alone, at every size.
 
-And ``--devices 0,1,2,3`` in replay (four workers of one host on one results file), and the
-merge of the Optuna studies of results files.
+And ``--devices 0,1,2,3`` in replay (four workers of one host on one results file), the
+merge of the Optuna studies of results files, a replayed recording of two GPUs of one model,
+and another machine's trial whose heartbeat stopped (failed, its point re-queued).
 """
 
 from __future__ import annotations
@@ -44,12 +45,13 @@ SIZES = ["2^16", "2^24"]
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
 
-def tune_cmd(db: Path, *extra: str) -> list[str]:
+def tune_cmd(db: Path, *extra: str, restrict: dict | None = None,
+             sizes: list[str] | None = None) -> list[str]:
     return [sys.executable, "-m", "reducetune", "tune", "--replay", str(RECORDING),
-            "--db", str(db), "--dtype", "float32", "--op", "sum", "--sizes", *SIZES,
+            "--db", str(db), "--dtype", "float32", "--op", "sum", "--sizes", *(sizes or SIZES),
             "--strategy", "grid", "--quiet", "--json",
-            *[a for k, v in RESTRICT.items() for a in ("--restrict", f"{k}={','.join(v)}")],
-            *extra]
+            *[a for k, v in (restrict or RESTRICT).items()
+              for a in ("--restrict", f"{k}={','.join(v)}")], *extra]
 
 
 def all_points() -> set[tuple[str, str]]:
@@ -249,12 +251,10 @@ def test_replay_serves_a_point_from_another_gpu_of_the_same_model(tmp_path):
 
 def test_merge_copies_the_optuna_studies_and_keeps_a_point_in_both_once(tmp_path):
     a, b = tmp_path / "a.db", tmp_path / "b.db"
-    common = ["--strategy", "random", "--max-evals", "20"]
+    common = ["--strategy", "random", "--max-evals", "20"]  # the last --strategy counts
     for db, seed, sizes in ((a, "1", ["2^16"]), (b, "2", ["2^16", "2^24"])):
-        cmd = tune_cmd(db, *common, "--seed", seed)
-        cmd[cmd.index("--sizes") + 1:cmd.index("--strategy") + 2] = [*sizes, "--strategy",
-                                                                      "random"]
-        subprocess.run(cmd, cwd=REPO, env=ENV, check=True, capture_output=True)
+        subprocess.run(tune_cmd(db, *common, "--seed", seed, sizes=sizes), cwd=REPO, env=ENV,
+                       check=True, capture_output=True)
 
     def points(db: Path) -> dict[str, set]:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
@@ -283,3 +283,44 @@ def test_merge_copies_the_optuna_studies_and_keeps_a_point_in_both_once(tmp_path
     again = subprocess.run(tune_cmd(a, *common, "--seed", "3"), cwd=REPO, env=ENV,
                            check=True, capture_output=True, text=True)
     assert all(s["evaluated"] == 0 for s in json.loads(again.stdout)["sizes"])
+
+
+
+def test_a_trial_of_another_machine_whose_heartbeat_stopped_is_retried(tmp_path):
+    """Another host's claim cannot be checked by pid: its trial is failed once its heartbeat
+    is HEARTBEAT_GRACE_S old, and its point re-queued and measured here."""
+    import optuna
+
+    from reducetune._evaluators import ReplayEvaluator
+    from reducetune._samplers import distributions
+    from reducetune._space import Space, limits_for_arch
+    from reducetune._study_share import CLAIM, study_device
+    from reducetune._study_storage import HEARTBEAT_GRACE_S, open_shared_storage
+    from reducetune._tune_config import TuneConfig, study_name
+
+    one = {**RESTRICT, "block_size": ["256"], "finish": ["ticket"],
+           "elements_per_thread": ["4"], "grid_cap": ["0"]}
+    url = f"sqlite:///{tmp_path / 'studies.db'}"
+    space = Space("tunable", "float32", "sum", limits_for_arch("sm_90"), one)
+    config = TuneConfig(sizes=[1 << 16], strategy="grid", restrict=one, by_model=True)
+    with ReplayEvaluator(RECORDING) as ev:
+        name = study_name(config, 1 << 16, study_device(ev.device, True))
+    storage = open_shared_storage(url)
+    study = optuna.create_study(study_name=name, storage=storage)
+    p = space.points()[0]
+    study.enqueue_trial(dict(p.params))
+    trial = study.ask(distributions(space.proposable(False, False), "grid"))
+    trial.set_user_attr(CLAIM, {"variant_label": p.variant_label,
+                                "launch_label": p.launch_label, "host": "another-machine",
+                                "pid": 1})
+    storage.record_heartbeat(trial._trial_id)
+    time.sleep(HEARTBEAT_GRACE_S + 1)
+    out = subprocess.run(tune_cmd(tmp_path / "here.db", "--storage", url, restrict=one,
+                                  sizes=["2^16"]), cwd=REPO, env=ENV, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    trials = optuna.load_study(study_name=name, storage=storage).trials
+    assert trials[0].state == optuna.trial.TrialState.FAIL
+    retried = [t for t in trials if t.system_attrs.get("failed_trial") == trial.number]
+    assert retried and retried[0].user_attrs.get("outcome") == "measured"
+    assert (*p.labels, 1 << 16) in measured(tmp_path / "here.db")
