@@ -52,7 +52,7 @@ class PgServer:
 
     def start(self) -> None:
         if os.geteuid() == 0:
-            shutil.chown(self.folder, "nobody", "nogroup")
+            shutil.chown(self.folder, "nobody")  # its owner: initdb writes there
         subprocess.run(self._as_owner([_bin("initdb") or "initdb", "-D", str(self.data),
                                        "-U", USER, "--auth=trust", "-E", "UTF8",
                                        "--no-sync"]),
