@@ -30,7 +30,6 @@ def _torch_path() -> Callable[[Any], Prepared | None]:
     # public call where a PyTorch build lacks the private one.
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
         lambda i: torch.cuda.current_stream(i).cuda_stream)
-    empty = torch.empty
 
     def prepare(x: Any) -> Prepared | None:
         dtype = names.get(x.dtype)
@@ -38,7 +37,7 @@ def _torch_path() -> Callable[[Any], Prepared | None]:
         if dtype is None or n == 0 or not x.is_cuda or not x.is_contiguous():
             return None
         dev = x.get_device()
-        out = empty((), dtype=x.dtype, device=x.device)
+        out = x.new_empty(())  # x's type and device without parsing either again
         return x.data_ptr(), n, dtype, dev, raw(dev), out, out.data_ptr()
 
     return prepare
