@@ -50,7 +50,9 @@ def add_ncu_arguments(p: argparse.ArgumentParser, default_tables: str) -> None:
                    help=f"tables whose rows --ncu profiles (default {default_tables})")
     p.add_argument("--ncu-path", default=None, metavar="PATH",
                    help="the ncu executable (default: ncu on PATH, else /usr/local/cuda/bin/ncu)")
-    p.add_argument("--ncu-timeout", type=float, default=120.0, metavar="S",
+    from reducetune.commands._args import TIMEOUT_MAX_S, duration
+
+    p.add_argument("--ncu-timeout", type=duration(1, TIMEOUT_MAX_S), default=120.0, metavar="S",
                    help="seconds per profiled row (default 120)")
 
 
