@@ -70,7 +70,10 @@ catalog catalog::load(const database &db, point_selection only) {
                         " JOIN rt_variants v ON v.id = m.variant_id"
                         " WHERE m.status = 'ok' AND m.median_s IS NOT NULL"
                         " AND (?1 OR v.flags = '[]') AND (NOT ?2 OR v.determinism = 'run_to_run')"
-                        " ORDER BY m.device_id, w.dtype, w.op, w.n, m.median_s, m.id");
+                        // equal medians: by labels, so that the answer does not depend on
+                        // the order rows were written in (a merged file, several workers)
+                        " ORDER BY m.device_id, w.dtype, w.op, w.n, m.median_s, v.label,"
+                        " m.launch_label, m.id");
     s.bind(1, only.allow_flagged ? 1 : 0).bind(2, only.deterministic_only ? 1 : 0);
     while (s.step()) {
       const auto device = index_of.at(s.column_int(0));

@@ -310,7 +310,7 @@ std::optional<best_choice> store::best(std::int64_t device_id, std::string_view 
       " WHERE w2.dtype = ?2 AND w2.op = ?3 AND w2.n = ?4 AND m2.device_id = ?1"
       " AND m2.workload_id = w2.id AND m2.status = 'ok' AND m2.median_s IS NOT NULL"
       " AND (?5 OR v2.flags = '[]') AND (NOT ?6 OR v2.determinism = 'run_to_run')"
-      " ORDER BY m2.median_s, m2.id LIMIT 1)";
+      " ORDER BY m2.median_s, v2.label, m2.launch_label, m2.id LIMIT 1)"; // as the Catalog
   statement_lease s(cached(best_sql.c_str()));
   s->bind(1, device_id).bind(2, dtype).bind(3, op);
   s->bind(4, static_cast<std::int64_t>(sizes[*bucket]));

@@ -164,3 +164,27 @@ TEST_CASE("merging deduplicates by key: more samples win, then the newer row", "
   CHECK(again.kept == 6);
   CHECK(here.history(h_dev, "float32", "sum").size() == 5);
 }
+
+TEST_CASE("equal medians are decided by the labels, whatever order the rows were written in",
+          "[db][catalog]") {
+  // Several workers, or a merge, write the same points in another order: the answer of the
+  // Catalog and of store::best must not follow the row ids.
+  for (const bool reversed : {false, true}) {
+    rt_test::temp_dir dir;
+    auto s = store::open(dir / "r.db");
+    const auto d = s.register_device(rt_test::h100());
+    std::vector<int> blocks = {512, 128, 1024};
+    if (reversed)
+      std::reverse(blocks.begin(), blocks.end());
+    for (const int b : blocks) { // the same median: samples all exactly 5.6 µs
+      auto m = rt_test::measurement(d, 1 << 16, b, 5.6e-6);
+      m.samples_s = {5.6e-6, 5.6e-6, 5.6e-6};
+      s.record_measurement(m);
+    }
+    INFO("reversed: " << reversed);
+    const auto c = catalog::load(s.connection());
+    CHECK(c.find("GPU-test-0001", "float32", "sum", 1 << 16)->variant.label ==
+          "tunable.float32.sum.bs_1024"); // the smallest label of the three
+    CHECK(s.best(d, "float32", "sum", 1 << 16)->variant.label == "tunable.float32.sum.bs_1024");
+  }
+}
