@@ -23,36 +23,41 @@ catalog catalog::open(const std::filesystem::path &path, point_selection only) {
 }
 
 void catalog::load_devices(const database &db) {
-  {
-    auto s = db.prepare("SELECT id, name, uuid, cc_major, cc_minor, sm_count, l2_bytes,"
-                        " bus_width_bits, memory_clock_khz, driver_version, toolkit_version"
-                        " FROM rt_devices ORDER BY id");
-    while (s.step()) {
-      catalog_device d;
-      d.device = {s.column_int(0),
-                  s.column_text(1),
-                  s.column_text(2),
-                  static_cast<int>(s.column_int(3)),
-                  static_cast<int>(s.column_int(4)),
-                  static_cast<int>(s.column_int(5)),
-                  s.column_int(6),
-                  static_cast<int>(s.column_int(7)),
-                  static_cast<int>(s.column_int(8)),
-                  static_cast<int>(s.column_int(9)),
-                  static_cast<int>(s.column_int(10))};
-      m_by_uuid.emplace(d.device.uuid, m_devices.size());
-      m_by_name.emplace(d.device.name, m_devices.size()); // keeps the first of a name
-      m_devices.push_back(std::move(d));
+  // One entry per model (same_model_sql), the first registered device of the model standing
+  // for it: every UUID of the model finds that entry, and the model's measurements answer
+  // together (GPUs of one model tuned together each hold part of the points).
+  auto s = db.prepare(std::string("SELECT d1.id, d1.name, d1.uuid, d1.cc_major, d1.cc_minor,"
+                                  " d1.sm_count, d1.l2_bytes, d1.bus_width_bits,"
+                                  " d1.memory_clock_khz, d1.driver_version, d1.toolkit_version,"
+                                  " (SELECT MIN(d2.id) FROM rt_devices d2 WHERE ") +
+                      same_model_sql + ") FROM rt_devices d1 ORDER BY d1.id");
+  while (s.step()) {
+    const device_record d{s.column_int(0),
+                          s.column_text(1),
+                          s.column_text(2),
+                          static_cast<int>(s.column_int(3)),
+                          static_cast<int>(s.column_int(4)),
+                          static_cast<int>(s.column_int(5)),
+                          s.column_int(6),
+                          static_cast<int>(s.column_int(7)),
+                          static_cast<int>(s.column_int(8)),
+                          static_cast<int>(s.column_int(9)),
+                          static_cast<int>(s.column_int(10))};
+    const std::int64_t model = s.column_int(11);
+    if (model == d.id) { // the first of its model (ids ascend: it comes before the others)
+      m_index_of_id[d.id] = m_devices.size();
+      m_by_name.emplace(d.name, m_devices.size()); // keeps the first of a name
+      m_devices.push_back(catalog_device{d, {}});
     }
+    const std::size_t index = m_index_of_id.at(model);
+    m_index_of_id[d.id] = index;
+    m_by_uuid.emplace(d.uuid, index);
   }
 }
 
 catalog catalog::load(const database &db, point_selection only) {
   catalog c;
   c.load_devices(db);
-  std::map<std::int64_t, std::size_t> index_of;
-  for (std::size_t i = 0; i < c.m_devices.size(); ++i)
-    index_of[c.m_devices[i].device.id] = i;
 
   // First pass reads only rt_measurements_by_workload (it covers device, workload, status,
   // median and the row id), sorted so that the first row of each (device, dtype, op, n) is
@@ -65,18 +70,20 @@ catalog catalog::load(const database &db, point_selection only) {
   };
   std::vector<winner> winners;
   {
-    auto s = db.prepare("SELECT m.device_id, w.dtype, w.op, w.n, m.id"
+    auto s = db.prepare(std::string("SELECT (SELECT MIN(d2.id) FROM rt_devices d1"
+                        " JOIN rt_devices d2 ON ") + same_model_sql +
+                        " WHERE d1.id = m.device_id) AS model, w.dtype, w.op, w.n, m.id"
                         " FROM rt_measurements m JOIN rt_workloads w ON w.id = m.workload_id"
                         " JOIN rt_variants v ON v.id = m.variant_id"
                         " WHERE m.status = 'ok' AND m.median_s IS NOT NULL"
                         " AND (?1 OR v.flags = '[]') AND (NOT ?2 OR v.determinism = 'run_to_run')"
                         // equal medians: by labels, so that the answer does not depend on
                         // the order rows were written in (a merged file, several workers)
-                        " ORDER BY m.device_id, w.dtype, w.op, w.n, m.median_s, v.label,"
+                        " ORDER BY model, w.dtype, w.op, w.n, m.median_s, v.label,"
                         " m.launch_label, m.id");
     s.bind(1, only.allow_flagged ? 1 : 0).bind(2, only.deterministic_only ? 1 : 0);
     while (s.step()) {
-      const auto device = index_of.at(s.column_int(0));
+      const auto device = c.m_index_of_id.at(s.column_int(0));
       auto dtype = s.column_text(1);
       auto op = s.column_text(2);
       const auto n = static_cast<std::uint64_t>(s.column_int(3));

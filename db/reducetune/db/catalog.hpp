@@ -1,7 +1,7 @@
 // The Catalog: the read-only API applications use to pick a variant.
 //
 // open() reads every status-ok measurement once into memory (one query), keeping only the
-// fastest per (device, type, operator, size); best() is then a map look-up and a binary
+// fastest per (device model, type, operator, size); best() is then a map look-up and a binary
 // search, with no SQLite call (well under a microsecond; see tuner/tools/bench_catalog.cpp).
 #pragma once
 
@@ -54,8 +54,9 @@ public:
   // Loads from an open connection (a store's, for instance).
   [[nodiscard]] static catalog load(const database &db, point_selection only = {});
 
-  // device is a UUID or a device name (a name shared by several devices takes the one
-  // registered first). The size rule is nearest_bucket: nearest measured size on a log2
+  // device is a UUID or a device name (a name shared by several models takes the one
+  // registered first). Devices of one model (same name, SM count, memory clock) answer
+  // together: their measurements are one table, as store::best reads them. The size rule is nearest_bucket: nearest measured size on a log2
   // scale, ties to the larger. Returns nothing when this device, type and operator have no
   // status-ok measurement.
   [[nodiscard]] const catalog_entry *find(std::string_view device, std::string_view dtype,
@@ -70,7 +71,8 @@ public:
 private:
   void load_devices(const database &db);
 
-  std::vector<catalog_device> m_devices;
+  std::vector<catalog_device> m_devices; // one per model (records.hpp, same_model_sql)
+  std::map<std::int64_t, std::size_t> m_index_of_id; // every device id -> its model's entry
   std::map<std::string, std::size_t, std::less<>> m_by_uuid;
   std::map<std::string, std::size_t, std::less<>> m_by_name;
 };

@@ -177,6 +177,14 @@ struct best_choice {
   std::optional<double> pct_of_peak;
 };
 
+// Devices of one model: the same name, SM count and memory clock (GPUs of one model share
+// their studies when tuned together, and their measurements answer `best` together: two
+// H200s of one host are one model, an H200 and an H100 are two). The one definition, as an
+// SQL condition on rt_devices rows aliased d1 and d2, for every query that groups by model.
+inline constexpr const char *same_model_sql =
+    "d2.name = d1.name AND d2.sm_count = d1.sm_count AND d2.memory_clock_khz = "
+    "d1.memory_clock_khz";
+
 // The size rule shared by store::best, the Catalog and the exported header: among the sizes
 // measured (sorted ascending, distinct), take the nearest on a log2 scale; a tie goes to the
 // larger size. n below the smallest or above the largest takes that end. Returns the index

@@ -281,6 +281,16 @@ std::optional<baseline_record> store::find_baseline(std::int64_t device_id,
   return b;
 }
 
+namespace {
+
+// The ids of the devices of ?1's model (same_model_sql).
+std::string model_ids_sql() {
+  return std::string("(SELECT d2.id FROM rt_devices d1 JOIN rt_devices d2 ON ") +
+         same_model_sql + " WHERE d1.id = ?1)";
+}
+
+} // namespace
+
 std::optional<best_choice> store::best(std::int64_t device_id, std::string_view dtype,
                                        std::string_view op, std::uint64_t n,
                                        point_selection only) const {
@@ -288,13 +298,14 @@ std::optional<best_choice> store::best(std::int64_t device_id, std::string_view 
   // rt_measurements_by_workload, so they read index pages, not the rows with their samples.
   std::vector<std::uint64_t> sizes;
   {
-    statement_lease s(
-        cached("SELECT DISTINCT w.n FROM rt_workloads w WHERE w.dtype = ?2 AND w.op = ?3"
-               " AND EXISTS (SELECT 1 FROM rt_measurements m JOIN rt_variants v"
-               " ON v.id = m.variant_id WHERE m.device_id = ?1"
-               " AND m.workload_id = w.id AND m.status = 'ok' AND m.median_s IS NOT NULL"
-               " AND (?4 OR v.flags = '[]') AND (NOT ?5 OR v.determinism = 'run_to_run'))"
-               " ORDER BY w.n"));
+    static const std::string sizes_sql =
+        "SELECT DISTINCT w.n FROM rt_workloads w WHERE w.dtype = ?2 AND w.op = ?3"
+        " AND EXISTS (SELECT 1 FROM rt_measurements m JOIN rt_variants v"
+        " ON v.id = m.variant_id WHERE m.device_id IN " + model_ids_sql() +
+        " AND m.workload_id = w.id AND m.status = 'ok' AND m.median_s IS NOT NULL"
+        " AND (?4 OR v.flags = '[]') AND (NOT ?5 OR v.determinism = 'run_to_run'))"
+        " ORDER BY w.n";
+    statement_lease s(cached(sizes_sql.c_str()));
     s->bind(1, device_id).bind(2, dtype).bind(3, op);
     s->bind(4, only.allow_flagged ? 1 : 0).bind(5, only.deterministic_only ? 1 : 0);
     while (s->step())
@@ -307,7 +318,8 @@ std::optional<best_choice> store::best(std::int64_t device_id, std::string_view 
       std::string(measurement_columns) +
       "WHERE m.id = (SELECT m2.id FROM rt_workloads w2 CROSS JOIN rt_measurements m2"
       " JOIN rt_variants v2 ON v2.id = m2.variant_id"
-      " WHERE w2.dtype = ?2 AND w2.op = ?3 AND w2.n = ?4 AND m2.device_id = ?1"
+      " WHERE w2.dtype = ?2 AND w2.op = ?3 AND w2.n = ?4 AND m2.device_id IN " +
+      model_ids_sql() +
       " AND m2.workload_id = w2.id AND m2.status = 'ok' AND m2.median_s IS NOT NULL"
       " AND (?5 OR v2.flags = '[]') AND (NOT ?6 OR v2.determinism = 'run_to_run')"
       " ORDER BY m2.median_s, v2.label, m2.launch_label, m2.id LIMIT 1)"; // as the Catalog

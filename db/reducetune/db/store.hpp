@@ -78,8 +78,9 @@ public:
   [[nodiscard]] std::optional<baseline_record>
   find_baseline(std::int64_t device_id, const workload_record &w, std::string_view kind) const;
 
-  // The fastest (lowest median) status-ok measurement for this device, type and operator at
-  // the measured size nearest to n (nearest_bucket: log2 scale, ties to the larger size).
+  // The fastest (lowest median; equal medians by labels) status-ok measurement for this
+  // device's model (records.hpp, same_model_sql), type and operator at the measured size
+  // nearest to n (nearest_bucket: log2 scale, ties to the larger size).
   // Measurements that failed, were invalid or wrong are never candidates, nor are points the
   // selection leaves out (flagged ones by default).
   [[nodiscard]] std::optional<best_choice> best(std::int64_t device_id, std::string_view dtype,

@@ -188,3 +188,29 @@ TEST_CASE("equal medians are decided by the labels, whatever order the rows were
     CHECK(s.best(d, "float32", "sum", 1 << 16)->variant.label == "tunable.float32.sum.bs_1024");
   }
 }
+
+TEST_CASE("two GPUs of one model answer together; another model stays apart", "[db][catalog]") {
+  // A sweep shared by two H100s leaves half the points under each UUID: either UUID, and
+  // the name, must answer with the fastest of both halves.
+  rt_test::temp_dir dir;
+  auto s = store::open(dir / "r.db");
+  const auto a = s.register_device(rt_test::h100("GPU-a"));
+  const auto b = s.register_device(rt_test::h100("GPU-b"));
+  auto slower = rt_test::h100("GPU-c"); // the same name, fewer SMs: another model
+  slower.sm_count = 114;
+  const auto c = s.register_device(slower);
+  s.record_measurement(rt_test::measurement(a, 1 << 20, 128, 3e-6));
+  s.record_measurement(rt_test::measurement(b, 1 << 20, 256, 2e-6)); // the model's best
+  s.record_measurement(rt_test::measurement(c, 1 << 20, 512, 1e-6)); // faster, other model
+  const auto cat = catalog::load(s.connection());
+  CHECK(cat.devices().size() == 2);
+  for (const char *uuid : {"GPU-a", "GPU-b"}) {
+    INFO(uuid);
+    CHECK(cat.find(uuid, "float32", "sum", 1 << 20)->variant.label ==
+          "tunable.float32.sum.bs_256");
+  }
+  CHECK(cat.find("GPU-c", "float32", "sum", 1 << 20)->variant.label ==
+        "tunable.float32.sum.bs_512");
+  CHECK(s.best(a, "float32", "sum", 1 << 20)->variant.label == "tunable.float32.sum.bs_256");
+  CHECK(s.best(c, "float32", "sum", 1 << 20)->variant.label == "tunable.float32.sum.bs_512");
+}
