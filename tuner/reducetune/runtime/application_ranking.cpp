@@ -16,16 +16,20 @@ struct candidate {
   double median_s = 0.0;
 };
 
-// (device UUID, n) -> the fastest selected points there, fastest first.
+// (UUID of the model's first device, n) -> the fastest selected points there, fastest first.
 std::map<std::pair<std::string, std::uint64_t>, std::vector<candidate>>
 candidates(const db::database &db, dtype type, reduce_op op, const point_selection &s) {
+  // Keyed by the UUID of the model's first device, as the Catalog keys its entries; ordered
+  // as the Catalog orders a size's points.
   auto q = db.prepare(
-      "SELECT d.uuid, w.n, v.family, v.label, m.launch_label, m.median_s, v.determinism,"
-      " v.flags FROM rt_measurements m JOIN rt_workloads w ON w.id = m.workload_id"
-      " JOIN rt_variants v ON v.id = m.variant_id JOIN rt_devices d ON d.id = m.device_id"
+      std::string("SELECT (SELECT d2.uuid FROM rt_devices d2 WHERE ") + db::same_model_sql +
+      " ORDER BY d2.id LIMIT 1) AS model, w.n, v.family, v.label, m.launch_label, m.median_s,"
+      " v.determinism, v.flags FROM rt_measurements m JOIN rt_workloads w ON w.id ="
+      " m.workload_id JOIN rt_variants v ON v.id = m.variant_id JOIN rt_devices d1"
+      " ON d1.id = m.device_id"
       " WHERE m.status = 'ok' AND m.median_s IS NOT NULL AND w.dtype = ?3 AND w.op = ?4"
       " AND (?1 OR v.flags = '[]') AND (NOT ?2 OR v.determinism = 'run_to_run')"
-      " ORDER BY m.device_id, w.n, m.median_s, m.id");
+      " ORDER BY model, w.n, m.median_s, v.label, m.launch_label, m.id");
   q.bind(1, s.allow_flagged ? 1 : 0).bind(2, s.deterministic_only ? 1 : 0);
   q.bind(3, std::string{to_string(type)}).bind(4, std::string{to_string(op)});
   std::map<std::pair<std::string, std::uint64_t>, std::vector<candidate>> out;
