@@ -61,8 +61,6 @@ def _rejection(space: Space, point: Point, config: TuneConfig) -> tuple[str, str
 def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
            ceiling: float | None) -> None:
     """One trial: asked, checked, served or evaluated, told; its outcome counted once."""
-    import optuna
-
     with proposal.share.asking():
         trial, point = proposal.ask()
     result.proposed += 1
