@@ -4,6 +4,9 @@
 #include <nvrtc.h>
 
 #include <cstdio>
+#include <mutex>
+#include <set>
+#include <tuple>
 #include <string>
 
 namespace reducetune::detail {
@@ -33,8 +36,20 @@ void throw_nvrtc(int code, const char *call, const char *file, int line) {
 
 void report_noexcept(const char *api, int code, const char *call, const char *file,
                      int line) noexcept {
-  std::fprintf(stderr, "reducetune: %s error %d in `%s` at %s:%d (ignored in cleanup)\n", api,
-               code, call, file, line);
+  // Once per call site and error: after a kernel faults, the context's sticky error makes
+  // every later free fail alike (hundreds of lines per faulting variant in a sweep).
+  static std::mutex mutex;
+  static std::set<std::tuple<std::string, int, int>> said;
+  try {
+    std::lock_guard lock(mutex);
+    if (!said.emplace(file, line, code).second)
+      return;
+  } catch (...) { // out of memory for the set: say it every time rather than never
+  }
+  std::fprintf(stderr,
+               "reducetune: %s error %d in `%s` at %s:%d (ignored in cleanup; repeats of it "
+               "are not shown)\n",
+               api, code, call, file, line);
 }
 
 } // namespace reducetune::detail
