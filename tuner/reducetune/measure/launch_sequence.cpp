@@ -1,6 +1,6 @@
 #include "reducetune/measure/launch_sequence.hpp"
 
-#include "reducetune/cuda/driver_api.hpp"
+#include "reducetune/cuda/kernel_launch.hpp"
 #include "reducetune/errors.hpp"
 
 #include <limits>
@@ -45,22 +45,10 @@ launch_sequence::launch_sequence(const loaded_module &module, const launch_plan 
     m_pong = device_buffer(std::uint64_t{grid} * m_elem);
   }
   plan_steps(module, plan);
-  if (plan.device_launches) {
-    // CDP2 keeps every not-yet-started device launch in a fixed pool (2048 by default); a
-    // child per block of a large grid overflows it and the extra launches silently fail,
-    // which the verifier then reports as a wrong result (seen at n = 2^24 on an H200).
-    std::size_t current = 0;
-    RT_CUDA_CALL(cudaDeviceGetLimit(&current, cudaLimitDevRuntimePendingLaunchCount));
-    const std::size_t needed = 2 * std::size_t{grid} + 64;
-    if (current < needed)
-      RT_CUDA_CALL(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, needed));
-  }
-  const unsigned limit = 48 * 1024;
-  if (plan.dynamic_shared_bytes > limit)
-    for (const step &s : m_steps)
-      RT_DRIVER_CALL(driver_api::get().cuFuncSetAttribute(
-          s.kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-          static_cast<int>(plan.dynamic_shared_bytes)));
+  if (plan.device_launches)
+    reserve_pending_launches(grid);
+  for (const step &st : m_steps)
+    allow_dynamic_shared(st.kernel, plan.dynamic_shared_bytes);
 }
 
 void launch_sequence::plan_steps(const loaded_module &module, const launch_plan &plan) {
@@ -114,17 +102,9 @@ void launch_sequence::enqueue(cudaStream_t s) {
   if (m_in_place)
     RT_CUDA_CALL(cudaMemcpyAsync(m_scratch_input.data(), m_source, m_n * m_elem,
                                  cudaMemcpyDeviceToDevice, s));
-  const auto &drv = driver_api::get();
-  void *partials = m_partials.data();
-  void *ticket = m_ticket.data();
-  for (step &st : m_steps) {
-    const void *in = st.in;
-    void *out = st.out;
-    unsigned long long n = st.n;
-    void *args[] = {&in, &out, &n, &partials, &ticket};
-    RT_DRIVER_CALL(drv.cuLaunchKernel(st.kernel, st.grid, 1, 1, st.block, 1, 1, st.shared,
-                                      reinterpret_cast<CUstream>(s), args, nullptr));
-  }
+  for (const step &st : m_steps)
+    launch_reduction_kernel(st.kernel, st.grid, st.block, st.shared, s, st.in, st.out, st.n,
+                            m_partials.data(), m_ticket.data());
 }
 
 } // namespace reducetune

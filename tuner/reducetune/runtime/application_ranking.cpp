@@ -6,6 +6,8 @@
 
 #include <limits>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <utility>
 
 namespace reducetune {
@@ -44,17 +46,45 @@ candidates(const db::database &db, dtype type, reduce_op op, const point_selecti
   return out;
 }
 
+// The launch rules of the candidates on one device, each point's computed once (a point is
+// a candidate at many sizes; its rule does not depend on n).
+class rules_of {
+public:
+  rules_of(const template_library &lib, const db::device_record &d, dtype type, reduce_op op)
+      : m_lib(lib), m_device(d), m_type(type), m_op(op) {}
+
+  // nullptr when the point has no launch rule on this device.
+  const db::launch_rule *find(const dispatch_rule &r) {
+    const auto key = std::make_tuple(r.family, r.variant, r.launch);
+    auto it = m_rules.find(key);
+    if (it == m_rules.end()) {
+      db::catalog_entry e;
+      e.variant.family = r.family;
+      e.variant.dtype = to_string(m_type);
+      e.variant.op = to_string(m_op);
+      e.variant.label = r.variant;
+      e.launch_label = r.launch;
+      auto rule = db::launch_rule_of(m_lib, m_device, e);
+      std::optional<db::launch_rule> value;
+      if (auto *l = std::get_if<db::launch_rule>(&rule))
+        value = std::move(*l);
+      it = m_rules.emplace(key, std::move(value)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+private:
+  const template_library &m_lib;
+  const db::device_record &m_device;
+  dtype m_type;
+  reduce_op m_op;
+  std::map<std::tuple<std::string, std::string, std::string>, std::optional<db::launch_rule>>
+      m_rules;
+};
+
 // median + (launches − 1) × extra; infinity when the point has no launch rule here.
-double cost(const template_library &lib, const db::device_record &d, dtype type, reduce_op op,
-            const candidate &c, double extra_launch_s) {
-  db::catalog_entry e;
-  e.variant.family = c.rule.family;
-  e.variant.dtype = to_string(type);
-  e.variant.op = to_string(op);
-  e.variant.label = c.rule.variant;
-  e.launch_label = c.rule.launch;
-  const auto rule = db::launch_rule_of(lib, d, e);
-  const auto *r = std::get_if<db::launch_rule>(&rule);
+double cost(rules_of &rules, const candidate &c, double extra_launch_s) {
+  const db::launch_rule *r = rules.find(c.rule);
   if (r == nullptr)
     return std::numeric_limits<double>::infinity();
   return c.median_s + (db::launches_at(*r, c.rule.bucket_n) - 1.0) * extra_launch_s;
@@ -71,13 +101,14 @@ void rank_for_applications(std::vector<dispatch_device> &devices, const db::cata
     const db::catalog_device *record = c.device_of(dev.uuid);
     if (record == nullptr)
       continue;
+    rules_of rules(lib, record->device, type, op);
     for (auto &rule : dev.rules) {
       const auto it = all.find({dev.uuid, rule.bucket_n});
       if (it == all.end())
         continue;
       double best = std::numeric_limits<double>::infinity();
       for (const auto &cand : it->second)
-        if (const double x = cost(lib, record->device, type, op, cand, extra_launch_s); x < best) {
+        if (const double x = cost(rules, cand, extra_launch_s); x < best) {
           best = x;
           rule = cand.rule;
         }

@@ -14,7 +14,7 @@ namespace reducetune {
 
 struct reducer::state {
   reducer_context context;
-  std::mutex mutex; // guards devices and the fallback log
+  std::mutex mutex; // guards devices
   std::map<int, std::unique_ptr<reducer_device>> devices;
   std::vector<std::string> fallbacks;
   std::set<std::string> said;
@@ -29,7 +29,7 @@ struct reducer::state {
                [this](const std::string &line) { note(line); }};
   }
 
-  // Devices call this while the reducer's mutex is not held by them (see device()).
+  // Devices call this (under their own lock; note_mutex guards the log).
   void note(const std::string &line) {
     std::lock_guard lock(note_mutex);
     if (!said.insert(line).second)

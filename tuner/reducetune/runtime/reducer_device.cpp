@@ -1,7 +1,7 @@
 #include "reducetune/runtime/reducer_device.hpp"
 
 #include "reducetune/cuda/device_limits_of.hpp"
-#include "reducetune/cuda/driver_api.hpp"
+#include "reducetune/cuda/kernel_launch.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/space/space.hpp"
@@ -38,12 +38,6 @@ db::launch_rule rule_of(const template_library &lib, const device_info &d, const
   if (const auto *why = std::get_if<std::string>(&r))
     throw invalid_configuration("no launch rule: " + *why);
   return std::get<db::launch_rule>(std::move(r));
-}
-
-void set_shared_limit(CUfunction f, unsigned bytes) {
-  if (f != nullptr && bytes > 48 * 1024)
-    RT_DRIVER_CALL(driver_api::get().cuFuncSetAttribute(
-        f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes)));
 }
 
 void ensure(device_buffer &b, std::size_t bytes) {
@@ -112,7 +106,7 @@ std::unique_ptr<prepared_point> reducer_device::prepare(const dispatch_rule *rul
   out->module = std::make_unique<loaded_module>(*program);
   for (const auto &k : r.kernels) {
     CUfunction f = out->module->function(k.name_expression);
-    set_shared_limit(f, out->shared);
+    allow_dynamic_shared(f, out->shared);
     (k.role == "init" ? out->init : k.role == "final" ? out->final : out->pass) = f;
   }
   reducer_choice &c = out->choice;
@@ -159,10 +153,9 @@ reducer_device::scratch &reducer_device::scratch_for(cudaStream_t stream, const 
   }
   if (p.in_place)
     ensure(s.copy, n * elem);
-  if (p.device_launches && m_pending_launch_limit < 2 * blocks + 64) {
-    // CDP2's pool of pending device launches (measure/launch_sequence.cpp says why)
-    m_pending_launch_limit = 2 * blocks + 64;
-    RT_CUDA_CALL(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, m_pending_launch_limit));
+  if (p.device_launches && m_pending_launch_grid < blocks) { // cuda/kernel_launch.hpp
+    reserve_pending_launches(blocks);
+    m_pending_launch_grid = blocks;
   }
   return s;
 }

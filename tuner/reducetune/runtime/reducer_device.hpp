@@ -73,7 +73,7 @@ private:
   std::map<const dispatch_rule *, const prepared_point *> m_by_rule;
   std::unordered_map<std::uint64_t, const prepared_point *> m_by_n; // memo of rule_for
   std::unordered_map<cudaStream_t, scratch> m_scratch;
-  std::size_t m_pending_launch_limit = 0;
+  std::uint64_t m_pending_launch_grid = 0; // the largest grid the device pool fits
 };
 
 } // namespace reducetune

@@ -1,26 +1,23 @@
 // The launches of one reduction (docs/architecture.md, "Launch protocols"), on the caller's
 // input and output: the same sequence as measure/launch_sequence.cpp, with the result
 // written where the caller asked instead of into the runner's own buffer.
-#include "reducetune/cuda/driver_api.hpp"
+#include "reducetune/cuda/kernel_launch.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/runtime/reducer_device.hpp"
 
 namespace reducetune {
 namespace {
 
+// One kernel of the sequence on the caller's stream; `partials` defaults to the scratch's.
 struct launcher {
-  CUstream stream;
+  cudaStream_t stream;
   void *partials;
   void *ticket;
 
   void operator()(CUfunction f, unsigned grid, unsigned block, unsigned shared, const void *in,
                   void *out, std::uint64_t n, void *partials_arg = nullptr) const {
-    void *part = partials_arg != nullptr ? partials_arg : partials;
-    void *tick = ticket;
-    unsigned long long count = n;
-    void *args[] = {&in, &out, &count, &part, &tick};
-    RT_DRIVER_CALL(
-        driver_api::get().cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shared, stream, args, nullptr));
+    launch_reduction_kernel(f, grid, block, shared, stream, in, out, n,
+                            partials_arg != nullptr ? partials_arg : partials, ticket);
   }
 };
 
@@ -34,7 +31,7 @@ void reducer_device::enqueue(const prepared_point &p, const void *in, std::uint6
     RT_CUDA_CALL(cudaMemcpyAsync(s.copy.data(), in, n * elem, cudaMemcpyDeviceToDevice, stream));
     in = s.copy.data();
   }
-  const launcher launch{reinterpret_cast<CUstream>(stream), s.partials.data(), s.ticket.data()};
+  const launcher launch{stream, s.partials.data(), s.ticket.data()};
   const unsigned grid = p.grid(n);
   switch (p.proto) {
   case protocol::two_pass:
