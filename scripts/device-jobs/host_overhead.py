@@ -3,6 +3,11 @@ array, beside torch.sum / cupy.sum (diagnostic for issue 13: where the microseco
 the events go). Batches of 200 calls, synchronised between batches so the launch queue never
 fills; the median batch's time per call.
 
+Then the same calls timed as the runtime benchmark times them (benchmarks/runtime.py: two
+reused events of the library around one call, the GPU idle before each), at n = 2^10 … 2^16:
+this is where reduce(torch) trailed torch.sum by 2-4 µs. "no pool" is the path before the
+result pool (a new 0-d tensor per call), measured in the same run for the ratio.
+
     python3 scripts/device-jobs/host_overhead.py [--db DB]
 """
 
@@ -52,3 +57,37 @@ rows = {
 }
 for name, f in rows.items():
     print(f"{name:36s} {per_call_us(f):8.2f} us/call")
+
+
+from reducetune.benchmarks.runtime import _events_cupy, _events_torch  # noqa: E402
+
+raw = torch._C._cuda_getCurrentRawStream
+print("\nbetween events (median of 400 calls), µs")
+print(f"{'n':>6s} " + " ".join(f"{k:>12s}" for k in (
+    "nothing", "torch.sum", "reduce(x)", "Reducer(x)", "no pool", "C++ launch",
+    "cupy.sum", "reduce(xc)")))
+for k in (10, 12, 14, 16):
+    x = torch.randn(1 << k, device="cuda")
+    xc = cupy.from_dlpack(x)
+    n = x.numel()
+    out = torch.empty((), device="cuda")
+    optr = out.data_ptr()
+    launch = r._launch
+
+    def no_pool():
+        o = x.new_empty(())
+        launch(x.data_ptr(), n, o.data_ptr(), raw(0), 0)
+        return o
+
+    row = [
+        _events_torch(lambda: None, 400),
+        _events_torch(lambda: torch.sum(x), 400),
+        _events_torch(lambda: reducetune.reduce(x, db=db), 400),
+        _events_torch(lambda: r(x), 400),
+        _events_torch(no_pool, 400),
+        _events_torch(lambda: launch(x.data_ptr(), n, optr, 0, 0), 400),
+        _events_cupy(lambda: cupy.sum(xc), 400),
+        _events_cupy(lambda: reducetune.reduce(xc, db=db), 400),
+    ]
+    print(f"{'2^' + str(k):>6s} " + " ".join(f"{t * 1e6:12.2f}" for t in row))
+print("choice at 2^14:", r.choice(1 << 14))

@@ -316,3 +316,30 @@ def test_every_gpu_of_the_machine_reduces_its_own_arrays(tmp_path: Path):
             out = r(x)
             assert out.device.id == dev
             assert int(out.item()) == int(host.sum())
+
+
+@gpu
+def test_torch_results_are_never_shared(tmp_path: Path):
+    """PyTorch results come from a pool of 0-d views (reducetune/_fast_call.py): hundreds of
+    results held at once, over several refills and two streams, each keeps its own value."""
+    torch = pytest.importorskip("torch")
+    from reducetune import _fast_call
+
+    r = reducetune.Reducer("int64", "sum", cache_dir=tmp_path)
+    xs = [torch.full((1000 + i,), i, dtype=torch.int64, device="cuda") for i in range(8)]
+    held = []
+    side = torch.cuda.Stream()
+    for k in range(2 * _fast_call.SLOTS + 17):
+        x = xs[k % len(xs)]
+        if k % 3 == 0:
+            with torch.cuda.stream(side):
+                held.append((k, r(x)))
+        else:
+            held.append((k, r(x)))
+    torch.cuda.synchronize()
+    ptrs = {out.data_ptr() for _, out in held}
+    assert len(ptrs) == len(held)  # no two results share an element
+    for k, out in held:
+        i = k % len(xs)
+        assert out.shape == () and out.dtype == torch.int64
+        assert int(out.item()) == i * (1000 + i), k

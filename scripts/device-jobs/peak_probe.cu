@@ -1,0 +1,170 @@
+// How close can a read-only reduction get to the theoretical DRAM peak on this GPU, and do
+// load cache hints change it? (issues 12 and 13: the target is 95 % of the theoretical peak
+// at 2^30 float32; the tuner's best point reached 93.7-94.3 % on an H100.)
+//
+// A grid-stride float32 sum over 2^30 elements (4 GiB, far beyond L2, so every run is
+// cold), 16-byte loads, UNROLL loads in flight per thread, partials written per block (no
+// finish: the finish costs the same for every variant). Loads:
+//   plain     ordinary ld.global.v4 (what the tunable family's kernel emits through
+//             const __restrict__: LDG.E.128.CONSTANT)
+//   nc256     ld.global.nc.L1::no_allocate.L2::256B.v4 (L2 fetches 256-byte blocks)
+//   nc128     ld.global.nc.L1::no_allocate.L2::128B.v4
+//   evict1st  nc256 with an L2 evict_first cache policy (createpolicy)
+//   lu        ld.global.lu.v4 (last use)
+// Each configuration: 3 warm-up runs, 15 timed runs between CUDA events, the median.
+//
+//   nvcc -O3 -arch=sm_90 -o peak_probe scripts/device-jobs/peak_probe.cu && ./peak_probe
+#include <algorithm>
+#include <string_view>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#define CHECK(x)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::printf("%s: %s\n", #x, cudaGetErrorString(e_));                                    \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+enum load_kind { plain, nc256, nc128, evict1st, lu };
+
+template <int K> __device__ __forceinline__ float4 load(const float4 *p) {
+  float4 v;
+  if constexpr (K == plain) {
+    v = *p;
+  } else if constexpr (K == nc256) {
+    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0,%1,%2,%3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  } else if constexpr (K == nc128) {
+    asm volatile("ld.global.nc.L1::no_allocate.L2::128B.v4.f32 {%0,%1,%2,%3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  } else if constexpr (K == evict1st) {
+    asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+                 " ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.f32 {%0,%1,%2,%3}, [%4], pol;\n}"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  } else {
+    asm volatile("ld.global.lu.v4.f32 {%0,%1,%2,%3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  }
+  return v;
+}
+
+template <int K, int BS, int U>
+__global__ void __launch_bounds__(BS) sum(const float4 *__restrict__ in, size_t nvec,
+                                          float *partials) {
+  float acc = 0.f;
+  const size_t stride = size_t(gridDim.x) * BS * U;
+  size_t i = size_t(blockIdx.x) * BS * U + threadIdx.x;
+  for (; i + (U - 1) * BS < nvec; i += stride) {
+    float4 x[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k) x[k] = load<K>(in + i + k * BS);
+#pragma unroll
+    for (int k = 0; k < U; ++k) acc += (x[k].x + x[k].y) + (x[k].z + x[k].w);
+  }
+  for (int k = 0; k < U; ++k)
+    if (i + k * BS < nvec) {
+      const float4 v = load<K>(in + i + k * BS);
+      acc += (v.x + v.y) + (v.z + v.w);
+    }
+  for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+  __shared__ float s[BS / 32];
+  if ((threadIdx.x & 31) == 0) s[threadIdx.x / 32] = acc;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    acc = threadIdx.x < BS / 32 ? s[threadIdx.x] : 0.f;
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+  }
+}
+
+struct result {
+  const char *load;
+  int bs, unroll, blocks;
+  double gbps;
+};
+
+template <int K, int BS, int U>
+result time_one(const char *name, const float4 *in, size_t nvec, float *partials, int grid) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) sum<K, BS, U><<<grid, BS>>>(in, nvec, partials);
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> ms;
+  for (int i = 0; i < 15; ++i) {
+    CHECK(cudaEventRecord(a));
+    sum<K, BS, U><<<grid, BS>>>(in, nvec, partials);
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float t = 0;
+    CHECK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  return {name, BS, U, grid, double(nvec) * 16 / (ms[ms.size() / 2] * 1e-3) / 1e9};
+}
+
+template <int K, int BS, int U>
+void sweep(const char *name, const float4 *in, size_t nvec, float *partials, int sms,
+           std::vector<result> &out) {
+  for (int per_sm : {1, 2, 4, 8, 16, 32}) {
+    const int grid = per_sm * sms;
+    if (size_t(grid) * BS * U <= nvec) out.push_back(time_one<K, BS, U>(name, in, nvec, partials, grid));
+  }
+  // uncapped: every thread one tile of U vectors
+  out.push_back(time_one<K, BS, U>(name, in, nvec, partials, int(nvec / (size_t(BS) * U * 16))));
+}
+
+template <int K> void all_shapes(const char *name, const float4 *in, size_t nvec, float *p,
+                                 int sms, std::vector<result> &out) {
+  sweep<K, 256, 4>(name, in, nvec, p, sms, out);
+  sweep<K, 256, 8>(name, in, nvec, p, sms, out);
+  sweep<K, 512, 4>(name, in, nvec, p, sms, out);
+  sweep<K, 512, 8>(name, in, nvec, p, sms, out);
+  sweep<K, 1024, 2>(name, in, nvec, p, sms, out);
+  sweep<K, 1024, 4>(name, in, nvec, p, sms, out);
+}
+
+int main() {
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  int mem_khz = 0, bus_bits = 0;
+  cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0);
+  cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0);
+  const double peak = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e9;
+  const size_t n = size_t(1) << 30, nvec = n / 4;
+  float4 *in = nullptr;
+  float *partials = nullptr;
+  CHECK(cudaMalloc(&in, n * 4));
+  CHECK(cudaMalloc(&partials, 1 << 24));
+  CHECK(cudaMemset(in, 0, n * 4));
+  std::printf("# %s, %d SMs, memory clock %d kHz, bus %d bits: theoretical peak %.0f GB/s\n",
+              prop.name, prop.multiProcessorCount, mem_khz, bus_bits, peak);
+  std::vector<result> r;
+  const int sms = prop.multiProcessorCount;
+  all_shapes<plain>("plain", in, nvec, partials, sms, r);
+  all_shapes<nc256>("nc256", in, nvec, partials, sms, r);
+  all_shapes<nc128>("nc128", in, nvec, partials, sms, r);
+  all_shapes<evict1st>("evict1st", in, nvec, partials, sms, r);
+  all_shapes<lu>("lu", in, nvec, partials, sms, r);
+  std::printf("load      bs  unroll  blocks   GB/s   %%peak\n");
+  for (const auto &x : r)
+    std::printf("%-8s %4d %6d %7d %7.0f %6.1f\n", x.load, x.bs, x.unroll, x.blocks, x.gbps,
+                100 * x.gbps / peak);
+  for (const char *k : {"plain", "nc256", "nc128", "evict1st", "lu"}) {
+    const result *best = nullptr;
+    for (const auto &x : r)
+      if (std::string_view(x.load) == k && (!best || x.gbps > best->gbps)) best = &x;
+    std::printf("best %-8s bs %4d unroll %d blocks %6d: %.0f GB/s, %.1f %% of peak\n", k,
+                best->bs, best->unroll, best->blocks, best->gbps, 100 * best->gbps / peak);
+  }
+  return 0;
+}
