@@ -59,10 +59,10 @@ for name, f in rows.items():
     print(f"{name:36s} {per_call_us(f):8.2f} us/call")
 
 
-from reducetune.benchmarks.runtime import _events_cupy, _events_torch  # noqa: E402
+from reducetune.benchmarks.runtime import _cupy_timer, _torch_timer, interleaved_medians  # noqa: E402
 
 raw = torch._C._cuda_getCurrentRawStream
-print("\nbetween events (median of 400 calls), µs")
+print("\nbetween events (median of 400 calls, contenders in rotating rounds), µs")
 print(f"{'n':>6s} " + " ".join(f"{k:>12s}" for k in (
     "nothing", "torch.sum", "reduce(x)", "Reducer(x)", "no pool", "C++ launch",
     "cupy.sum", "reduce(xc)")))
@@ -79,15 +79,16 @@ for k in (10, 12, 14, 16):
         launch(x.data_ptr(), n, o.data_ptr(), raw(0), 0)
         return o
 
-    row = [
-        _events_torch(lambda: None, 400),
-        _events_torch(lambda: torch.sum(x), 400),
-        _events_torch(lambda: reducetune.reduce(x, db=db), 400),
-        _events_torch(lambda: r(x), 400),
-        _events_torch(no_pool, 400),
-        _events_torch(lambda: launch(x.data_ptr(), n, optr, 0, 0), 400),
-        _events_cupy(lambda: cupy.sum(xc), 400),
-        _events_cupy(lambda: reducetune.reduce(xc, db=db), 400),
-    ]
+    med = interleaved_medians({
+        "nothing": _torch_timer(lambda: None),
+        "torch.sum": _torch_timer(lambda: torch.sum(x)),
+        "reduce(x)": _torch_timer(lambda: reducetune.reduce(x, db=db)),
+        "Reducer(x)": _torch_timer(lambda: r(x)),
+        "no pool": _torch_timer(no_pool),
+        "C++ launch": _torch_timer(lambda: launch(x.data_ptr(), n, optr, 0, 0)),
+        "cupy.sum": _cupy_timer(lambda: cupy.sum(xc)),
+        "reduce(xc)": _cupy_timer(lambda: reducetune.reduce(xc, db=db)),
+    }, 400)
+    row = list(med.values())
     print(f"{'2^' + str(k):>6s} " + " ".join(f"{t * 1e6:12.2f}" for t in row))
 print("choice at 2^14:", r.choice(1 << 14))

@@ -136,7 +136,8 @@ def write(result: dict[str, Any], prefix: Path) -> None:
              f"cupy {result['versions']['cupy']}",
              f"- date: {result['date']}", f"- command: `{result['command']}`",
              f"- streaming ceiling: {result['ceiling_gbps']:.0f} GB/s; {result['samples']} "
-             "calls per contender as applications call it (median)", "",
+             "calls per contender as applications call it (median; the contenders in rotating "
+             "rounds, one call each per round)", "",
              "## Targets (issue 13; deterministic points only)", "",
              "| target | measured | met |", "|---|---|---|"]
     lines += [f"| {t} | {m} | {'yes' if ok else '**no**'} |" for t, m, ok in targets(result)]

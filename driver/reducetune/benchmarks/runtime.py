@@ -3,7 +3,8 @@ cupy.sum and the streaming ceiling, measured two ways in one run on this GPU.
 
 - **As an application calls it**: one call on the stream between two CUDA events, launches
   (and, for the Python calls, the Python around them) included, the GPU idle before each
-  call; the median of ``samples`` calls on hot data. The Reducer and CUB are timed from C++
+  call; the median of ``samples`` calls on hot data, the contenders timed in rotating rounds
+  (one call each per round) so that drift hits them alike. The Reducer and CUB are timed from C++
   (``_core.app_time_*``); ``reducetune.reduce`` on a PyTorch tensor and on a CuPy array
   beside ``torch.sum`` / ``cupy.sum`` are timed from Python with each library's events.
 - **The tuner's protocol**: the point the Reducer launches and CUB, each measured by the
@@ -28,37 +29,51 @@ CASES = (("float32", "sum"), ("int32", "sum"), ("float32", "min"), ("float32", "
 SIZES = tuple(1 << k for k in range(10, 31, 2))
 
 
-def _median_between_events(call: Callable[[], Any], samples: int, events: Callable[[], Any],
-                           elapsed_s: Callable[[Any, Any], float], sync: Callable[[], Any]) -> float:
-    """The median of `samples` calls, each between two of its library's events on the current
-    stream, the GPU idle before each (the same recipe as _core.app_time_* in C++)."""
+def _event_timer(call: Callable[[], Any], events: Callable[[], Any],
+                 elapsed_s: Callable[[Any, Any], float]) -> Callable[[], float]:
+    """One sample of `call` between two of its library's events on the current stream, the
+    GPU idle before it (the same recipe as _core.app_time_* in C++)."""
     start, stop = events(), events()
-    for _ in range(3):
-        call()
-    sync()
-    times = []
-    for _ in range(samples):
+
+    def once() -> float:
         start.record()
         call()
         stop.record()
         stop.synchronize()
-        times.append(elapsed_s(start, stop))
-    return statistics.median(times)
+        return elapsed_s(start, stop)
+
+    return once
 
 
-def _events_torch(call: Callable[[], Any], samples: int) -> float:
+def _torch_timer(call: Callable[[], Any]) -> Callable[[], float]:
     import torch
 
-    return _median_between_events(call, samples, lambda: torch.cuda.Event(enable_timing=True),
-                                  lambda a, b: a.elapsed_time(b) / 1e3, torch.cuda.synchronize)
+    return _event_timer(call, lambda: torch.cuda.Event(enable_timing=True),
+                        lambda a, b: a.elapsed_time(b) / 1e3)
 
 
-def _events_cupy(call: Callable[[], Any], samples: int) -> float:
+def _cupy_timer(call: Callable[[], Any]) -> Callable[[], float]:
     import cupy
 
-    return _median_between_events(call, samples, cupy.cuda.Event,
-                                  lambda a, b: cupy.cuda.get_elapsed_time(a, b) / 1e3,
-                                  lambda: cupy.cuda.get_current_stream().synchronize())
+    return _event_timer(call, cupy.cuda.Event, lambda a, b: cupy.cuda.get_elapsed_time(a, b) / 1e3)
+
+
+def interleaved_medians(timers: dict[str, Callable[[], float]], samples: int) -> dict[str, float]:
+    """The median of `samples` samples of each contender, taken in rounds: every round times
+    each contender once, in an order that rotates from round to round. Timing one contender's
+    calls after another's let the host's drift (several µs at small n on an H100,
+    docs/results/h100_2026-11-23_peak_probe/) decide the ratio; in rounds each contender
+    sees the same drift."""
+    names = list(timers)
+    for name in names:  # warm-up: modules loaded, results pooled, clocks up
+        for _ in range(3):
+            timers[name]()
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for i in range(samples):
+        k = i % len(names)
+        for name in names[k:] + names[:k]:
+            times[name].append(timers[name]())
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def _input(dtype: str, n: int) -> Any:
@@ -96,18 +111,19 @@ def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]) -> dict[str
     out = torch.empty((), dtype=x.dtype, device="cuda")
     stream = torch.cuda.current_stream().cuda_stream
     n = x.numel()
+    dtype = str(x.dtype).removeprefix("torch.")
     t_op, c_op = getattr(torch, op), getattr(cupy, op)
-    times = {
-        "reducer": statistics.median(_core.app_time_reducer(r._core, x.data_ptr(), n,
-                                                            out.data_ptr(), samples, stream)),
-        "cub": statistics.median(_core.app_time_cub(str(x.dtype).removeprefix("torch."), op,
-                                                    x.data_ptr(), n, out.data_ptr(), samples,
-                                                    stream)),
-        "reduce_torch": _events_torch(lambda: reducetune.reduce(x, op, **src), samples),
-        "torch": _events_torch(lambda: t_op(x), samples),
-        "reduce_cupy": _events_cupy(lambda: reducetune.reduce(xc, op, **src), samples),
-        "cupy": _events_cupy(lambda: c_op(xc), samples),
+    timers = {
+        "reducer": lambda: _core.app_time_reducer(r._core, x.data_ptr(), n, out.data_ptr(), 1,
+                                                  stream)[0],
+        "cub": lambda: _core.app_time_cub(dtype, op, x.data_ptr(), n, out.data_ptr(), 1,
+                                          stream)[0],
+        "reduce_torch": _torch_timer(lambda: reducetune.reduce(x, op, **src)),
+        "torch": _torch_timer(lambda: t_op(x)),
+        "reduce_cupy": _cupy_timer(lambda: reducetune.reduce(xc, op, **src)),
+        "cupy": _cupy_timer(lambda: c_op(xc)),
     }
+    times = interleaved_medians(timers, samples)
     return times
 
 
