@@ -15,16 +15,16 @@ mkdir -p "$W"
 export PATH=$PATH:/usr/local/cuda/bin
 log() { echo "== $(date -u +%T) $*" >> "$W/job.log"; }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.memory --format=csv > "$W/gpu.txt"
-log "probe"
+if [ -z "${SKIP_PROBE:-}" ]; then log "probe"
 nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/peak_probe scripts/device-jobs/peak_probe.cu > "$W/probe.txt" 2>&1 \
-  && timeout 90 /tmp/peak_probe >> "$W/probe.txt" 2>&1; log "probe rc=$?"
+  && timeout 90 /tmp/peak_probe >> "$W/probe.txt" 2>&1; log "probe rc=$?"; fi
 log "sweep"
 date -u +"%Y-%m-%dT%H:%M:%SZ" > "$W/sweep_started.txt"
 timeout 420 reducetune tune --strategy grid --db /tmp/sweep.db --storage journal:/tmp/sweep.journal \
   --dtype float32 --op sum --sizes 2^16 2^24 --max-samples 30 --sample-time 0.02 \
   --restrict block_size=128,256,512,1024 --restrict warp=shuffle,volatile_sync \
   --restrict finish=two_pass,ticket --restrict elements_per_thread=4,16,64 \
-  --restrict grid_cap=0,4 --time-limit 6m30s --json --quiet > "$W/sweep.json" 2> "$W/sweep.log"
+  --restrict grid_cap=0,4 --time-limit 390s --json --quiet > "$W/sweep.json" 2> "$W/sweep.log"
 log "sweep rc=$?"
 date -u +"%Y-%m-%dT%H:%M:%SZ" > "$W/sweep_ended.txt"
 python3 -c "import sqlite3; sqlite3.connect('/tmp/sweep.db').execute('VACUUM')"
