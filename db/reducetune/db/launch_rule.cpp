@@ -94,6 +94,10 @@ launch_rule_of(const template_library &lib, const device_record &d, const catalo
                          op_from_string(e.variant.op), limits);
     const point p = s.parse(e.variant.label, e.launch_label);
     const launch_plan plan = s.plan_launch(p.compile, p.launch);
+    if (plan.proto == protocol::host)
+      return std::string("its protocol 'host' combines the partials on the CPU (a research "
+                         "point of `experiment cascading`): no launch rule can write the result "
+                         "to an application's device pointer");
     launch_rule r;
     r.protocol = to_string(plan.proto);
     r.block_size = plan.block_size;
@@ -123,7 +127,7 @@ unsigned launches_at(const launch_rule &r, std::uint64_t n) {
     return grid == 1 ? 1 : 2;
   if (r.protocol == "atomic")
     return 2;
-  if (r.protocol == "ticket")
+  if (r.protocol == "ticket" || r.protocol == "host")
     return 1;
   if (r.protocol != "multipass")
     throw invalid_configuration("unknown protocol '" + r.protocol + "'");

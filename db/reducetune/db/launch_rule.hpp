@@ -41,8 +41,8 @@ struct launch_rule {
 
 // Kernel launches one reduction of n elements makes under rule r (what the host enqueues;
 // nested launches' children are the device's): two_pass 2, or 1 when one block covers n;
-// atomic 2 (its init kernel and the pass); ticket 1; multipass one per pass until one value
-// is left. The one place this is decided: the runtime's choice and its ranking ask here.
+// atomic 2 (its init kernel and the pass); ticket 1; host 1 (its copy and CPU combine are no
+// launches); multipass one per pass until one value is left. The one place this is decided: the runtime's choice and its ranking ask here.
 [[nodiscard]] unsigned launches_at(const launch_rule &r, std::uint64_t n);
 // grid(n) of rule r (see launch_rule::items_per_block).
 [[nodiscard]] std::uint64_t grid_at(const launch_rule &r, std::uint64_t n) noexcept;
@@ -55,7 +55,7 @@ using lowered_names_fn =
 
 // The launch rule of a Catalog entry on device d, with the families of lib; a text saying why
 // when there is none (a family lib lacks, a label that no longer parses, a grid that is not
-// of the form above). Lowered names come from the entry's stored build, else from `lowered`
+// of the form above, the host protocol, whose result is not on the device). Lowered names come from the entry's stored build, else from `lowered`
 // (when given), else are left empty.
 [[nodiscard]] std::variant<launch_rule, std::string>
 launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e,

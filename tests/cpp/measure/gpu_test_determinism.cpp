@@ -91,7 +91,7 @@ std::set<bytes> distinct_results(const search_space &s, const point &p,
     seq.enqueue(nullptr);
     RT_CUDA_CALL(cudaDeviceSynchronize());
     bytes got(size_of(s.type()));
-    RT_CUDA_CALL(cudaMemcpy(got.data(), seq.result(), got.size(), cudaMemcpyDeviceToHost));
+    RT_CUDA_CALL(cudaMemcpy(got.data(), seq.result(), got.size(), cudaMemcpyDefault));
     seen.insert(std::move(got));
   }
   return seen;

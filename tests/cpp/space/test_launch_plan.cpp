@@ -22,10 +22,11 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
 } // namespace
 
 TEST_CASE("protocols print and parse by name", "[space]") {
-  for (protocol p : {protocol::multipass, protocol::two_pass, protocol::atomic, protocol::ticket})
+  for (protocol p : {protocol::multipass, protocol::two_pass, protocol::atomic, protocol::ticket,
+                     protocol::host})
     CHECK(protocol_from_string(to_string(p)) == p);
   CHECK(contains(config_error_of([] { (void)protocol_from_string("three_pass"); }),
-                 "multipass, two_pass, atomic, ticket"));
+                 "multipass, two_pass, atomic, ticket, host"));
 }
 
 TEST_CASE("name expressions spell T, Op and each value's cpp pattern", "[space]") {

@@ -40,6 +40,8 @@ launch_sequence::launch_sequence(const loaded_module &module, const launch_plan 
   m_partials = device_buffer(std::uint64_t{grid} * m_elem);
   m_ticket = device_buffer(sizeof(unsigned));
   m_ticket.zero();
+  if (plan.proto == protocol::host)
+    m_host = std::make_unique<host_finish>(type, plan.op, grid);
   if (plan.proto == protocol::multipass) {
     m_ping = device_buffer(std::uint64_t{grid} * m_elem);
     m_pong = device_buffer(std::uint64_t{grid} * m_elem);
@@ -92,6 +94,10 @@ void launch_sequence::plan_steps(const loaded_module &module, const launch_plan 
     m_steps.push_back({kernel(module, plan, "pass"), grid, bs, shared, m_in, m_out.data(), m_n});
     m_result = m_out.data();
     break;
+  case protocol::host: // the pass writes partials[blockIdx.x]; enqueue() adds the host finish
+    m_steps.push_back({kernel(module, plan, "pass"), grid, bs, shared, m_in, m_out.data(), m_n});
+    m_result = m_host->result();
+    break;
   }
   m_launches = static_cast<unsigned>(m_steps.size());
 }
@@ -105,6 +111,7 @@ void launch_sequence::enqueue(cudaStream_t s) {
   for (const step &st : m_steps)
     launch_reduction_kernel(st.kernel, st.grid, st.block, st.shared, s, st.in, st.out, st.n,
                             m_partials.data(), m_ticket.data());
+  if (m_host) m_host->enqueue(s, m_partials.data());
 }
 
 } // namespace reducetune

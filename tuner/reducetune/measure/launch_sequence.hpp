@@ -2,13 +2,15 @@
 // input: owns the scratch it needs and enqueues the whole sequence that one sample times.
 //
 // Every launch passes the five ABI arguments (in, out, n, partials, ticket) as a void* array;
-// a kernel reads only the prefix it declares. The ticket counter is zeroed once at
-// allocation: a ticket kernel's last block resets it, so a kernel that does not leaves the
-// next sample wrong, which the verifier then reports.
+// a kernel reads only the prefix it declares. The host protocol ends with a copy of the
+// partials to the host and their combine there (measure/host_finish.hpp). The ticket counter
+// is zeroed once at allocation: a ticket kernel's last block resets it, so a kernel that does
+// not leaves the next sample wrong, which the verifier then reports.
 #pragma once
 
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
+#include "reducetune/measure/host_finish.hpp"
 #include "reducetune/space/launch_plan.hpp"
 #include "reducetune/verify/types.hpp"
 
@@ -16,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace reducetune {
@@ -29,7 +32,9 @@ public:
 
   void enqueue(cudaStream_t s);
 
-  // Where the result lies after enqueue(): one element of the dtype on the device.
+  // Where the result lies once the stream has passed enqueue()'s work: one element of the
+  // dtype, on the device, or for the host protocol in page-locked host memory. Read it with
+  // cudaMemcpyDefault, which serves both.
   [[nodiscard]] const void *result() const noexcept { return m_result; }
   [[nodiscard]] unsigned launches() const noexcept { return m_launches; }
 
@@ -51,6 +56,7 @@ private:
   device_buffer m_scratch_input; // in-place kernels work on a copy, restored before each run
   device_buffer m_out, m_partials, m_ping, m_pong;
   device_buffer m_ticket;
+  std::unique_ptr<host_finish> m_host; // the host protocol's copy and combine
   std::vector<step> m_steps;
   const void *m_result = nullptr;
   unsigned m_launches = 0;

@@ -67,9 +67,10 @@ bool prepared_workload::holds(const workload &w) const noexcept {
          w.offset_elements == m_spec.offset_elements;
 }
 
-verdict prepared_workload::check(const void *device_result, const tolerance_options &options) {
+verdict prepared_workload::check(const void *result, const tolerance_options &options) {
   std::string got(size_of(m_spec.type), '\0');
-  RT_CUDA_CALL(cudaMemcpy(got.data(), device_result, got.size(), cudaMemcpyDeviceToHost));
+  // Default: the host protocol leaves its result in page-locked host memory
+  RT_CUDA_CALL(cudaMemcpy(got.data(), result, got.size(), cudaMemcpyDefault));
   auto key = std::make_pair(options.depth, std::move(got));
   if (const auto it = m_seen.find(key); it != m_seen.end()) return it->second;
   verdict v = m_reference.check(key.second.data(), options);

@@ -62,8 +62,9 @@ public:
   // Uploads every copy again: after a wrong result, in case the variant wrote into it.
   void restore_input();
 
-  // Copies one element back from device memory and checks it against the reference.
-  [[nodiscard]] verdict check(const void *device_result, const tolerance_options &options);
+  // Copies one element back (from device memory, or page-locked host memory: the host
+  // protocol's result) and checks it against the reference.
+  [[nodiscard]] verdict check(const void *result, const tolerance_options &options);
 
 private:
   workload m_spec;

@@ -49,6 +49,9 @@ void reducer_device::enqueue(const prepared_point &p, const void *in, std::uint6
   case protocol::ticket:
     launch(p.pass, grid, p.block, p.shared, in, out, n);
     return;
+  case protocol::host: // db::launch_rule_of gives such a point no rule; never prepared
+    throw invalid_configuration("the host protocol finishes on the CPU: the runtime cannot "
+                                "write its result to a device pointer");
   case protocol::multipass: {
     void *buffers[2] = {s.ping.data(), s.pong.data()};
     for (int i = 0;; i ^= 1) {

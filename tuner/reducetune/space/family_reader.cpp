@@ -95,7 +95,8 @@ expression family_reader::protocol_expr(const json &doc) const {
   const json &v = required(doc, "protocol", "the declaration");
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
-    static const std::set<std::string> names = {"multipass", "two_pass", "atomic", "ticket"};
+    static const std::set<std::string> names = {"multipass", "two_pass", "atomic", "ticket",
+                                                 "host"};
     if (names.count(s) && !m_names.count(s))
       return expression::parse("'" + s + "'");
   }

@@ -14,16 +14,19 @@ const char *to_string(protocol p) noexcept {
     return "atomic";
   case protocol::ticket:
     return "ticket";
+  case protocol::host:
+    return "host";
   }
   return "?";
 }
 
 protocol protocol_from_string(const std::string &name) {
-  for (protocol p : {protocol::multipass, protocol::two_pass, protocol::atomic, protocol::ticket})
+  for (protocol p : {protocol::multipass, protocol::two_pass, protocol::atomic, protocol::ticket,
+                     protocol::host})
     if (name == to_string(p))
       return p;
   throw invalid_configuration("unknown protocol '" + name +
-                              "' (valid: multipass, two_pass, atomic, ticket)");
+                              "' (valid: multipass, two_pass, atomic, ticket, host)");
 }
 
 } // namespace reducetune

@@ -2,6 +2,8 @@
 // the search space (which evaluates the family's declaration) and the runner (which launches).
 #pragma once
 
+#include "reducetune/space/element.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -9,7 +11,10 @@
 
 namespace reducetune {
 
-enum class protocol { multipass, two_pass, atomic, ticket };
+// docs/architecture.md, "Launch protocols". `host` is the seeds' host finish: the pass writes one
+// partial per block, the partials are copied to the host and combined there (research: the
+// cascading experiment); no application can launch it on a device pointer.
+enum class protocol { multipass, two_pass, atomic, ticket, host };
 
 [[nodiscard]] const char *to_string(protocol p) noexcept;
 // Throws invalid_configuration for an unknown name.
@@ -17,6 +22,8 @@ enum class protocol { multipass, two_pass, atomic, ticket };
 
 struct launch_plan {
   protocol proto = protocol::two_pass;
+  // The point's operator: the host protocol combines the partials with it on the CPU.
+  reduce_op op = reduce_op::sum;
   unsigned block_size = 0;
   unsigned dynamic_shared_bytes = 0;
   bool in_place = false; // the pass kernel overwrites its input: give it a scratch copy

@@ -295,6 +295,7 @@ launch_plan search_space::plan_launch(const variant &v, const launch_config &c) 
   const scope s = scope_for(v, c);
   launch_plan plan;
   plan.proto = protocol_from_string(m_family.protocol.eval_string(s));
+  plan.op = v.op;
   if (!s.contains("block_size"))
     throw invalid_configuration("family '" + m_family.name + "' has no block_size parameter");
   plan.block_size = static_cast<unsigned>(block_size_expr().eval_int(s));
