@@ -108,6 +108,58 @@ def test_sweep_reaches_thousands_of_elements_per_thread_through_the_grid_cap():
     assert len({g for _, g, _ in pts}) == len(pts)  # no launch measured twice
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64"])
+def test_sweep_reaches_4096_elements_per_thread_at_every_size_the_grid_shrinking(dtype):
+    """Issue 14: 1 ... 4096 and beyond at 2^20, 2^24, 2^28 and 2^30 for every block size, as
+    far as n / block allows (one block): at 2^20 and 2^24 the tunable family's caps cannot
+    (one block per SM at least), the cascade family's wide elements_per_thread do."""
+    from reducetune._space import limits_for_arch
+    from reducetune.experiments.cascading import BLOCK_SIZES, SIZES, sweep_points
+
+    limits = limits_for_arch("sm_90")
+    limits.sm_count = 132
+    for n in SIZES:
+        pts = sweep_points(dtype, n, BLOCK_SIZES, limits)
+        for bs in BLOCK_SIZES:
+            mine = sorted((e, g) for p, g, e in pts if p.params["block_size"] == bs)
+            assert mine[0][0] == 1 and mine[-1][0] >= min(4096, n // bs), (n, bs)
+            assert [g for _, g in mine] == sorted((g for _, g in mine), reverse=True)
+            assert len({g for _, g in mine}) == len(mine)  # no launch measured twice
+        wide = [p for p, _, e in pts if p.family == "cascade"]
+        assert wide and all(p.params["grid_cap"] == 0 and p.params["finish"] == "two_pass"
+                            and p.params["elements_per_thread"] > 256 for p in wide)
+    assert max(e for _, _, e in sweep_points(dtype, 1 << 24, [256], limits)) == 16384
+
+
+def test_the_cascade_family_is_the_tunable_kernel_with_a_wider_range():
+    """The same grid expression (tunable_grid restates it) and the same pass kernel (the C++
+    test test_cascade_kernels compares the mangled names); only the ranges differ."""
+    tunable, cascade = (json.loads((REPO / "kernel_templates" / f / "family.json").read_text())
+                        for f in ("tunable", "cascade"))
+    assert cascade["grid"] == tunable["grid"]
+    ept = {d["name"]: d["values"] for d in cascade["parameters"]}["elements_per_thread"]
+    assert ept[0] == 1 and ept[-1] == 16384
+    assert "tunable" in cascade["includes"]
+    assert "Why a family of its own" in cascade["description"]
+
+
+def test_passes_plan_holds_the_host_finish_on_the_same_pass_and_grid_as_two_passes():
+    from reducetune._space import limits_for_arch
+    from reducetune.experiments.cascading import PASSES_SIZES, passes_points, plan
+
+    limits = limits_for_arch("sm_90")
+    limits.sm_count = 132
+    pts = dict(passes_points(limits))
+    host = next(p for label, p in pts.items() if label.startswith("host finish"))
+    two = next(p for label, p in pts.items() if label.startswith("two passes"))
+    assert host.family == "cascade" and host.params["finish"] == "host"
+    assert (host.params["block_size"], host.params["elements_per_thread"],
+            host.params["grid_cap"]) == (two.params["block_size"],
+                                         two.params["elements_per_thread"], two.params["grid_cap"])
+    opts = {"sizes": [], "dtypes": [], "block_sizes": [], "passes_sizes": PASSES_SIZES}
+    assert sorted(j.n for j in plan(opts, limits) if j.point == host) == PASSES_SIZES
+
+
 def test_cascading_replay_reports_the_measured_optimum_and_compares_devices(cli, tmp_path,
                                                                            two_dbs):
     a, b = two_dbs
@@ -172,3 +224,14 @@ def test_committed_cascading_recordings_replay_to_their_numbers(cli, tmp_path):
             if ok:
                 assert w["optimum"]["gbps"] == max(p["gbps"] for p in ok)
                 assert f"{w['optimum']['gbps']:.1f}" in text
+        # what the recording lacks (rows this version plans that it predates) is said, not
+        # left blank: each missing point is in the list, and no listed point has a row
+        listed = {(m["dtype"], m["n"], m["variant"], m["launch"]) for m in d["missing"]["sweep"]}
+        held = {(w["dtype"], w["n"], p["variant"], p["launch"]) for w in d["sweep"]
+                for p in w["points"]}
+        assert not listed & held
+        assert (f"{len(listed)} sweep point(s)" in text) == bool(listed)
+        for m in d["missing"]["passes"]:
+            cells = next(p for p in d["passes"] if p["protocol"] == m["protocol"])["cells"]
+            assert not {c["n"] for c in cells} & set(m["n"])
+            assert m["protocol"] in text

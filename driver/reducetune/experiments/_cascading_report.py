@@ -11,7 +11,7 @@ from typing import Any
 
 from reducetune.experiments._harris_report import slug
 
-__all__ = ["markdown", "plot", "finding", "passes_finding"]
+__all__ = ["markdown", "plot", "finding", "passes_finding", "missing_text"]
 
 
 def _pow(n: int) -> str:
@@ -62,6 +62,27 @@ def passes_finding(d: dict[str, Any]) -> str:
     parts = [f"n = {_pow(n)}: {name} ({t * 1e6:.1f} µs)" for n, (t, name) in
              sorted(fastest.items())]
     return "Fastest way to combine the blocks' partials, by size: " + "; ".join(parts) + "."
+
+
+def missing_text(d: dict[str, Any]) -> str:
+    """What the plan holds and this database lacks (a recording made before a row existed,
+    or a run cut short), said rather than left blank; "" when nothing is missing."""
+    m = d.get("missing") or {}
+    parts = []
+    by_family: dict[str, list[dict[str, Any]]] = {}
+    for r in m.get("sweep", []):
+        by_family.setdefault(r["family"], []).append(r)
+    for family, rows in by_family.items():
+        effs = [r["effective"] for r in rows]
+        parts.append(f"{len(rows)} sweep point(s) of the {family} family (elements per thread "
+                     f"{_eff(min(effs))} … {_eff(max(effs))}, at "
+                     f"{len({(r['dtype'], r['n']) for r in rows})} workload(s))")
+    for r in m.get("passes", []):
+        parts.append(f"{r['protocol']} at n = " + ", ".join(_pow(n) for n in r["n"]))
+    if not parts:
+        return ""
+    return ("**Not in this database** (planned by this version of the experiment; a GPU run "
+            "with `--db` on this database measures only these): " + "; ".join(parts) + ".")
 
 
 def _sweep_lines(d: dict[str, Any]) -> list[str]:
@@ -137,9 +158,12 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
         f"- Command: `{report['command']}`; report built {report['date']} (UTC) from the "
         "database(s) named per device: every number below is read from them.",
         "- x axis: elements each thread reduces sequentially = n ÷ (grid × block size): the "
-        "tunable family's `elements_per_thread` with an uncapped grid, and every `grid_cap` "
-        "(× SMs) beyond it. Other parameters: the family's `good` preset (`good_8byte` for "
-        "8-byte types). GB/s = bytes read ÷ median time of L2-flushed cold samples.",
+        "tunable family's `elements_per_thread` (1 … 256) with an uncapped grid, every "
+        "`grid_cap` (× SMs) beyond it, and the cascade family's `elements_per_thread` 512 … "
+        "16384 uncapped, down to a grid of one block (the same kernel: "
+        "`kernel_templates/cascade/family.json` says why it is a family of its own). Other "
+        "parameters: the `good` preset (`good_8byte` for 8-byte types). GB/s = bytes read ÷ "
+        "median time of L2-flushed cold samples.",
         "- Marks: Brent's O(log n) (log2 n elements per thread), Harris's 1024–4096 (seed 000, "
         "'Algorithm Cascading'), and the measured optimum (star).",
         "- `report.json` names every plotted point's measurement (`id`: the row of "
@@ -151,8 +175,12 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
                   + (f"streaming ceiling {d['ceiling_gbps']:.0f} GB/s" if d["ceiling_gbps"]
                      else "no streaming ceiling recorded")
                   + (f"; measured {dates[0]} .. {dates[-1]} (UTC)" if dates else ""),
-                  *(f"- Measured with `{c}`" for c in d.get("measured_by", [])), "",
+                  *(f"- Measured with `{c}`" for c in d.get("measured_by", [])),
+                  *([f"- Measured on {len(d['gpus'])} GPUs of this model"]
+                    if len(d.get("gpus", [])) > 1 else []), "",
                   "**Finding.** " + finding(d), ""]
+        if missing_text(d):
+            lines += [missing_text(d), ""]
         if f"sweep:{d['device']}" in images:
             lines += [f"![sweep]({images['sweep:' + d['device']]})", ""]
         lines += _sweep_lines(d) + [""]
@@ -166,9 +194,10 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
                                               if cap else "")
                                          + "Launches are those the host makes per reduction "
                                          "(nested launches' children are made on the device and "
-                                         "not counted). A host finish (the course's CPU loop "
-                                         "over the partials) is not a protocol of the runner: "
-                                         "not measured.", ""]
+                                         "not counted). The host finish launches the pass of "
+                                         "two passes over the same capped grid; its time ends "
+                                         "when the CPU has combined the copied partials (a "
+                                         "memcpy and a host node in each sample's graph).", ""]
     if len(report["devices"]) > 1:
         lines += _compare_lines(report["devices"])
         if "compare" in images:

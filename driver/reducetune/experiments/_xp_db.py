@@ -23,7 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DbView", "open_views", "write_fact", "write_ncu", "SIDE_TABLES"]
+__all__ = ["DbView", "open_views", "write_fact", "write_ncu", "SIDE_TABLES", "model_of"]
+
+# GPUs of one model (the fields of db/records.hpp model_fields, as ReplayEvaluator groups
+# them) answer together: a recording resumed on another GPU of the model is one device.
+MODEL_FIELDS = ("name", "sm_count", "memory_clock_khz")
+
+
+def model_of(device: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(device.get(k) for k in MODEL_FIELDS)
 
 SIDE_TABLES = """
 CREATE TABLE IF NOT EXISTS xp_facts (
@@ -92,6 +100,7 @@ class DbView:
     facts: dict[int, dict[str, Any]] = field(default_factory=dict)
     ncu: dict[int, dict[str, Any]] = field(default_factory=dict)
     commands: list[str] = field(default_factory=list)  # the experiments' measuring commands
+    gpus: list[str] = field(default_factory=list)  # UUIDs of the model's GPUs in the file
 
     @property
     def name(self) -> str:
@@ -114,8 +123,8 @@ class DbView:
         return None if f is None else f["facts"].get("launches")
 
 
-def _commands(path: Path, device_uuid: str) -> list[str]:
-    """The commands that measured into this file for this device (each experiment study
+def _commands(path: Path, uuids: list[str]) -> list[str]:
+    """The commands that measured into this file for these devices (each experiment study
     keeps its command in rt_studies.config), in order."""
     uri = f"file:{path}?mode=ro"
     try:
@@ -125,7 +134,7 @@ def _commands(path: Path, device_uuid: str) -> list[str]:
     except sqlite3.OperationalError:
         return []
     out = [json.loads(config).get("command", "") for name, config in rows
-           if name.endswith("@" + device_uuid)]
+           if any(name.endswith("@" + u) for u in uuids)]
     return [c for c in dict.fromkeys(out) if c]
 
 
@@ -138,20 +147,27 @@ def _plain_path(evaluator: Any) -> Path:
 
 @contextmanager
 def open_views(paths: list[Path]) -> Iterator[list[DbView]]:
-    """A view per device of every file (a merged file gives several), closed at the end."""
+    """A view per device model of every file (a merged file gives several), closed at the end.
+    A model measured by several GPUs (a run resumed on another GPU of the model) is one view,
+    under its newest GPU: its evaluator reads the model's rows, the GPU's own winning."""
     from reducetune._evaluators import ReplayEvaluator
 
     views: list[DbView] = []
     try:
         for path in paths:
             first = ReplayEvaluator(path, 0)
-            evaluators = [first] + [ReplayEvaluator(path, i)
-                                    for i in range(1, len(first._store.devices()))]
-            for ev in evaluators:
+            models: dict[tuple[Any, ...], list[int]] = {}
+            for i, d in enumerate(first._store.devices()):
+                models.setdefault(model_of(d), []).append(i)
+            for indexes in models.values():
+                ev = first if indexes[-1] == 0 else ReplayEvaluator(path, indexes[-1])
+                uuids = [str(first._store.devices()[i]["uuid"]) for i in indexes]
                 plain = _plain_path(ev)
                 views.append(DbView(str(path), dict(ev.device), ev,
                                     _side_rows(plain, "xp_facts"), _side_rows(plain, "xp_ncu"),
-                                    _commands(plain, str(ev.device["uuid"]))))
+                                    _commands(plain, uuids), uuids))
+            if all(v.evaluator is not first for v in views):
+                first.close()
         yield views
     finally:
         for v in views:

@@ -6,6 +6,10 @@ a run cut short (time limit, kill, Ctrl-C) resumes where it stopped when run aga
 measured grouped by workload (the worker keeps one prepared workload at a time: a 2^30 input
 takes seconds to generate and check), smallest input first, each variant compiled
 beforehand in parallel.
+
+A point measured by another GPU of this one's model (the same name, SMs and memory clock)
+in this context counts as measured: a recording resumes on whichever GPU of the model the
+machine has, as the store's `best` and the reports group a model's GPUs.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 from reducetune._core import element_bytes
 from reducetune._evaluation import WORKLOAD_KEYS, StoreContext
 from reducetune._evaluators import CEILING_WORKLOAD, workload
-from reducetune.experiments._xp_db import write_fact
+from reducetune.experiments._xp_db import model_of, write_fact
 
 __all__ = ["Job", "Runner", "Counts"]
 
@@ -60,6 +64,7 @@ class Runner:
         self.deadline = deadline
         self._ctx: dict[str, StoreContext] = {}
         self._study: dict[tuple[str, str, str], int | None] = {}
+        self._model_ids: list[int] | None = None
 
     def ctx(self, family: str) -> StoreContext:
         if family not in self._ctx:
@@ -78,7 +83,26 @@ class Runner:
         return self._study[key]
 
     def known(self, job: Job) -> dict[str, Any] | None:
-        return self.ctx(job.point.family).find(job.point, job.workload)
+        ctx = self.ctx(job.point.family)
+        found = ctx.find(job.point, job.workload)
+        if found is not None:
+            return found
+        key = {**ctx.key(), **{k: job.workload[k] for k in WORKLOAD_KEYS},
+               "variant_label": job.point.variant_label, "launch_label": job.point.launch_label}
+        for other in self._same_model(ctx.device_id):
+            row = self.store.find_measurement({**key, "device_id": other})
+            if row is not None:
+                return dict(row)
+        return None
+
+    def _same_model(self, device_id: int) -> list[int]:
+        """The store's other GPUs of this one's model (looked up once per run)."""
+        if self._model_ids is None:
+            devices = list(self.store.devices())
+            mine = next(d for d in devices if d["id"] == device_id)
+            self._model_ids = [d["id"] for d in devices
+                               if d["id"] != device_id and model_of(d) == model_of(mine)]
+        return self._model_ids
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() > self.deadline

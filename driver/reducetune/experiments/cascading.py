@@ -4,14 +4,24 @@
    and block sizes. The sweep takes every ``elements_per_thread`` of the tunable family with
    an uncapped grid, then every ``grid_cap`` (at the largest elements_per_thread): with a
    capped grid the grid-stride loop makes each thread reduce n / (grid x block) elements, far
-   more than the parameter. That effective value is the x axis. Brent's O(log n) choice,
+   more than the parameter. That effective value is the x axis. Beyond tunable's largest value
+   (256), the cascade family's ``elements_per_thread`` 512 ... 16384, uncapped, shrink the
+   grid down to one block, so that every size reaches 4096 elements per thread and more
+   (where n / block allows): at 2^20 and 2^24 a grid cap cannot (it never goes below one block
+   per SM). The cascade family exists for this experiment (kernel_templates/cascade): it
+   compiles the same kernel as tunable's ``good`` preset; tunable keeps its range, since for
+   tuning a larger value only adds grids its caps already give, and widening it would change
+   the template hash that keys every recorded measurement. Brent's O(log n) choice,
    Harris's 1024-4096 and the measured optimum are marked.
 2. The other cascade: time against n for each way of combining the blocks' partials: the
    seeds' recursive host loop (multipass), nested launches (dynamic parallelism), two passes,
-   one pass with a last-block ticket, one pass with atomics.
+   a host finish (the same pass; the partials copied to the host and combined by the CPU,
+   timed until the CPU has the result), one pass with a last-block ticket, one pass with
+   atomics.
 
 Every point goes into the results database first; the report is built from the database(s)
-alone (``--replay A.db --replay B.db``: one section per device, and a comparison).
+alone (``--replay A.db --replay B.db``: one section per device model, and a comparison). A
+recording made before a row existed replays too: the report lists what it lacks.
 
     reducetune experiment cascading --out docs/research/cascading --time-limit 3m
 """
@@ -42,6 +52,8 @@ PROTOCOLS = [
     ("multipass (host loop, seeds harris5_shfl)", "seeds",
      {"kernel": "harris5_shfl", "block_size": 256}),
     ("two passes (tunable)", "tunable", {"finish": "two_pass", "grid_cap": 4}),
+    ("host finish (cascade: partials copied to the host, CPU combine)", "cascade",
+     {"finish": "host", "grid_cap": 4}),
     ("one pass, last-block ticket (tunable)", "tunable", {"finish": "ticket", "grid_cap": 4}),
     ("one pass, atomics (tunable)", "tunable", {"finish": "atomic", "grid_cap": 4}),
     ("nested launches (dynamic parallelism)", "nested", {"kernel": "gpuRecursiveReduceFixed",
@@ -83,26 +95,34 @@ def _space(family: str, dtype: str, limits: Any) -> Any:
     return Space(family, dtype, OP, limits)
 
 
+def _launches(space: Any) -> tuple[list[int], list[int]]:
+    choices = space.choices()
+    return (sorted(int(v) for v in choices["elements_per_thread"]),
+            sorted((int(v) for v in choices["grid_cap"] if int(v) > 0), reverse=True))
+
+
 def sweep_points(dtype: str, n: int, block_sizes: list[int], limits: Any
                  ) -> list[tuple[Any, int, float]]:
-    """(point, grid, elements per thread) of the sweep at one size: the base preset at each
-    block size, every elements_per_thread uncapped, then every grid_cap at the largest; a
-    point whose grid another already has is left out (it would measure the same launch)."""
-    space = _space("tunable", dtype, limits)
-    base = dict(space.base("good").params)
-    choices = space.choices()
-    epts = sorted(int(v) for v in choices["elements_per_thread"])
-    caps = sorted((int(v) for v in choices["grid_cap"] if int(v) > 0), reverse=True)
+    """(point, grid, elements per thread) of the sweep at one size, at each block size: the
+    tunable family's base preset with every elements_per_thread uncapped, then every grid_cap
+    at its largest, then the cascade family's (the same kernel: cascade.family.json) larger
+    elements_per_thread uncapped; a point whose grid another already has is left out (it would
+    measure the same launch). Both families share the grid expression (tunable_grid)."""
+    tunable, cascade = _space("tunable", dtype, limits), _space("cascade", dtype, limits)
+    epts, caps = _launches(tunable)
+    wide = [e for e in _launches(cascade)[0] if e > epts[-1]]
+    plan = [(tunable, e, 0) for e in epts] + [(tunable, epts[-1], c) for c in caps] \
+        + [(cascade, e, 0) for e in wide]
+    base = {id(sp): dict(sp.base("good").params) for sp in (tunable, cascade)}
     out = []
     for bs in block_sizes:
         seen = set()
-        launches = [(e, 0) for e in epts] + [(epts[-1], c) for c in caps]
-        for ept, cap in launches:
+        for space, ept, cap in plan:
             grid = tunable_grid(n, bs, ept, cap, limits.sm_count)
             if grid in seen:
                 continue
             seen.add(grid)
-            p = space.point({**base, "block_size": bs, "elements_per_thread": ept,
+            p = space.point({**base[id(space)], "block_size": bs, "elements_per_thread": ept,
                              "grid_cap": cap})
             if not space.check(p):
                 out.append((p, grid, n / (grid * bs)))
@@ -114,7 +134,7 @@ def passes_points(limits: Any) -> list[tuple[str, Any]]:
     out = []
     for label, family, params in PROTOCOLS:
         space = _space(family, PASSES_DTYPE, limits)
-        base = dict(space.base("good").params) if family == "tunable" else {}
+        base = dict(space.base("good").params) if family in ("tunable", "cascade") else {}
         out.append((label, space.point({**base, **params})))
     return out
 
@@ -179,17 +199,23 @@ def collect(view: Any, opts: dict[str, Any]) -> dict[str, Any]:
     ceiling = view.evaluator.ceiling_bytes_per_s()
     out: dict[str, Any] = {"device": view.name, "source": view.source, "sm_count":
                            limits.sm_count, "ceiling_gbps": ceiling / 1e9 if ceiling else None,
-                           "sweep": [], "passes": [], "measured_by": view.commands}
+                           "sweep": [], "passes": [], "measured_by": view.commands,
+                           "gpus": view.gpus}
+    missing: dict[str, Any] = {"sweep": [], "passes": []}
     for dtype in opts["dtypes"]:
         for n in opts["sizes"]:
             cub = view.evaluator.cub(workload(dtype, OP, n))
             points = []
             for p, grid, eff in sweep_points(dtype, n, opts["block_sizes"], limits):
                 cell = _point_cell(view, p, n)
-                if cell is not None:
-                    points.append({**cell, "block_size": p.params["block_size"], "grid": grid,
-                                   "elements_per_thread": p.params["elements_per_thread"],
-                                   "grid_cap": p.params["grid_cap"], "effective": eff})
+                if cell is None:
+                    missing["sweep"].append({"dtype": dtype, "n": n, "family": p.family,
+                                             "variant": p.variant_label,
+                                             "launch": p.launch_label, "effective": eff})
+                    continue
+                points.append({**cell, "family": p.family, "block_size": p.params["block_size"],
+                               "grid": grid, "elements_per_thread": p.params["elements_per_thread"],
+                               "grid_cap": p.params["grid_cap"], "effective": eff})
             out["sweep"].append({"dtype": dtype, "n": n, "points": points,
                                  "cub_gbps": cub["gbps"] if cub else None,
                                  **_marks(n, points)})
@@ -198,6 +224,12 @@ def collect(view: Any, opts: dict[str, Any]) -> dict[str, Any]:
                  if (c := _point_cell(view, p, n)) is not None]
         out["passes"].append({"protocol": label, "variant": p.variant_label,
                               "launch": p.launch_label, "cells": cells})
+        planned = [n for n in opts["passes_sizes"]
+                   if p.family != "nested" or n <= opts.get("nested_max", NESTED_MAX)]
+        lacks = [n for n in planned if n not in {c["n"] for c in cells}]
+        if lacks:
+            missing["passes"].append({"protocol": label, "n": lacks})
+    out["missing"] = missing
     return out
 
 
