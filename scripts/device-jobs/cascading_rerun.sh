@@ -49,7 +49,8 @@ PY
 log "measuring (the experiment prints how many points the recording already holds)"
 timeout 200 reducetune experiment cascading --db "$W/${gpu}_cascading.db" --out "$W/run" \
   --time-limit 150s > "$W/cascading.log" 2>&1
-log "cascading rc=$? ($(grep -E 'already in|measured \(' "$W/cascading.log" | tr '\n' ' '))"
+rc=$?
+log "cascading rc=$rc ($(grep -E 'already in|measured \(' "$W/cascading.log" | tr '\n' ' '))"
 
 python3 -m reducetune.experiments._pack "$W/${gpu}_cascading.db" \
   "$W/pack/${gpu}_cascading.db.xz" >> "$W/job.log" 2>&1
