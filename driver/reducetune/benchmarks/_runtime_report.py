@@ -97,6 +97,7 @@ def _plot(result: dict[str, Any], path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     cases = list(dict.fromkeys((r["dtype"], r["op"]) for r in result["rows"]))
     fig, axes = plt.subplots(1, len(cases), figsize=(4.2 * len(cases), 4.2), sharey=True,
@@ -114,8 +115,10 @@ def _plot(result: dict[str, Any], path: Path) -> None:
                     markersize=4)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_title(f"{dtype} {op}")
-        ax.set_xlabel("n (log2 elements)")
+        ax.set_xlabel("n (elements)")
+        ax.set_xticks(xs, [f"$2^{{{x}}}$" for x in xs], fontsize=7)
         ax.set_yscale("log", base=2)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("speed-up of reducetune (× the other; > 1 is faster)")
     axes[0][-1].legend(fontsize=7, loc="best")
