@@ -208,6 +208,107 @@ def test_passes_table_holds_the_database_times_and_launches(cli, tmp_path, two_d
     assert "Fastest way to combine" in text
 
 
+def _measurements(db: Path) -> dict[int, dict]:
+    """Every row of rt_measurements by id, read with sqlite3 alone (not through the code
+    under test)."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+        con.row_factory = sqlite3.Row
+        return {r["id"]: dict(r) for r in con.execute(
+            "SELECT m.id, m.status, m.median_s, m.gbps, m.launch_label, v.label AS variant, "
+            "w.n, w.dtype FROM rt_measurements m JOIN rt_variants v ON v.id = m.variant_id "
+            "JOIN rt_workloads w ON w.id = m.workload_id")}
+
+
+def _plain(recording: Path, folder: Path) -> Path:
+    import lzma
+    import shutil
+
+    out = folder / recording.name[: -len(".xz")]
+    with lzma.open(recording, "rb") as fin, out.open("wb") as fout:
+        shutil.copyfileobj(fin, fout)
+    return out
+
+
+def _check_cascading_report_holds_database_numbers(report: dict, text: str,
+                                                   rows_of: dict[str, dict[int, dict]]) -> int:
+    """Every point the report names is the database row of that id (same point, workload,
+    median, GB/s), every number the tables print is such a row's, the optimum is the best
+    verified row, and the host finish's cost is the difference of two printed rows."""
+    checked = 0
+    for d in report["devices"]:
+        rows = rows_of[d["source"]]
+        for w in d["sweep"]:
+            for p in w["points"]:
+                r = rows[p["id"]]
+                assert (r["variant"], r["launch_label"], r["n"], r["dtype"]) == (
+                    p["variant"], p["launch"], w["n"], w["dtype"])
+                assert (r["status"], r["median_s"], r["gbps"]) == (p["status"], p["median_s"],
+                                                                   p["gbps"])
+                checked += 1
+            ok = [rows[p["id"]]["gbps"] for p in w["points"] if p["status"] == "ok"]
+            if not ok:
+                continue
+            assert w["optimum"]["gbps"] == max(ok)
+            for key in ("optimum", "brent", "harris"):
+                if w[key]:
+                    assert f"{rows[w[key]['id']]['gbps']:.1f}" in text, (key, w["dtype"], w["n"])
+            sh = w["shrink"]
+            for key in ("last_full", "first_short", "widest"):
+                c = sh[key]
+                if c:
+                    assert (c["grid"] >= sh["sm_count"]) == (key == "last_full") or \
+                        key == "widest"
+                    assert (f"{_fmt_eff(c['effective'])} ({c['grid']}): "
+                            f"{rows[c['id']]['gbps']:.1f}") in text
+        for p in d["passes"]:
+            for c in p["cells"]:
+                r = rows[c["id"]]
+                assert (r["variant"], r["launch_label"], r["n"]) == (p["variant"], p["launch"],
+                                                                     c["n"])
+                assert r["median_s"] == c["median_s"]
+                if c["status"] == "ok":
+                    assert f"{r['median_s'] * 1e6:.2f} ({c['launches']})" in text
+                    checked += 1
+        host = next((p for p in d["passes"] if p["finish"] == "host"), None)
+        if host:
+            for c in host["cells"]:
+                best = min(x["median_s"] for q in d["passes"] if q["family"] == "tunable"
+                           for x in q["cells"] if x["n"] == c["n"] and x["status"] == "ok")
+                assert (f"+{(c['median_s'] - best) * 1e6:.1f} µs "
+                        f"(×{c['median_s'] / best:.2f})") in text
+    return checked
+
+
+def _fmt_eff(v: float) -> str:
+    return f"{v:.0f}" if v >= 10 else f"{v:.2f}"
+
+
+def test_the_report_says_where_the_grid_shrinks_and_what_a_host_finish_costs(cli, tmp_path,
+                                                                            two_dbs):
+    a, _ = two_dbs
+    out = tmp_path / "report"
+    code, _, err = cli("experiment", "cascading", "--replay", a, "--out", out, *SMALL)
+    assert code == 0, err
+    report = json.loads((out / "report.json").read_text())
+    text = (out / "report.md").read_text()
+    assert _check_cascading_report_holds_database_numbers(
+        report, text, {str(a): _measurements(a)}) > 10
+    d = report["devices"][0]
+    assert "Where the grid shrinks below one block per SM" in text
+    for w in d["sweep"]:
+        sh = w["shrink"]
+        assert sh["block_size"] == w["optimum"]["block_size"]
+        assert sh["first_short"]["grid"] < d["sm_count"] <= sh["last_full"]["grid"]
+        assert sh["widest"]["effective"] == max(p["effective"] for p in w["points"]
+                                                if p["block_size"] == sh["block_size"])
+    assert "The host finish against the fastest device-side finish" in text
+    # the fixture's studies name no command: the run is still listed, by GPU and family
+    assert f"on {SYNTHETIC_DEVICE['uuid']}" in text and "(by family:" in text
+
+
 @pytest.mark.skipif(not CASCADING_RECORDINGS, reason="no GPU recording of the cascading "
                     "experiment committed yet "
                     "(tests/data/recorded/experiments/<device>_cascading.db.xz)")
@@ -218,12 +319,14 @@ def test_committed_cascading_recordings_replay_to_their_numbers(cli, tmp_path):
     assert code == 0, err
     report = json.loads((out / "report.json").read_text())
     text = (out / "report.md").read_text()
+    rows_of = {str(p): _measurements(_plain(p, tmp_path)) for p in CASCADING_RECORDINGS}
+    assert _check_cascading_report_holds_database_numbers(report, text, rows_of) > 100
     for d in report["devices"]:
-        for w in d["sweep"]:
-            ok = [p for p in w["points"] if p["status"] == "ok"]
-            if ok:
-                assert w["optimum"]["gbps"] == max(p["gbps"] for p in ok)
-                assert f"{w['optimum']['gbps']:.1f}" in text
+        # each measuring run is named with its command and GPU, and its rows add up
+        assert d["runs"] and all(r["command"] for r in d["runs"])
+        assert sum(sum(r["status"].values()) for r in d["runs"]) == len(rows_of[d["source"]])
+        for r in d["runs"]:
+            assert f"`{r['command']}` on {r['gpu']}" in text
         # what the recording lacks (rows this version plans that it predates) is said, not
         # left blank: each missing point is in the list, and no listed point has a row
         listed = {(m["dtype"], m["n"], m["variant"], m["launch"]) for m in d["missing"]["sweep"]}
@@ -235,3 +338,44 @@ def test_committed_cascading_recordings_replay_to_their_numbers(cli, tmp_path):
             cells = next(p for p in d["passes"] if p["protocol"] == m["protocol"])["cells"]
             assert not {c["n"] for c in cells} & set(m["n"])
             assert m["protocol"] in text
+
+
+RESEARCH = REPO / "docs" / "research"
+
+
+def _without_command_line(text: str) -> list[str]:
+    return [line for line in text.splitlines() if not line.startswith("- Command: ")]
+
+
+@pytest.mark.skipif(not CASCADING_RECORDINGS or not (RESEARCH / "cascading").is_dir(),
+                    reason="no committed cascading recording or report")
+def test_the_committed_cascading_report_is_the_one_the_recordings_rebuild(cli, tmp_path,
+                                                                         monkeypatch):
+    """docs/research/cascading/report.md is what --replay of the committed recordings writes
+    (all but the line naming the replay command and its date): no number in it was typed, and
+    none is stale after a recording changed."""
+    committed = (RESEARCH / "cascading" / "report.md").read_text()
+    replays = re.findall(r"--replay (\S+)", committed.splitlines()[2])
+    assert sorted(replays) == sorted(str(p.relative_to(REPO)) for p in CASCADING_RECORDINGS)
+    out = tmp_path / "report"
+    args = [a for r in replays for a in ("--replay", r)]
+    monkeypatch.chdir(REPO)  # the report names each database as the command line gave it
+    code, _, err = cli("experiment", "cascading", *args, "--out", out)
+    assert code == 0, err
+    assert _without_command_line((out / "report.md").read_text()) == \
+        _without_command_line(committed)
+
+
+@pytest.mark.skipif(not (RESEARCH / "cascading" / "report.md").is_file(),
+                    reason="no committed cascading report")
+def test_research_readme_numbers_are_in_the_cascading_report():
+    """Every number in docs/research/README.md's cascading findings (between its markers) is
+    printed in the committed report (which the test above ties to the recordings)."""
+    readme = (RESEARCH / "README.md").read_text()
+    block = readme.split("<!-- cascading findings")[1].split("<!-- end cascading findings")[0]
+    block = block.split("-->", 1)[1]
+    report = (RESEARCH / "cascading" / "report.md").read_text()
+    numbers = re.findall(r"[×+]?\d+(?:\.\d+)?%?", block)
+    assert len(numbers) > 50
+    missing = sorted({n for n in numbers if n not in report})
+    assert not missing, missing

@@ -47,7 +47,42 @@ def finding(d: dict[str, Any]) -> str:
     text += (f"; the best point within Harris's 1024–4096 reaches {h['gbps']:.0f} GB/s "
              f"({100 * h['gbps'] / o['gbps']:.0f}% of the optimum)." if h else
              "; no measured point falls within Harris's 1024–4096 at this size.")
+    sh = w.get("shrink")
+    if sh and sh["first_short"]:
+        f, wide = sh["first_short"], sh["widest"]
+        text += (f" With block {sh['block_size']} the grid falls below one block per SM "
+                 f"({sh['sm_count']}) at {_eff(f['effective'])} elements per thread (grid "
+                 f"{f['grid']}: {f['gbps']:.0f} GB/s, {_pct(f, o)} of the optimum); the widest "
+                 f"point, {_eff(wide['effective'])} elements per thread (grid {wide['grid']}), "
+                 f"reaches {wide['gbps']:.0f} GB/s ({_pct(wide, o)}).")
     return text
+
+
+def _pct(p: dict[str, Any], o: dict[str, Any]) -> str:
+    return f"{100 * p['gbps'] / o['gbps']:.0f}%"
+
+
+def _host_cost(d: dict[str, Any]) -> str:
+    """What the host finish costs against the fastest device-side finish of the same pass
+    (two passes, ticket, atomics: the tunable family's) at each n both have."""
+    host = next((p for p in d["passes"] if p.get("finish") == "host"), None)
+    device = [p for p in d["passes"] if p.get("family") == "tunable"]
+    if host is None or not device:
+        return ""
+    parts = []
+    for c in sorted(host["cells"], key=lambda c: c["n"]):
+        rivals = [(x["median_s"], p["protocol"]) for p in device for x in p["cells"]
+                  if x["n"] == c["n"] and x["status"] == "ok"]
+        if c["status"] != "ok" or not rivals:
+            continue
+        t, _ = min(rivals)
+        parts.append(f"n = {_pow(c['n'])}: {c['median_s'] * 1e6:.2f} µs against "
+                     f"{t * 1e6:.2f} µs, +{(c['median_s'] - t) * 1e6:.1f} µs "
+                     f"(×{c['median_s'] / t:.2f})")
+    if not parts:
+        return ""
+    return ("The host finish against the fastest device-side finish of the same pass (two "
+            "passes, ticket or atomics) at each n: " + "; ".join(parts) + ".")
 
 
 def passes_finding(d: dict[str, Any]) -> str:
@@ -61,7 +96,9 @@ def passes_finding(d: dict[str, Any]) -> str:
         return "No verified point of the passes comparison is in the database."
     parts = [f"n = {_pow(n)}: {name} ({t * 1e6:.1f} µs)" for n, (t, name) in
              sorted(fastest.items())]
-    return "Fastest way to combine the blocks' partials, by size: " + "; ".join(parts) + "."
+    text = "Fastest way to combine the blocks' partials, by size: " + "; ".join(parts) + "."
+    cost = _host_cost(d)
+    return text + (" " + cost if cost else "")
 
 
 def missing_text(d: dict[str, Any]) -> str:
@@ -87,8 +124,9 @@ def missing_text(d: dict[str, Any]) -> str:
 
 def _sweep_lines(d: dict[str, Any]) -> list[str]:
     lines = ["| dtype | n | optimum: elements/thread (block, grid) | GB/s | Brent log2 n | "
-             "nearest Brent: elements/thread | GB/s | optimum ÷ Brent | best in 1024–4096 "
-             "GB/s | CUB GB/s | points (failed) |", "|---|" + "---|" * 10]
+             "nearest Brent: elements/thread | GB/s | optimum ÷ Brent | best in 1024–4096: "
+             "GB/s (% of optimum; elements/thread, block, grid) | CUB GB/s | points (failed) |",
+             "|---|" + "---|" * 10]
     for w in d["sweep"]:
         if not w["points"]:
             continue
@@ -102,10 +140,53 @@ def _sweep_lines(d: dict[str, Any]) -> list[str]:
             f"| {w['dtype']} | {_pow(w['n'])} | {_eff(o['effective'])} ({o['block_size']}, "
             f"{o['grid']}) | {o['gbps']:.1f} | {w['brent_target']:.0f} | "
             f"{_eff(b['effective'])} | {b['gbps']:.1f} | ×{o['gbps'] / b['gbps']:.2f} | "
-            f"{'–' if h is None else format(h['gbps'], '.1f')} | "
+            f"{'–' if h is None else _harris_cell(h, o)} | "
             f"{'–' if w['cub_gbps'] is None else format(w['cub_gbps'], '.1f')} | "
             f"{len(w['points'])} ({failed}) |")
     return lines
+
+
+def _harris_cell(h: dict[str, Any], o: dict[str, Any]) -> str:
+    return (f"{h['gbps']:.1f} ({_pct(h, o)}; {_eff(h['effective'])}, {h['block_size']}, "
+            f"{h['grid']})")
+
+
+def _shrink_lines(d: dict[str, Any]) -> list[str]:
+    """Where the grid falls below one block per SM, at the optimum's block size."""
+    rows = [w for w in d["sweep"] if w.get("shrink")]
+    if not rows:
+        return []
+    lines = [f"Where the grid shrinks below one block per SM ({d['sm_count']} SMs), at the "
+             "optimum's block size (elements/thread (grid): GB/s, % of the optimum):", "",
+             "| dtype | n | block | last grid ≥ SMs | first grid < SMs | widest measured |",
+             "|---|---|---|---|---|---|"]
+
+    def cell(p: dict[str, Any] | None, o: dict[str, Any]) -> str:
+        if p is None:
+            return "–"
+        return f"{_eff(p['effective'])} ({p['grid']}): {p['gbps']:.1f}, {_pct(p, o)}"
+
+    for w in rows:
+        sh, o = w["shrink"], w["optimum"]
+        lines.append(f"| {w['dtype']} | {_pow(w['n'])} | {sh['block_size']} | "
+                     f"{cell(sh['last_full'], o)} | {cell(sh['first_short'], o)} | "
+                     f"{cell(sh['widest'], o)} |")
+    return lines
+
+
+def _run_line(r: dict[str, Any], first: dict[str, Any] | None = None) -> str:
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(r["status"].items()))
+    families = ", ".join(f"{k} {v}" for k, v in sorted(r.get("families", {}).items()))
+    when = (f"{r['first'][:10]} {r['first'][11:19]} – {r['last'][11:19]}"
+            if r["first"][:10] == r["last"][:10] else f"{r['first'][:19]} – {r['last'][:19]}")
+    ceiling = (f"; this GPU's streaming ceiling {r['ceiling_gbps']:.0f} GB/s"
+               if r.get("ceiling_gbps") else "")
+    if (ceiling and first is not None and first.get("ceiling_gbps")
+            and first["gpu"] != r["gpu"]):
+        ceiling += f" ({100 * r['ceiling_gbps'] / first['ceiling_gbps']:.1f}% of the first GPU's)"
+    command = f"`{r['command']}`" if r["command"] else "(no command recorded)"
+    return (f"- Measured with {command} on {r['gpu']}, {when} UTC: {counts} points"
+            + (f" (by family: {families})" if families else "") + ceiling)
 
 
 def _passes_lines(d: dict[str, Any]) -> list[str]:
@@ -172,10 +253,13 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
         dates = sorted({c["date"] for w in d["sweep"] for c in w["points"]}
                        | {c["date"] for p in d["passes"] for c in p["cells"]})
         lines += [f"## {d['device']}", "", f"- Database `{d['source']}`; {d['sm_count']} SMs; "
-                  + (f"streaming ceiling {d['ceiling_gbps']:.0f} GB/s" if d["ceiling_gbps"]
-                     else "no streaming ceiling recorded")
+                  + ((f"streaming ceiling {d['ceiling_gbps']:.0f} GB/s"
+                      + (" (the newest GPU's, as are the CUB baselines)"
+                         if len(d.get("gpus", [])) > 1 else ""))
+                     if d["ceiling_gbps"] else "no streaming ceiling recorded")
                   + (f"; measured {dates[0]} .. {dates[-1]} (UTC)" if dates else ""),
-                  *(f"- Measured with `{c}`" for c in d.get("measured_by", [])),
+                  *([_run_line(r, d["runs"][0]) for r in d["runs"]] if d.get("runs") else
+                    [f"- Measured with `{c}`" for c in d.get("measured_by", [])]),
                   *([f"- Measured on {len(d['gpus'])} GPUs of this model"]
                     if len(d.get("gpus", [])) > 1 else []), "",
                   "**Finding.** " + finding(d), ""]
@@ -184,6 +268,8 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
         if f"sweep:{d['device']}" in images:
             lines += [f"![sweep]({images['sweep:' + d['device']]})", ""]
         lines += _sweep_lines(d) + [""]
+        if _shrink_lines(d):
+            lines += _shrink_lines(d) + [""]
         if any(p["cells"] for p in d["passes"]):
             lines += ["### Passes against n", "", passes_finding(d), ""]
             if f"passes:{d['device']}" in images:

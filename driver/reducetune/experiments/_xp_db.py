@@ -101,6 +101,10 @@ class DbView:
     ncu: dict[int, dict[str, Any]] = field(default_factory=dict)
     commands: list[str] = field(default_factory=list)  # the experiments' measuring commands
     gpus: list[str] = field(default_factory=list)  # UUIDs of the model's GPUs in the file
+    # each measuring run of these GPUs: command, GPU, first and last measurement (UTC), rows
+    # by status and by family, that GPU's streaming ceiling (GB/s): who measured what, when,
+    # on which GPU
+    runs: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -138,6 +142,37 @@ def _commands(path: Path, uuids: list[str]) -> list[str]:
     return [c for c in dict.fromkeys(out) if c]
 
 
+def _runs(path: Path, uuids: list[str]) -> list[dict[str, Any]]:
+    """The measuring runs behind this file's rows for these devices: rows grouped by GPU and
+    by the command of their study, in the order they were measured."""
+    uri = f"file:{path}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True)) as con:
+            rows = con.execute(
+                "SELECT d.uuid, s.config, m.status, v.family, COUNT(*), MIN(m.created_at), "
+                "MAX(m.created_at) FROM rt_measurements m JOIN rt_devices d ON d.id = "
+                "m.device_id JOIN rt_variants v ON v.id = m.variant_id LEFT JOIN rt_studies s "
+                "ON s.id = m.study_id GROUP BY d.uuid, s.config, m.status, v.family"
+            ).fetchall()
+            ceilings = dict(con.execute(
+                "SELECT d.uuid, b.gbps FROM rt_baselines b JOIN rt_devices d ON d.id = "
+                "b.device_id WHERE b.kind = 'ceiling' ORDER BY b.created_at").fetchall())
+    except sqlite3.OperationalError:
+        return []
+    runs: dict[tuple[str, str], dict[str, Any]] = {}
+    for uuid, config, status, family, count, first, last in rows:
+        if uuid not in uuids:
+            continue
+        command = json.loads(config).get("command", "") if config else ""
+        r = runs.setdefault((uuid, command), {"gpu": uuid, "command": command, "first": first,
+                                              "last": last, "status": {}, "families": {},
+                                              "ceiling_gbps": ceilings.get(uuid)})
+        r["first"], r["last"] = min(r["first"], first), max(r["last"], last)
+        r["status"][status] = r["status"].get(status, 0) + count
+        r["families"][family] = r["families"].get(family, 0) + count
+    return sorted(runs.values(), key=lambda r: r["first"])
+
+
 def _plain_path(evaluator: Any) -> Path:
     """The database file the evaluator reads (its decompressed copy for a .xz)."""
     if getattr(evaluator, "_tmp", None):
@@ -165,7 +200,7 @@ def open_views(paths: list[Path]) -> Iterator[list[DbView]]:
                 plain = _plain_path(ev)
                 views.append(DbView(str(path), dict(ev.device), ev,
                                     _side_rows(plain, "xp_facts"), _side_rows(plain, "xp_ncu"),
-                                    _commands(plain, uuids), uuids))
+                                    _commands(plain, uuids), uuids, _runs(plain, uuids)))
             if all(v.evaluator is not first for v in views):
                 first.close()
         yield views

@@ -200,7 +200,7 @@ def collect(view: Any, opts: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"device": view.name, "source": view.source, "sm_count":
                            limits.sm_count, "ceiling_gbps": ceiling / 1e9 if ceiling else None,
                            "sweep": [], "passes": [], "measured_by": view.commands,
-                           "gpus": view.gpus}
+                           "gpus": view.gpus, "runs": view.runs}
     missing: dict[str, Any] = {"sweep": [], "passes": []}
     for dtype in opts["dtypes"]:
         for n in opts["sizes"]:
@@ -218,12 +218,13 @@ def collect(view: Any, opts: dict[str, Any]) -> dict[str, Any]:
                                "grid_cap": p.params["grid_cap"], "effective": eff})
             out["sweep"].append({"dtype": dtype, "n": n, "points": points,
                                  "cub_gbps": cub["gbps"] if cub else None,
-                                 **_marks(n, points)})
+                                 **_marks(n, points, limits.sm_count)})
     for label, p in passes_points(limits):
         cells = [{"n": n, **c} for n in opts["passes_sizes"]
                  if (c := _point_cell(view, p, n)) is not None]
         out["passes"].append({"protocol": label, "variant": p.variant_label,
-                              "launch": p.launch_label, "cells": cells})
+                              "launch": p.launch_label, "family": p.family,
+                              "finish": p.params.get("finish"), "cells": cells})
         planned = [n for n in opts["passes_sizes"]
                    if p.family != "nested" or n <= opts.get("nested_max", NESTED_MAX)]
         lacks = [n for n in planned if n not in {c["n"] for c in cells}]
@@ -233,19 +234,29 @@ def collect(view: Any, opts: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _marks(n: int, points: list[dict[str, Any]]) -> dict[str, Any]:
+def _marks(n: int, points: list[dict[str, Any]], sm_count: int) -> dict[str, Any]:
     """The measured optimum, the point nearest Brent's log2(n) elements per thread (at the
-    optimum's block size), and the best point within Harris's 1024-4096."""
+    optimum's block size), the best point within Harris's 1024-4096, and where the grid
+    shrinks below one block per SM at the optimum's block size (``shrink``: the last point
+    whose grid has at least sm_count blocks, the first with fewer, the widest measured)."""
     ok = [p for p in points if p["status"] == "ok"]
     if not ok:
-        return {"optimum": None, "brent": None, "harris": None, "brent_target": math.log2(n)}
+        return {"optimum": None, "brent": None, "harris": None, "brent_target": math.log2(n),
+                "shrink": None}
     best = max(ok, key=lambda p: (p["gbps"], -p["effective"]))
-    same_bs = [p for p in ok if p["block_size"] == best["block_size"]]
+    same_bs = sorted((p for p in ok if p["block_size"] == best["block_size"]),
+                     key=lambda p: p["effective"])
     target = math.log2(n)
     brent = min(same_bs, key=lambda p: (abs(math.log2(p["effective"] / target)), -p["gbps"]))
     band = [p for p in ok if 1024 <= p["effective"] <= 4096]
     harris = max(band, key=lambda p: p["gbps"]) if band else None
-    return {"optimum": best, "brent": brent, "harris": harris, "brent_target": target}
+    full = [p for p in same_bs if p["grid"] >= sm_count]
+    short = [p for p in same_bs if p["grid"] < sm_count]
+    shrink = {"block_size": best["block_size"], "sm_count": sm_count,
+              "last_full": full[-1] if full else None, "first_short": short[0] if short else None,
+              "widest": same_bs[-1]}
+    return {"optimum": best, "brent": brent, "harris": harris, "brent_target": target,
+            "shrink": shrink}
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -254,4 +265,5 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     opts = _options(args)
     paths = databases(args, "cascading", _measure(args, opts))
-    return write_report(Path(args.out), paths, lambda v: collect(v, opts), {"options": opts}, plot, markdown)
+    return write_report(Path(args.out), paths, lambda v: collect(v, opts), {"options": opts},
+                        plot, markdown)
