@@ -10,6 +10,7 @@
 
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
+#include "reducetune/cuda/reduction_steps.hpp"
 #include "reducetune/measure/host_finish.hpp"
 #include "reducetune/space/launch_plan.hpp"
 #include "reducetune/verify/types.hpp"
@@ -39,13 +40,6 @@ public:
   [[nodiscard]] unsigned launches() const noexcept { return m_launches; }
 
 private:
-  struct step {
-    CUfunction kernel;
-    unsigned grid, block, shared;
-    const void *in;
-    void *out;
-    std::uint64_t n;
-  };
   void plan_steps(const loaded_module &module, const launch_plan &plan);
 
   std::size_t m_elem;
@@ -57,7 +51,7 @@ private:
   device_buffer m_out, m_partials, m_ping, m_pong;
   device_buffer m_ticket;
   std::unique_ptr<host_finish> m_host; // the host protocol's copy and combine
-  std::vector<step> m_steps;
+  std::vector<reduction_step> m_steps;
   const void *m_result = nullptr;
   unsigned m_launches = 0;
 };

@@ -2,6 +2,7 @@
 
 #include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/cuda/kernel_launch.hpp"
+#include "reducetune/cuda/reduction_steps.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/space/space.hpp"
@@ -48,11 +49,7 @@ void ensure(device_buffer &b, std::size_t bytes) {
 } // namespace
 
 unsigned prepared_point::grid(std::uint64_t n) const {
-  const std::uint64_t g = db::grid_at(rule, n);
-  if (g == 0 || g > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-    throw invalid_configuration("n = " + std::to_string(n) + " needs " + std::to_string(g) +
-                                " blocks, more than a grid holds");
-  return static_cast<unsigned>(g);
+  return checked_grid(db::grid_at(rule, n), n);
 }
 
 reducer_device::reducer_device(const reducer_context &context, int ordinal)

@@ -1,72 +1,30 @@
-// The launches of one reduction (docs/architecture.md, "Launch protocols"), on the caller's
-// input and output: the same sequence as measure/launch_sequence.cpp, with the result
-// written where the caller asked instead of into the runner's own buffer.
+// The launches of one reduction (docs/architecture.md, "Launch protocols") on the caller's
+// input and stream: the steps are cuda/reduction_steps', as the runner's, with the result
+// written where the caller asked.
 #include "reducetune/cuda/kernel_launch.hpp"
+#include "reducetune/cuda/reduction_steps.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/runtime/reducer_device.hpp"
 
 namespace reducetune {
-namespace {
-
-// One kernel of the sequence on the caller's stream; `partials` defaults to the scratch's.
-struct launcher {
-  cudaStream_t stream;
-  void *partials;
-  void *ticket;
-
-  void operator()(CUfunction f, unsigned grid, unsigned block, unsigned shared, const void *in,
-                  void *out, std::uint64_t n, void *partials_arg = nullptr) const {
-    launch_reduction_kernel(f, grid, block, shared, stream, in, out, n,
-                            partials_arg != nullptr ? partials_arg : partials, ticket);
-  }
-};
-
-} // namespace
 
 void reducer_device::enqueue(const prepared_point &p, const void *in, std::uint64_t n, void *out,
                              cudaStream_t stream) {
+  if (p.proto == protocol::host) // launch_rule_of gives host points no rule: never here
+    throw invalid_configuration("the host protocol combines on the CPU; the reducer writes "
+                                "its result to device memory and does not run it");
   scratch &s = scratch_for(stream, p, n);
-  const std::size_t elem = size_of(m_context.type);
   if (p.in_place) { // the pass overwrites what it reads: never the caller's input
-    RT_CUDA_CALL(cudaMemcpyAsync(s.copy.data(), in, n * elem, cudaMemcpyDeviceToDevice, stream));
+    RT_CUDA_CALL(cudaMemcpyAsync(s.copy.data(), in, n * size_of(m_context.type),
+                                 cudaMemcpyDeviceToDevice, stream));
     in = s.copy.data();
   }
-  const launcher launch{stream, s.partials.data(), s.ticket.data()};
-  const unsigned grid = p.grid(n);
-  switch (p.proto) {
-  case protocol::two_pass:
-    if (grid == 1) { // the one block's partial is the result: let it land in out
-      launch(p.pass, 1, p.block, p.shared, in, out, n, out);
-      return;
-    }
-    launch(p.pass, grid, p.block, p.shared, in, out, n);
-    launch(p.final, 1, p.block, p.shared, s.partials.data(), out, grid);
-    return;
-  case protocol::atomic:
-    launch(p.init, 1, 1, 0, in, out, n);
-    launch(p.pass, grid, p.block, p.shared, in, out, n);
-    return;
-  case protocol::ticket:
-    launch(p.pass, grid, p.block, p.shared, in, out, n);
-    return;
-  case protocol::host: // db::launch_rule_of gives such a point no rule; never prepared
-    throw invalid_configuration("the host protocol finishes on the CPU: the runtime cannot "
-                                "write its result to a device pointer");
-  case protocol::multipass: {
-    void *buffers[2] = {s.ping.data(), s.pong.data()};
-    for (int i = 0;; i ^= 1) {
-      const unsigned g = p.grid(n);
-      if (n > 1 && g >= n)
-        throw invalid_configuration("multipass grid does not shrink at n = " + std::to_string(n));
-      void *dst = g == 1 ? out : buffers[i];
-      launch(p.pass, g, p.block, p.shared, in, dst, n);
-      if (g == 1)
-        return;
-      in = dst;
-      n = g;
-    }
-  }
-  }
+  const auto steps = plan_reduction(
+      p.proto, {p.pass, p.final, p.init}, [&](std::uint64_t m) { return db::grid_at(p.rule, m); },
+      p.block, p.shared, in, n, {out, s.partials.data(), s.ping.data(), s.pong.data()});
+  for (const reduction_step &st : steps)
+    launch_reduction_kernel(st.kernel, st.grid, st.block, st.shared, stream, st.in, st.out,
+                            st.n, st.partials, s.ticket.data());
 }
 
 void reducer_device::reduce(const void *in, std::uint64_t n, void *out, cudaStream_t stream) {
