@@ -20,10 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ANSWER_ATTEMPTS", "Budget", "CostModel", "Schedule", "deadlines"]
+__all__ = ["ANSWER_ATTEMPTS", "MIN_SHARE", "Budget", "CostModel", "Schedule", "deadlines"]
 
 # Points a size may try past its deadline while none of them has succeeded.
 ANSWER_ATTEMPTS = 8
+
+# The least part of its share of the time left, were nothing reserved for the later units'
+# fixed costs, that a unit gets (Schedule).
+MIN_SHARE = 0.25
 
 
 @dataclass
@@ -70,12 +74,24 @@ def deadlines(time_limit_s: float | None, start: float, sizes: int) -> list[floa
 
 @dataclass
 class _Line:
-    """seconds ≈ fixed + per_byte * bytes, fitted to what was observed (least squares on the
-    observations, never below the smallest one seen): a prior until the first observation.
-    Observations at one size only keep the prior's fixed part and fit the slope through it."""
+    """seconds ≈ fixed + per_byte * bytes, fitted to what was observed: a prior until the first
+    observation; the slope is the least-squares one through the fixed part.
+
+    The fixed part is never above the cheapest unit seen (more bytes never cost less) nor below
+    0. With ``fit_fixed`` it is the least-squares intercept within those bounds; without, it is
+    the prior's unless a cheaper unit was seen. Why the second, for the fixed costs that are
+    reserved for every later unit: the run goes largest first, so while they are estimated only
+    units of GiBs were seen, and those cannot tell what a unit of KiBs costs. On an H100 (issue
+    12, docs/results/h100_2026-11-23_issue12_rerun) the fit then in use, floored at the
+    cheapest unit seen, read its fixed part from float32 sum at 2^28 (1.83 s, a compensated
+    reference over 1 GiB included; min and max at 2^28 took 0.64 s) and reserved 1.83 s for
+    each of the 127 units still to come, 4 KiB ones included (they took 0.03-0.1 s): about 284
+    of the 291 s left, so float32 min at 2^28 got a share of 0.06 s, less than one evaluation,
+    and 1 point where the median unit got 22."""
 
     fixed: float
     per_byte: float
+    fit_fixed: bool = True
     seen: list[tuple[float, float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -87,13 +103,14 @@ class _Line:
         ys = [y for _, y in self.seen]
         mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
         var = sum((x - mx) ** 2 for x in xs)
-        if var > 0:
+        if self.fit_fixed and var > 0:
             slope = sum((x - mx) * (y - my) for x, y in self.seen) / var
-            self.per_byte = max(0.0, slope)
-            self.fixed = max(min(ys), my - self.per_byte * mx)
+            self.fixed = min(min(ys), max(0.0, my - max(0.0, slope) * mx))
         else:
-            self.fixed = min(self.prior_fixed, my)
-            self.per_byte = max(0.0, (my - self.fixed) / mx) if mx > 0 else 0.0
+            self.fixed = min(self.prior_fixed, min(ys))
+        sxx = sum(x * x for x in xs)
+        self.per_byte = max(0.0, sum(x * (y - self.fixed) for x, y in self.seen) / sxx) \
+            if sxx > 0 else 0.0
 
     def __call__(self, nbytes: float) -> float:
         return self.fixed + self.per_byte * float(nbytes)
@@ -107,8 +124,8 @@ class CostModel:
     GiB of host data; 0.1 s of sampling per point)."""
 
     def __init__(self) -> None:
-        self.prepare = _Line(fixed=0.5, per_byte=3e-9)
-        self.mandatory = _Line(fixed=0.5, per_byte=3e-10)
+        self.prepare = _Line(fixed=0.5, per_byte=3e-9, fit_fixed=False)
+        self.mandatory = _Line(fixed=0.5, per_byte=3e-10, fit_fixed=False)
         self.per_eval = _Line(fixed=0.15, per_byte=0.0)
 
     def fixed(self, nbytes: int, first: bool) -> float:
@@ -127,7 +144,14 @@ class Schedule:
     ``deadline(i)`` is asked when unit i starts: the time left, less the fixed cost of the
     units after it, shared among unit i and those after it in proportion to their cost of one
     evaluation (so that each gets about as many evaluations). ``first[i]``: unit i is the
-    first of its element type (it generates the data the later ones of that type reuse)."""
+    first of its element type (it generates the data the later ones of that type reuse).
+
+    The reserve for the later units is an estimate from a few units, and one slow unit can
+    inflate it (see _Line); it never takes more than 1 - MIN_SHARE of the time left, so that
+    a unit's share never falls below MIN_SHARE of what that time shared by cost alone would
+    give it. Where the later units' fixed costs truly exceed the time left, the run overruns
+    its limit anyway (every unit is answered), and starving this unit would save a second.
+    """
 
     def __init__(self, time_limit_s: float | None, unit_bytes: list[int],
                  start: float | None = None, first: list[bool] | None = None) -> None:
@@ -148,7 +172,8 @@ class Schedule:
         reserve = sum(self.costs.fixed(b, f) for b, f in
                       zip(self.unit_bytes[i + 1:], self.first[i + 1:], strict=True))
         weights = [self.costs.per_eval(b) for b in self.unit_bytes[i:]]
-        share = max(0.0, self.end - now - own - reserve) * weights[0] / sum(weights)
+        left = max(0.0, self.end - now - own)
+        share = (left - min(reserve, (1.0 - MIN_SHARE) * left)) * weights[0] / sum(weights)
         return now + own + share
 
     def observe(self, i: int, mandatory_s: float, evals: int, evals_s: float) -> None:
