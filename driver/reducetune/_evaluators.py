@@ -358,10 +358,10 @@ class ReplayEvaluator:
         return self._tables[key]
 
     def _same_model(self) -> list[int]:
-        """Ids of the recording's other devices of this one's model (name, SMs, clock)."""
-        model = ("name", "sm_count", "memory_clock_khz")
+        """Ids of the recording's other devices of this one's model (the core's key)."""
+        model = _core.device_model_key(self.device)
         return [d["id"] for d in self._store.devices() if d["id"] != self.device["id"]
-                and all(d.get(k) == self.device.get(k) for k in model)]
+                and _core.device_model_key(d) == model]
 
     def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]:
         self.calls += 1

@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from reducetune import _core
 from reducetune._space import Point
 
 __all__ = ["CLAIM", "StudyShare", "study_device"]
@@ -51,11 +52,11 @@ REAP_EVERY_S = 1.0  # how often dead workers' trials are looked for
 
 def study_device(device: dict[str, Any], by_model: bool) -> str:
     """What a study's name says of the device: its UUID, or (``by_model``) its model, the same
-    for GPUs of one name, SM count and memory clock, which then share the study."""
+    for GPUs of one model, which then share the study ("model:" and the core's model key,
+    e.g. ``model:NVIDIA H200|132SM|2619000kHz``: db/reducetune/db/records.hpp)."""
     if not by_model:
         return str(device["uuid"])
-    return (f"model:{device['name']}|{device.get('sm_count', 0)}SM"
-            f"|{device.get('memory_clock_khz', 0)}kHz")
+    return f"model:{_core.device_model_key(device)}"
 
 
 class StudyShare:

@@ -5,6 +5,7 @@
 #include "reducetune/db/catalog.hpp"
 #include "reducetune/db/export.hpp"
 #include "reducetune/db/point_records.hpp"
+#include "reducetune/db/schema.hpp"
 #include "reducetune/db/store.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/verify/patterns.hpp"
@@ -340,9 +341,11 @@ void bind_exports(nb::module_ &m) {
   m.def(
       "export_json",
       [](const std::string &path, bool allow_flagged, bool nondeterministic) {
-        return db::export_json(db::catalog::open(path, {allow_flagged, !nondeterministic}),
-                               library(),
-                               compile_lowered)
+        const reducetune::point_selection selection{allow_flagged, !nondeterministic};
+        const auto file = db::open_for_reading(path);
+        const db::application_source apps{&file, selection};
+        return db::export_json(db::catalog::load(file, selection), library(), compile_lowered,
+                               &apps)
             .dump(2);
       },
       nb::arg("path"), nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false);
@@ -365,6 +368,10 @@ void bind_exports(nb::module_ &m) {
       nb::arg("path"), nb::arg("device"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"),
       nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false,
       "The export's rule (export json) for the measured size nearest to n, or None.");
+  m.def(
+      "device_model_key",
+      [](const nb::dict &device) { return db::device_model_key(device_of(device)); },
+      nb::arg("device"), "The text naming a device's model (records.hpp, model_fields).");
   m.def(
       "write_file_atomically",
       [](const std::string &path, const std::string &content) {

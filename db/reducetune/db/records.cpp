@@ -69,6 +69,17 @@ std::optional<sample_stats> summarize(std::span<const double> samples) {
   return s;
 }
 
+std::string device_model_key(const device_record &d) {
+  std::string key;
+  for (std::size_t i = 0; i < model_fields.size(); ++i) {
+    if (i > 0)
+      key += '|';
+    key += model_fields[i].text(d);
+    key += model_fields[i].unit;
+  }
+  return key;
+}
+
 measurement_key measurement_record::key() const {
   return {device_id,     variant.label,  launch_label,   workload,
           template_hash, driver_version, toolkit_version};

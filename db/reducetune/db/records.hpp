@@ -3,6 +3,7 @@
 
 #include "reducetune/space/point.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -179,11 +180,60 @@ struct best_choice {
 
 // Devices of one model: the same name, SM count and memory clock (GPUs of one model share
 // their studies when tuned together, and their measurements answer `best` together: two
-// H200s of one host are one model, an H200 and an H100 are two). The one definition, as an
-// SQL condition on rt_devices rows aliased d1 and d2, for every query that groups by model.
-inline constexpr const char *same_model_sql =
-    "d2.name = d1.name AND d2.sm_count = d1.sm_count AND d2.memory_clock_khz = "
-    "d1.memory_clock_khz";
+// H200s of one host are one model, an H200 and an H100 are two). The one definition is the
+// list of fields below; both forms of it are built from that list:
+// - same_model_sql, an SQL condition on rt_devices rows aliased d1 and d2, for every query
+//   that groups by model;
+// - device_model_key(), the text that names a model ("NVIDIA H200|132SM|2619000kHz": each
+//   field's value and unit, joined by '|'), in the names of the studies the model's GPUs
+//   share (Python asks for it: _core.device_model_key). Study names are persisted in Optuna
+//   storages and resumed by name, so that text must not change for the fields listed.
+struct model_field {
+  std::string_view column; // in rt_devices
+  std::string_view unit;   // what follows the value in the key
+  std::string (*text)(const device_record &);
+};
+
+inline constexpr std::array<model_field, 3> model_fields{{
+    {"name", "", [](const device_record &d) { return d.name; }},
+    {"sm_count", "SM", [](const device_record &d) { return std::to_string(d.sm_count); }},
+    {"memory_clock_khz", "kHz",
+     [](const device_record &d) { return std::to_string(d.memory_clock_khz); }},
+}};
+
+[[nodiscard]] std::string device_model_key(const device_record &d);
+
+namespace detail {
+// "d2.C = d1.C AND ..." over model_fields, built at compile time so that same_model_sql stays
+// a string literal's equal (a const char * that callers append to).
+inline constexpr std::string_view same_model_and = " AND ";
+constexpr std::size_t same_model_sql_size() {
+  std::size_t size = 1; // the terminating NUL
+  for (std::size_t i = 0; i < model_fields.size(); ++i)
+    size += (i > 0 ? same_model_and.size() : 0) + 2 * model_fields[i].column.size() + 9;
+  return size;
+}
+constexpr std::array<char, same_model_sql_size()> make_same_model_sql() {
+  std::array<char, same_model_sql_size()> out{};
+  std::size_t k = 0;
+  const auto put = [&](std::string_view text) {
+    for (const char c : text)
+      out[k++] = c;
+  };
+  for (std::size_t i = 0; i < model_fields.size(); ++i) {
+    if (i > 0)
+      put(same_model_and);
+    put("d2.");
+    put(model_fields[i].column);
+    put(" = d1.");
+    put(model_fields[i].column);
+  }
+  return out;
+}
+inline constexpr auto same_model_sql_text = make_same_model_sql();
+} // namespace detail
+
+inline constexpr const char *same_model_sql = detail::same_model_sql_text.data();
 
 // The size rule shared by store::best, the Catalog and the exported header: among the sizes
 // measured (sorted ascending, distinct), take the nearest on a log2 scale; a tie goes to the
