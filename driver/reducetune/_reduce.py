@@ -35,8 +35,9 @@ class Reducer:
     exported JSON table instead. Sizes or GPUs the table does not answer get the default
     preset, said once on stderr and kept in ``fallbacks``. ``ranking``: "application" (the
     default) weighs a database's points at each size by what a lone call costs, launches
-    included; "median" takes the fastest replayed median, as ``reducetune best`` does
-    (tuner/reducetune/runtime/application_ranking.hpp says why they differ)."""
+    included (an exported table carries that pick beside the median's winner); "median"
+    takes the fastest replayed median, as ``reducetune best`` does, which suits a reduction
+    captured in a CUDA graph (db/reducetune/db/application_ranking.hpp says why they differ)."""
 
     def __init__(self, dtype: str, op: str = "sum", *, db: str | os.PathLike | None = None,
                  table: str | os.PathLike | None = None, nondeterministic: bool = False,

@@ -354,12 +354,20 @@ void bind_exports(nb::module_ &m) {
       [](const std::string &path, const std::string &device, const std::string &dtype,
          const std::string &op, std::uint64_t n, bool allow_flagged,
          bool nondeterministic) -> nb::object {
-        const auto c = db::catalog::open(path, {allow_flagged, !nondeterministic});
+        const reducetune::point_selection selection{allow_flagged, !nondeterministic};
+        const auto file = db::open_for_reading(path);
+        const auto c = db::catalog::load(file, selection);
         const auto *e = c.find(device, dtype, op, n);
         if (e == nullptr)
           return nb::none();
         const auto *dev = c.device_of(device);
         auto rule = db::export_rule_json(*e, dev->device, library(), compile_lowered);
+        // the same application pick as export json gives this rule (application_ranking.hpp)
+        const auto picks = db::rank_for_applications(
+            c, file, reducetune::dtype_from_string(dtype), reducetune::op_from_string(op),
+            selection, library(), db::default_extra_launch_s);
+        if (const auto p = picks.find({dev->device.uuid, e->bucket_n}); p != picks.end())
+          rule["application"] = db::application_pick_json(p->second);
         rule["requested_n"] = n;
         rule["measurement_id"] = e->measurement_id;
         rule["device"] = dev->device.name;

@@ -35,6 +35,23 @@ def test_export_json_names_the_best_of_each_size(synthetic_db):
     assert "namespace reducetune_dispatch" in reducetune.export_header(synthetic_db)
 
 
+def test_every_exported_rule_carries_an_application_pick_among_its_measured_points(synthetic_db):
+    """export json's "application" (db/application_ranking.hpp): a measured, selected point of
+    the rule's size, no slower by median than the winner plus its saved launches allow."""
+    doc = json.loads(reducetune.export_json(synthetic_db))
+    store = reducetune.open_store(synthetic_db, create=False)
+    device = store.devices()[0]["id"]
+    rules = [(t, r) for d in doc["devices"] for t in d["tables"] for r in t["rules"]]
+    assert rules
+    for t, r in rules:
+        a = r["application"]
+        rows = {(h["variant_label"], h["launch_label"]): h
+                for h in store.history(device, t["dtype"], t["op"], r["bucket_n"])}
+        assert (a["variant"], a["launch"]) in rows
+        assert a["determinism"] == "run_to_run" and a["launches"] >= 1
+        assert a["median_s"] >= r["median_s"]  # the winner is the fastest by median
+
+
 def test_best_is_the_fastest_verified_point(synthetic_db):
     b = reducetune.best("float32", "sum", 1 << 20, db=synthetic_db)
     store = reducetune.open_store(synthetic_db, create=False)

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reducetune/db/application_ranking.hpp"
 #include "reducetune/db/catalog.hpp"
 #include "reducetune/db/launch_rule.hpp"
 
@@ -30,8 +31,21 @@ namespace reducetune::db {
 [[nodiscard]] std::string export_header(const catalog &c, const template_library &lib,
                                         std::string_view ns = "reducetune_dispatch",
                                         const lowered_names_fn &lowered = {});
+// Where the application picks come from (application_ranking.hpp): the database the Catalog
+// was read from, with the selection it was read with.
+struct application_source {
+  const database *db = nullptr;
+  point_selection selection;
+  double extra_launch_s = default_extra_launch_s;
+};
+// With `apps`, each rule also carries "application": the size's application pick (family,
+// variant, launch, determinism, median_s, launches), which a Reducer built from the table
+// launches unless asked to rank by the median.
 [[nodiscard]] nlohmann::ordered_json export_json(const catalog &c, const template_library &lib,
-                                                 const lowered_names_fn &lowered = {});
+                                                 const lowered_names_fn &lowered = {},
+                                                 const application_source *apps = nullptr);
+// A rule's "application" object in export_json (and `best --json`).
+[[nodiscard]] nlohmann::ordered_json application_pick_json(const application_pick &p);
 // One rule of export_json (without min_n's neighbours): what `reducetune best --json` prints.
 [[nodiscard]] nlohmann::ordered_json export_rule_json(const catalog_entry &e, const device_record &d,
                                                       const template_library &lib,

@@ -1,6 +1,8 @@
 // export_json: the Catalog as JSON, the same rules as the header (export.hpp).
 #include "reducetune/db/export.hpp"
 
+#include <map>
+#include <utility>
 #include <variant>
 
 #include "reducetune/db/launch_rule.hpp"
@@ -58,8 +60,49 @@ nlohmann::ordered_json export_rule_json(const catalog_entry &e, const device_rec
   return r;
 }
 
+nlohmann::ordered_json application_pick_json(const application_pick &p) {
+  return {{"family", p.family},           {"variant", p.variant},   {"launch", p.launch},
+          {"determinism", p.determinism}, {"flagged", p.flagged},   {"median_s", p.median_s},
+          {"launches", p.launches}};
+}
+
+namespace {
+
+// The application picks of each (dtype, op) of the Catalog, computed once per pair.
+class picks_by_workload {
+public:
+  picks_by_workload(const catalog &c, const template_library &lib, const application_source *s)
+      : m_catalog(c), m_lib(lib), m_source(s) {}
+
+  const application_pick *find(const std::string &dtype, const std::string &op,
+                               const std::string &uuid, std::uint64_t n) {
+    if (m_source == nullptr || m_source->db == nullptr)
+      return nullptr;
+    auto it = m_picks.find({dtype, op});
+    if (it == m_picks.end())
+      it = m_picks
+               .emplace(std::make_pair(dtype, op),
+                        rank_for_applications(m_catalog, *m_source->db, dtype_from_string(dtype),
+                                              op_from_string(op), m_source->selection, m_lib,
+                                              m_source->extra_launch_s))
+               .first;
+    const auto p = it->second.find({uuid, n});
+    return p == it->second.end() ? nullptr : &p->second;
+  }
+
+private:
+  const catalog &m_catalog;
+  const template_library &m_lib;
+  const application_source *m_source;
+  std::map<std::pair<std::string, std::string>, application_picks> m_picks;
+};
+
+} // namespace
+
 nlohmann::ordered_json export_json(const catalog &c, const template_library &lib,
-                                   const lowered_names_fn &lowered) {
+                                   const lowered_names_fn &lowered,
+                                   const application_source *apps) {
+  picks_by_workload picks(c, lib, apps);
   ordered_json out;
   out["format"] = "reducetune-dispatch";
   out["schema_version"] = current_schema_version();
@@ -80,8 +123,12 @@ nlohmann::ordered_json export_json(const catalog &c, const template_library &lib
     for (const auto &t : d.tables) {
       ordered_json table{{"dtype", t.dtype}, {"op", t.op}};
       auto &rules = table["rules"] = ordered_json::array();
-      for (const auto &e : t.entries)
-        rules.push_back(export_rule_json(e, d.device, lib, lowered));
+      for (const auto &e : t.entries) {
+        auto rule = export_rule_json(e, d.device, lib, lowered);
+        if (const auto *p = picks.find(t.dtype, t.op, d.device.uuid, e.bucket_n))
+          rule["application"] = application_pick_json(*p);
+        rules.push_back(std::move(rule));
+      }
       tables.push_back(std::move(table));
     }
     devices.push_back(std::move(dev));

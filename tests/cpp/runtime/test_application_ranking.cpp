@@ -6,10 +6,12 @@
 
 #include "../db/db_test_support.hpp"
 #include "reducetune/db/catalog.hpp"
+#include "reducetune/db/export.hpp"
 #include "reducetune/db/launch_rule.hpp"
 #include "reducetune/db/schema.hpp"
 #include "reducetune/db/store.hpp"
 #include "reducetune/runtime/application_ranking.hpp"
+#include "reducetune/runtime/dispatch_table.hpp"
 #include "reducetune/space/space.hpp"
 #include "reducetune/templates/template_library.hpp"
 
@@ -88,4 +90,46 @@ TEST_CASE("launches_at counts what the host enqueues for each protocol", "[runti
   CHECK(db::launches_at(r, 1ull << 30) == 2);
   r.protocol = "nonsense";
   CHECK_THROWS_AS(db::launches_at(r, 10), invalid_configuration);
+}
+
+TEST_CASE("the JSON export carries each size's application pick, and a table built from it "
+          "launches the pick unless told to rank by the median",
+          "[runtime][ranking][export]") {
+  rt_test::temp_dir dir;
+  {
+    auto s = db::store::open(dir / "r.db");
+    const auto d = s.register_device(rt_test::h100());
+    s.record_measurement(of_preset(d, "good", 1 << 16, 5.0e-6));     // two_pass: 2 launches
+    s.record_measurement(of_preset(d, "one_pass", 1 << 16, 6.0e-6)); // ticket: 1 launch
+    s.record_measurement(of_preset(d, "good", 1 << 24, 30.0e-6));    // alone at 2^24
+  }
+  const auto s = space();
+  const auto two_pass = variant_label(s.decl(), *s.base("good", {}));
+  const auto ticket = variant_label(s.decl(), *s.base("one_pass", {}));
+  const auto file = db::open_for_reading(dir / "r.db");
+  const auto c = db::catalog::load(file, {});
+  const db::application_source apps{&file, {}};
+  const auto doc = db::export_json(c, lib(), {}, &apps);
+  const auto &rules = doc["devices"][0]["tables"][0]["rules"];
+  REQUIRE(rules.size() == 2);
+  CHECK(rules[0]["variant"] == two_pass); // the median's winner, as `best` answers
+  CHECK(rules[0]["application"]["variant"] == ticket);
+  CHECK(rules[0]["application"]["launches"] == 1);
+  CHECK(rules[1]["application"]["variant"] == two_pass); // the only point there
+  CHECK(rules[1]["application"]["launches"] == 2);
+  CHECK_FALSE(db::export_json(c, lib()).dump().find("application") != std::string::npos);
+
+  const nlohmann::json plain = nlohmann::json::parse(doc.dump());
+  const auto ranked = dispatch_table::from_json(plain, dtype::float32, reduce_op::sum, {}, true);
+  const auto median = dispatch_table::from_json(plain, dtype::float32, reduce_op::sum, {}, false);
+  CHECK(dispatch_table::rule_for(ranked.devices()[0], 1 << 16)->variant == ticket);
+  CHECK(dispatch_table::rule_for(median.devices()[0], 1 << 16)->variant == two_pass);
+  // the same pick as the Reducer ranks a database with (one decision, two ways to read it)
+  CHECK(chosen(dir / "r.db", db::default_extra_launch_s) == ticket);
+
+  // a pick the selection refuses gives way to the median's winner
+  nlohmann::json refused = plain;
+  refused["devices"][0]["tables"][0]["rules"][0]["application"]["determinism"] = "none";
+  const auto fallback = dispatch_table::from_json(refused, dtype::float32, reduce_op::sum, {}, true);
+  CHECK(dispatch_table::rule_for(fallback.devices()[0], 1 << 16)->variant == two_pass);
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 
 namespace reducetune {
 namespace {
@@ -31,15 +32,32 @@ dispatch_rule rule_of(const json &r) {
   return out;
 }
 
+// The export's application pick of a rule (db/application_ranking.hpp), where it has one.
+std::optional<dispatch_rule> application_of(const json &r) {
+  if (!r.contains("application"))
+    return std::nullopt;
+  const json &a = r.at("application");
+  return dispatch_rule{r.at("bucket_n").get<std::uint64_t>(), a.at("family").get<std::string>(),
+                       a.at("variant").get<std::string>(), a.at("launch").get<std::string>(),
+                       a.value("determinism", std::string{"unknown"}),
+                       a.value("flagged", false)};
+}
+
 std::vector<dispatch_rule> rules_of(const json &dev, const std::string &type,
-                                    const std::string &op, const point_selection &s) {
+                                    const std::string &op, const point_selection &s,
+                                    bool application) {
   std::vector<dispatch_rule> out;
   for (const auto &t : dev.at("tables")) {
     if (t.at("dtype") != type || t.at("op") != op)
       continue;
-    for (const auto &r : t.at("rules"))
-      if (dispatch_rule rule = rule_of(r); accepted(rule, s))
+    for (const auto &r : t.at("rules")) {
+      // The application pick where asked for and admitted, else the median's winner.
+      if (const auto pick = application ? application_of(r) : std::nullopt;
+          pick && accepted(*pick, s))
+        out.push_back(*pick);
+      else if (dispatch_rule rule = rule_of(r); accepted(rule, s))
         out.push_back(std::move(rule));
+    }
   }
   std::sort(out.begin(), out.end(),
             [](const auto &a, const auto &b) { return a.bucket_n < b.bucket_n; });
@@ -66,7 +84,7 @@ dispatch_table dispatch_table::from_catalog(const db::catalog &c, dtype type, re
 }
 
 dispatch_table dispatch_table::from_json(const json &doc, dtype type, reduce_op op,
-                                         const point_selection &selection) {
+                                         const point_selection &selection, bool application) {
   if (!doc.is_object() || doc.value("format", std::string{}) != "reducetune-dispatch")
     throw invalid_configuration("not a reducetune dispatch table (expected \"format\": "
                                 "\"reducetune-dispatch\", as `reducetune export json` writes)");
@@ -75,7 +93,7 @@ dispatch_table dispatch_table::from_json(const json &doc, dtype type, reduce_op 
     for (const auto &d : doc.at("devices")) {
       dispatch_device dev{d.at("name").get<std::string>(), d.value("uuid", std::string{}),
                           d.at("compute_capability").get<int>(), {}};
-      dev.rules = rules_of(d, to_string(type), to_string(op), selection);
+      dev.rules = rules_of(d, to_string(type), to_string(op), selection, application);
       if (!dev.rules.empty())
         out.m_devices.push_back(std::move(dev));
     }
@@ -86,7 +104,8 @@ dispatch_table dispatch_table::from_json(const json &doc, dtype type, reduce_op 
 }
 
 dispatch_table dispatch_table::from_json_file(const std::filesystem::path &path, dtype type,
-                                              reduce_op op, const point_selection &selection) {
+                                              reduce_op op, const point_selection &selection,
+                                              bool application) {
   std::ifstream in(path);
   if (!in)
     throw invalid_configuration("cannot read the dispatch table " + path.string());
@@ -94,7 +113,7 @@ dispatch_table dispatch_table::from_json_file(const std::filesystem::path &path,
   if (doc.is_discarded())
     throw invalid_configuration(path.string() + " is not JSON (expected `reducetune export "
                                 "json` output)");
-  return from_json(doc, type, op, selection);
+  return from_json(doc, type, op, selection, application);
 }
 
 const dispatch_device *dispatch_table::device_for(const std::string &uuid, const std::string &name,

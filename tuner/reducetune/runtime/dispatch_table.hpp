@@ -42,12 +42,16 @@ public:
   // The Catalog already holds only the selected points (catalog::open(path, selection)).
   [[nodiscard]] static dispatch_table from_catalog(const db::catalog &c, dtype type, reduce_op op);
   // An export_json document; rules the selection refuses (determinism none, flags) are left
-  // out. Throws invalid_configuration naming what is wrong with a document of another format.
+  // out. With `application`, a rule's "application" pick (db/application_ranking.hpp), where
+  // the export made one and the selection admits it, replaces the median's winner. Throws
+  // invalid_configuration naming what is wrong with a document of another format.
   [[nodiscard]] static dispatch_table from_json(const nlohmann::json &doc, dtype type,
-                                                reduce_op op, const point_selection &selection);
+                                                reduce_op op, const point_selection &selection,
+                                                bool application = false);
   [[nodiscard]] static dispatch_table from_json_file(const std::filesystem::path &path, dtype type,
                                                      reduce_op op,
-                                                     const point_selection &selection);
+                                                     const point_selection &selection,
+                                                     bool application = false);
 
   // The table of this device: by UUID, else by name, else the first of the same compute
   // capability (as the exported header's select()); nullptr when none.

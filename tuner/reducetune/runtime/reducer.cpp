@@ -61,7 +61,8 @@ reducer reducer::from_database(const std::filesystem::path &db, dtype type, redu
 
 reducer reducer::from_json(const std::filesystem::path &json, dtype type, reduce_op op,
                            reducer_options options) {
-  auto table = dispatch_table::from_json_file(json, type, op, options.selection);
+  auto table = dispatch_table::from_json_file(json, type, op, options.selection,
+                                              options.extra_launch_s > 0);
   return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
 }
 

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "reducetune/space/element.hpp"
+#include "reducetune/db/application_ranking.hpp"
 #include "reducetune/space/point.hpp"
 
 #include <cuda_runtime_api.h>
@@ -42,13 +43,12 @@ struct reducer_options {
   std::string default_preset = "good";
   // Say each fallback once on stderr (fallbacks() holds them either way).
   bool log_fallbacks = true;
-  // How a results database's points are ranked at each size (application_ranking.hpp): by
+  // How a results database's points are ranked at each size (db/application_ranking.hpp): by
   // median + (launches - 1) x extra_launch_s, what a lone call costs an application; 0 ranks
-  // by the median alone, as `reducetune best` and the exports do. 2.5 µs: what a second
-  // dependent launch added to one call on an H100 beyond the tuner's graph-replayed median
-  // (docs/results/h100_2026-11-23_runtime/run1_before_fast_path.md). An exported table holds
-  // one point per size, so from_json() is ranked as it was exported.
-  double extra_launch_s = 2.5e-6;
+  // by the median alone, as `reducetune best` does. An exported table (from_json) holds the
+  // export's application pick beside the median's winner: any value > 0 takes the pick, 0
+  // the winner (the export ranked with db::default_extra_launch_s).
+  double extra_launch_s = db::default_extra_launch_s;
 };
 
 // What the reducer launches for one n on one device, and why.
