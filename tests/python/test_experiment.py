@@ -34,3 +34,35 @@ def test_search_efficiency_writes_markdown_png_and_curves(cli, tmp_path, synthet
                 assert entry["strategies"][s]["min"][k - 1] <= fr[k - 1]
     assert 1 <= entry["points_within_target"] <= entry["valid_points"]
     assert 0 <= entry["random_chance_at_k_5pct"] <= 1
+
+
+def test_search_efficiency_counts_only_the_points_a_tune_proposes(cli, tmp_path, synthetic_db):
+    """A restriction that leaves finish free admits atomic points (nondeterministic for
+    float32), which a tune never proposes and a grid sweep never records: the space's size,
+    its 5% and the optimum are those of the deterministic, unflagged points (synthetic)."""
+    import reducetune
+    from reducetune._evaluators import ReplayEvaluator
+
+    restrict = {"warp": ["shuffle"], "block_size": ["128", "256"], "unroll": ["1", "4"],
+                "vec": ["1", "4"], "finish": ["two_pass", "atomic"],
+                "elements_per_thread": ["4", "16", "64"], "grid_cap": ["0", "4"]}
+    ev = ReplayEvaluator(synthetic_db)
+    try:
+        space = reducetune.Space("tunable", "float32", "sum", ev.limits, restrict)
+        table = ev.table("float32", "sum", 1 << 10)
+    finally:
+        ev.close()
+    selected = {p.labels for p in space.points() if space.selected(p)}
+    assert 0 < len(selected) < len(space.points())  # the atomic half is valid, not selected
+    out = tmp_path / "se"
+    args = [a for k, v in restrict.items() for a in ("--restrict", f"{k}={','.join(v)}")]
+    code, _, err = cli("experiment", "search-efficiency", "--replay", synthetic_db,
+                       "--n", "2^10", "--strategies", "random", "--seeds", "1",
+                       "--max-evals", "5", "--out", out, *args)
+    assert code == 0, err
+    entry = json.loads((out / "curves.json").read_text())["sizes"][str(1 << 10)]
+    assert entry["valid_points"] == len(selected)
+    assert entry["k_5pct"] == max(1, int(len(selected) * 0.05))
+    assert entry["recorded_fraction"] == 1.0
+    assert entry["optimum_s"] == min(r["median_s"] for k, r in table.items()
+                                     if r["status"] == "ok" and k in selected)

@@ -148,7 +148,10 @@ def _run(evaluator: Any, replay: Path, db: Path, jobs: int, dtype: str, op: str,
     from reducetune.errors import InvalidConfiguration
 
     space = Space(family, dtype, op, evaluator.limits, restrict)
-    valid = {p.labels for p in space.points()}
+    # what a tune proposes: the restriction's valid points that are deterministic and
+    # unflagged (a grid sweep records only those; a --restrict that leaves warp or finish
+    # free would otherwise count the racy and atomic points it never visits)
+    valid = {p.labels for p in space.points() if space.selected(p)}
     if sizes is None:
         rows = evaluator._store.history(evaluator.device["id"], dtype, op, None)
         sizes = sorted({r["n"] for r in rows})
