@@ -85,6 +85,13 @@ void bind_point_class(nb::module_ &m) {
                    [](const py_point &p) {
                      return p.space->determinism_of(p.p) == rt::determinism::run_to_run;
                    })
+      .def(
+          "grid",
+          [](const py_point &p, std::uint64_t n) {
+            return p.space->plan_launch(p.p.compile, p.p.launch).grid_for(n);
+          },
+          nb::arg("n"),
+          "Blocks of the first pass at n: the family's grid expression, on the Space's device.")
       .def("__eq__", [](const py_point &a, const py_point &b) { return a.p == b.p; })
       .def("__hash__",
            [](const py_point &p) {

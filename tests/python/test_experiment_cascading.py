@@ -88,8 +88,8 @@ def two_dbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def test_the_grid_the_sweep_assumes_is_the_tunable_familys():
-    """cascading.tunable_grid restates the family's grid expression (the driver has no binding
-    for a point's grid): if the declaration changes, this fails until both agree again."""
+    """The grid expression the report describes (the sweep asks the C++ space through
+    Point.grid): if the declaration changes, this fails until the report's text agrees."""
     decl = json.loads((REPO / "kernel_templates" / "tunable" / "family.json").read_text())
     assert re.sub(r"\s+", " ", decl["grid"]) == (
         "grid_cap == 0 ? ceil_div(n, block_size * elements_per_thread) : "
@@ -132,7 +132,7 @@ def test_sweep_reaches_4096_elements_per_thread_at_every_size_the_grid_shrinking
 
 
 def test_the_cascade_family_is_the_tunable_kernel_with_a_wider_range():
-    """The same grid expression (tunable_grid restates it) and the same pass kernel (the C++
+    """The same grid expression (Point.grid evaluates it) and the same pass kernel (the C++
     test test_cascade_kernels compares the mangled names); only the ranges differ."""
     tunable, cascade = (json.loads((REPO / "kernel_templates" / f / "family.json").read_text())
                         for f in ("tunable", "cascade"))

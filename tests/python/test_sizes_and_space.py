@@ -80,3 +80,20 @@ def test_without_a_gpu_query_device_raises_device_error():
         assert str(e)
     else:
         pytest.skip("a GPU is present: the no-GPU error cannot be shown here")
+
+
+def test_a_points_grid_is_the_familys_expression_on_the_spaces_device():
+    """Point.grid(n) asks the C++ space (the family's "grid"): uncapped, then capped at
+    grid_cap x the device's SMs."""
+    from reducetune._space import Space, limits_for_arch
+
+    limits = limits_for_arch("sm_90")
+    limits.sm_count = 132
+    space = Space("tunable", "float32", "sum", limits)
+    base = dict(space.base("good").params)
+    uncapped = space.point({**base, "block_size": 256, "elements_per_thread": 16, "grid_cap": 0})
+    capped = space.point({**base, "block_size": 256, "elements_per_thread": 16, "grid_cap": 4})
+    assert uncapped.grid(1 << 20) == (1 << 20) // (256 * 16)
+    assert uncapped.grid(1000) == 1
+    assert capped.grid(1 << 30) == 4 * 132
+    assert capped.grid(1 << 16) == 16

@@ -25,13 +25,13 @@ from typing import Any
 
 __all__ = ["DbView", "open_views", "write_fact", "write_ncu", "SIDE_TABLES", "model_of"]
 
-# GPUs of one model (the fields of db/records.hpp model_fields, as ReplayEvaluator groups
-# them) answer together: a recording resumed on another GPU of the model is one device.
-MODEL_FIELDS = ("name", "sm_count", "memory_clock_khz")
 
+def model_of(device: dict[str, Any]) -> str:
+    """GPUs of one model answer together (a recording resumed on another GPU of the model is
+    one device): the core's key (db/records.hpp model_fields), as ReplayEvaluator groups them."""
+    from reducetune import _core
 
-def model_of(device: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(device.get(k) for k in MODEL_FIELDS)
+    return _core.device_model_key(dict(device))
 
 SIDE_TABLES = """
 CREATE TABLE IF NOT EXISTS xp_facts (
@@ -191,7 +191,7 @@ def open_views(paths: list[Path]) -> Iterator[list[DbView]]:
     try:
         for path in paths:
             first = ReplayEvaluator(path, 0)
-            models: dict[tuple[Any, ...], list[int]] = {}
+            models: dict[str, list[int]] = {}
             for i, d in enumerate(first._store.devices()):
                 models.setdefault(model_of(d), []).append(i)
             for indexes in models.values():

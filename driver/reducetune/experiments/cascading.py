@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_arguments", "run_from_args", "sweep_points", "passes_points", "tunable_grid",
+__all__ = ["add_arguments", "run_from_args", "sweep_points", "passes_points",
            "collect", "PROTOCOLS"]
 
 OP = "sum"
@@ -80,15 +80,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="float32 and int32 only, block size 256 only: about half the time")
 
 
-def tunable_grid(n: int, block_size: int, elements_per_thread: int, grid_cap: int,
-                 sm_count: int) -> int:
-    """The tunable family's grid (its family.json "grid", which the C++ space evaluates; the
-    driver has no binding for a point's grid, so it is restated here and a test checks that
-    the declaration still reads the same)."""
-    g = -(-n // (block_size * elements_per_thread))
-    return g if grid_cap == 0 else min(g, grid_cap * sm_count)
-
-
 def _space(family: str, dtype: str, limits: Any) -> Any:
     from reducetune._space import Space
 
@@ -107,7 +98,8 @@ def sweep_points(dtype: str, n: int, block_sizes: list[int], limits: Any
     tunable family's base preset with every elements_per_thread uncapped, then every grid_cap
     at its largest, then the cascade family's (the same kernel: cascade.family.json) larger
     elements_per_thread uncapped; a point whose grid another already has is left out (it would
-    measure the same launch). Both families share the grid expression (tunable_grid)."""
+    measure the same launch). Both families share the grid expression (Point.grid asks the
+    C++ space for it)."""
     tunable, cascade = _space("tunable", dtype, limits), _space("cascade", dtype, limits)
     epts, caps = _launches(tunable)
     wide = [e for e in _launches(cascade)[0] if e > epts[-1]]
@@ -118,12 +110,12 @@ def sweep_points(dtype: str, n: int, block_sizes: list[int], limits: Any
     for bs in block_sizes:
         seen = set()
         for space, ept, cap in plan:
-            grid = tunable_grid(n, bs, ept, cap, limits.sm_count)
+            p = space.point({**base[id(space)], "block_size": bs, "elements_per_thread": ept,
+                             "grid_cap": cap})
+            grid = p.grid(n)
             if grid in seen:
                 continue
             seen.add(grid)
-            p = space.point({**base[id(space)], "block_size": bs, "elements_per_thread": ept,
-                             "grid_cap": cap})
             if not space.check(p):
                 out.append((p, grid, n / (grid * bs)))
     return out

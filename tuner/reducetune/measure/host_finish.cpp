@@ -1,6 +1,7 @@
 #include "reducetune/measure/host_finish.hpp"
 
 #include "reducetune/errors.hpp"
+#include "reducetune/verify/reference.hpp"
 
 #include <cstring>
 #include <type_traits>
@@ -15,22 +16,18 @@ template <class T, class F> T fold(const T *x, std::uint64_t count, F f) {
 }
 
 template <class T> T combine(reduce_op op, const T *x, std::uint64_t count) {
-  // Integers wrap as the GPU's add and multiply do: the unsigned type of the same width.
-  using U = std::conditional_t<std::is_integral_v<T>, std::make_unsigned<T>, std::type_identity<T>>;
-  using A = typename U::type;
-  switch (op) {
-  case reduce_op::sum:
-    return fold(x, count,
-                [](T a, T b) { return static_cast<T>(static_cast<A>(a) + static_cast<A>(b)); });
-  case reduce_op::prod:
-    return fold(x, count,
-                [](T a, T b) { return static_cast<T>(static_cast<A>(a) * static_cast<A>(b)); });
-  case reduce_op::min:
-    return fold(x, count, [](T a, T b) { return b < a ? b : a; });
-  case reduce_op::max:
-    break;
+  // Integers: the exact reference, which wraps as the GPU's add and multiply do (in any order).
+  if constexpr (std::is_integral_v<T>) {
+    return reference_integer<T>(op, {x, count});
+  } else {
+    switch (op) { // in T, partial by partial, as the device's operators (rt_ops.cuh)
+    case reduce_op::sum: return fold(x, count, [](T a, T b) { return a + b; });
+    case reduce_op::prod: return fold(x, count, [](T a, T b) { return a * b; });
+    case reduce_op::min: return fold(x, count, [](T a, T b) { return b < a ? b : a; });
+    case reduce_op::max: break;
+    }
+    return fold(x, count, [](T a, T b) { return a < b ? b : a; });
   }
-  return fold(x, count, [](T a, T b) { return a < b ? b : a; });
 }
 
 } // namespace
