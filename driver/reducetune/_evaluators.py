@@ -291,6 +291,13 @@ def decompress_recording(path: str | os.PathLike[str], folder: str | os.PathLike
 REPLAY_PREFIX = "reducetune-replay-"
 
 
+def same_model_ids(devices: Any, device: dict[str, Any]) -> list[int]:
+    """Ids of a store's other devices of this one's model (the core's key)."""
+    model = _core.device_model_key(dict(device))
+    return [d["id"] for d in devices if d["id"] != device["id"]
+            and _core.device_model_key(dict(d)) == model]
+
+
 class ReplayEvaluator:
     """Serves measurements from a recorded database: the same point always gives the same
     answer; a point the recording lacks is a failure ("not_recorded"), never a guess.
@@ -358,10 +365,7 @@ class ReplayEvaluator:
         return self._tables[key]
 
     def _same_model(self) -> list[int]:
-        """Ids of the recording's other devices of this one's model (the core's key)."""
-        model = _core.device_model_key(self.device)
-        return [d["id"] for d in self._store.devices() if d["id"] != self.device["id"]
-                and _core.device_model_key(d) == model]
+        return same_model_ids(self._store.devices(), self.device)
 
     def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]:
         self.calls += 1

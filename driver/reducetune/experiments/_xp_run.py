@@ -25,7 +25,8 @@ from typing import Any
 from reducetune._core import element_bytes
 from reducetune._evaluation import WORKLOAD_KEYS, StoreContext
 from reducetune._evaluators import CEILING_WORKLOAD, workload
-from reducetune.experiments._xp_db import model_of, write_fact
+from reducetune._evaluators import same_model_ids
+from reducetune.experiments._xp_db import write_fact
 
 __all__ = ["Job", "Runner", "Counts"]
 
@@ -100,8 +101,7 @@ class Runner:
         if self._model_ids is None:
             devices = list(self.store.devices())
             mine = next(d for d in devices if d["id"] == device_id)
-            self._model_ids = [d["id"] for d in devices
-                               if d["id"] != device_id and model_of(d) == model_of(mine)]
+            self._model_ids = same_model_ids(devices, mine)
         return self._model_ids
 
     def out_of_time(self) -> bool:
