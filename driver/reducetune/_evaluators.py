@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from reducetune import _core
 from reducetune._no_gpu import device_problem
 from reducetune._space import limits_for_arch
-from reducetune._store import open_store
+from reducetune._store import open_store, same_model_ids
 from reducetune.errors import DeviceError, StoreError
 
 __all__ = [
@@ -290,12 +290,6 @@ def decompress_recording(path: str | os.PathLike[str], folder: str | os.PathLike
 
 REPLAY_PREFIX = "reducetune-replay-"
 
-
-def same_model_ids(devices: Any, device: dict[str, Any]) -> list[int]:
-    """Ids of a store's other devices of this one's model (the core's key)."""
-    model = _core.device_model_key(dict(device))
-    return [d["id"] for d in devices if d["id"] != device["id"]
-            and _core.device_model_key(dict(d)) == model]
 
 
 class ReplayEvaluator:

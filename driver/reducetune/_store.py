@@ -17,7 +17,8 @@ from typing import Any
 from reducetune import _core
 from reducetune.errors import StoreError
 
-__all__ = ["Store", "open_store", "export_header", "export_json", "best", "store_best"]
+__all__ = ["Store", "open_store", "export_header", "export_json", "best", "store_best",
+           "same_model_ids"]
 
 Store = _core.Store
 
@@ -106,3 +107,10 @@ def store_best(store: Any, device_id: int, dtype: str, op: str, n: int,
     out["launch_parameters"] = json.loads(out.pop("launch_parameters_json"))
     out["flags"] = json.loads(out.pop("flags_json"))
     return out
+
+
+def same_model_ids(devices: Any, device: dict[str, Any]) -> list[int]:
+    """Ids of a store's other devices of this one's model (the core's key)."""
+    model = _core.device_model_key(dict(device))
+    return [d["id"] for d in devices if d["id"] != device["id"]
+            and _core.device_model_key(dict(d)) == model]

@@ -25,7 +25,7 @@ from typing import Any
 from reducetune._core import element_bytes
 from reducetune._evaluation import WORKLOAD_KEYS, StoreContext
 from reducetune._evaluators import CEILING_WORKLOAD, workload
-from reducetune._evaluators import same_model_ids
+from reducetune._store import same_model_ids
 from reducetune.experiments._xp_db import write_fact
 
 __all__ = ["Job", "Runner", "Counts"]
