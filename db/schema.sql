@@ -1,4 +1,4 @@
--- reducetune results database: the current schema (version 4). A new file is created from
+-- reducetune results database: the current schema (version 5). A new file is created from
 -- this text; an older file is brought here by migrations/NNNN_*.sql, and a test checks that
 -- both roads give the same tables, columns and indexes.
 -- Tables carry the rt_ prefix so that an Optuna study can live in the same file.
@@ -119,6 +119,14 @@ CREATE TABLE rt_baselines (
   gbps            REAL    NOT NULL,
   created_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   UNIQUE (device_id, workload_id, kind, driver_version, toolkit_version)
+);
+
+-- What a measured point costs an application's lone call (reducetune calibrate; migration 0005).
+CREATE TABLE rt_application_times (
+  measurement_id INTEGER PRIMARY KEY REFERENCES rt_measurements (id) ON DELETE CASCADE,
+  median_s       REAL    NOT NULL CHECK (median_s > 0),
+  sample_count   INTEGER NOT NULL CHECK (sample_count > 0),
+  created_at     TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
 
 -- Covers best-per-size: (device, workload) -> ok rows by median, without reading the rows.

@@ -109,6 +109,20 @@ void bind_reducer(nb::module_ &m) {
            nb::arg("table") = nb::none(), nb::arg("nondeterministic") = false,
            nb::arg("allow_flagged") = false, nb::arg("cache_dir") = nb::none(),
            nb::arg("log_fallbacks") = true, nb::arg("extra_launch_s") = nb::none())
+      .def_static("for_point",
+                  [](const std::string &type, const std::string &op, const std::string &family,
+                     const std::string &variant, const std::string &launch,
+                     std::optional<std::string> cache_dir) {
+                    rt::reducer_options o;
+                    o.cache_dir = cache_dir.value_or("");
+                    o.log_fallbacks = false;
+                    return rt::reducer::for_point(rt::dtype_from_string(type),
+                                                  rt::op_from_string(op), family, variant,
+                                                  launch, std::move(o));
+                  },
+                  nb::arg("dtype"), nb::arg("op"), nb::arg("family"), nb::arg("variant"),
+                  nb::arg("launch"), nb::arg("cache_dir") = nb::none(),
+                  "One point at every size (reducer.hpp, for_point): what calibrate times.")
       // Enqueues and returns: the GIL stays held, a launch takes microseconds. `device`
       // becomes current first: this extension's CUDA runtime is its own (static), so the
       // device PyTorch or CuPy made current is not current here until said.
@@ -121,8 +135,12 @@ void bind_reducer(nb::module_ &m) {
            },
            nb::arg("data_ptr"), nb::arg("n"), nb::arg("out_ptr"), nb::arg("stream") = 0,
            nb::arg("device") = -1)
-      .def("choice", [](rt::reducer &r, std::uint64_t n) { return choice_dict(r.choice(n)); },
-           nb::arg("n"))
+      .def("choice",
+           [](rt::reducer &r, std::uint64_t n, int device) {
+             make_current(device);
+             return choice_dict(r.choice(n));
+           },
+           nb::arg("n"), nb::arg("device") = -1)
       .def("fallbacks", &rt::reducer::fallbacks)
       .def_prop_ro("dtype", [](const rt::reducer &r) { return rt::to_string(r.type()); })
       .def_prop_ro("op", [](const rt::reducer &r) { return rt::to_string(r.op()); });

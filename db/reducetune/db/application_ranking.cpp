@@ -13,38 +13,47 @@
 namespace reducetune::db {
 namespace {
 
-struct candidate {
-  application_pick pick;
-  std::uint64_t bucket_n = 0;
-};
+// The model key of the device row aliased d1, as every query here files sizes under.
+const std::string model_of_d1 = std::string("(SELECT d2.uuid FROM rt_devices d2 WHERE ") +
+                                std::string(same_model_sql) + " ORDER BY d2.id LIMIT 1)";
 
-// (UUID of the model's first device, n) -> the fastest selected points there, fastest first,
-// ordered as the Catalog orders a size's points.
-std::map<std::pair<std::string, std::uint64_t>, std::vector<candidate>>
-candidates(const database &db, dtype type, reduce_op op, const point_selection &s) {
+} // namespace
+
+candidate_lists application_candidates_of(const database &db, dtype type, reduce_op op,
+                                          const point_selection &s) {
   auto q = db.prepare(
-      std::string("SELECT (SELECT d2.uuid FROM rt_devices d2 WHERE ") + same_model_sql +
-      " ORDER BY d2.id LIMIT 1) AS model, w.n, v.family, v.label, m.launch_label, m.median_s,"
-      " v.determinism, v.flags FROM rt_measurements m JOIN rt_workloads w ON w.id ="
-      " m.workload_id JOIN rt_variants v ON v.id = m.variant_id JOIN rt_devices d1"
-      " ON d1.id = m.device_id"
+      "SELECT " + model_of_d1 + " AS model, w.n, v.family, v.label, m.launch_label, m.median_s,"
+      " v.determinism, v.flags, m.id, a.median_s FROM rt_measurements m JOIN rt_workloads w"
+      " ON w.id = m.workload_id JOIN rt_variants v ON v.id = m.variant_id JOIN rt_devices d1"
+      " ON d1.id = m.device_id LEFT JOIN rt_application_times a ON a.measurement_id = m.id"
       " WHERE m.status = 'ok' AND m.median_s IS NOT NULL AND w.dtype = ?3 AND w.op = ?4"
       " AND (?1 OR v.flags = '[]') AND (NOT ?2 OR v.determinism = 'run_to_run')"
       " ORDER BY model, w.n, m.median_s, v.label, m.launch_label, m.id");
   q.bind(1, s.allow_flagged ? 1 : 0).bind(2, s.deterministic_only ? 1 : 0);
   q.bind(3, std::string{to_string(type)}).bind(4, std::string{to_string(op)});
-  std::map<std::pair<std::string, std::uint64_t>, std::vector<candidate>> out;
+  candidate_lists out;
   while (q.step()) {
     const auto n = static_cast<std::uint64_t>(q.column_int(1));
     auto &list = out[{q.column_text(0), n}];
     if (list.size() >= application_candidates)
       continue;
     application_pick p{q.column_text(2), q.column_text(3), q.column_text(4), q.column_text(6),
-                       q.column_text(7) != "[]", q.column_double(5), 0};
-    list.push_back({std::move(p), n});
+                       q.column_text(7) != "[]", q.column_double(5), 0,
+                       q.column_optional_double(9).value_or(0.0)};
+    list.push_back({q.column_int(8), std::move(p)});
   }
   return out;
 }
+
+std::optional<std::string> model_key_of(const database &db, const std::string &uuid) {
+  auto q = db.prepare("SELECT " + model_of_d1 + " FROM rt_devices d1 WHERE d1.uuid = ?1");
+  q.bind(1, uuid);
+  if (!q.step())
+    return std::nullopt;
+  return q.column_text(0);
+}
+
+namespace {
 
 // The launch rules of the candidates on one device, each point's computed once (a point is
 // a candidate at many sizes; its rule does not depend on n).
@@ -82,6 +91,32 @@ private:
       m_rules;
 };
 
+// A size's pick among candidates whose launch rules are known: by measured application time
+// where any candidate has one (calibrated sizes), else by the estimate.
+std::optional<application_pick> pick_of(std::vector<application_candidate> &list,
+                                        std::uint64_t n, rules_of &rules,
+                                        double extra_launch_s) {
+  bool measured = false;
+  for (auto &cand : list) {
+    const launch_rule *r = rules.find(cand.pick);
+    cand.pick.launches = r == nullptr ? 0 : launches_at(*r, n);
+    measured = measured || (r != nullptr && cand.pick.application_s > 0);
+  }
+  std::optional<application_pick> best;
+  double least = std::numeric_limits<double>::infinity();
+  for (const auto &cand : list) {
+    const auto &p = cand.pick;
+    if (p.launches == 0 || (measured && p.application_s <= 0))
+      continue;
+    const double cost = measured ? p.application_s : p.median_s + (p.launches - 1.0) * extra_launch_s;
+    if (cost < least) {
+      least = cost;
+      best = p;
+    }
+  }
+  return best;
+}
+
 } // namespace
 
 application_picks rank_for_applications(const catalog &c, const database &db, dtype type,
@@ -89,25 +124,14 @@ application_picks rank_for_applications(const catalog &c, const database &db, dt
                                         const template_library &lib, double extra_launch_s) {
   application_picks picks;
   std::map<std::string, rules_of> by_model; // a point's rule is computed once per model
-  for (auto &[key, list] : candidates(db, type, op, selection)) {
+  for (auto &[key, list] : application_candidates_of(db, type, op, selection)) {
     const catalog_device *record = c.device_of(key.first);
     if (record == nullptr)
       continue;
     rules_of &rules =
         by_model.try_emplace(key.first, lib, record->device, type, op).first->second;
-    double best = std::numeric_limits<double>::infinity();
-    for (auto &cand : list) {
-      const launch_rule *r = rules.find(cand.pick);
-      if (r == nullptr)
-        continue;
-      const unsigned launches = launches_at(*r, cand.bucket_n);
-      if (const double cost = cand.pick.median_s + (launches - 1.0) * extra_launch_s;
-          cost < best) {
-        best = cost;
-        cand.pick.launches = launches;
-        picks[key] = cand.pick;
-      }
-    }
+    if (auto p = pick_of(list, key.second, rules, extra_launch_s))
+      picks[key] = std::move(*p);
   }
   return picks;
 }

@@ -1,6 +1,7 @@
-// Which measured point an application should get at each size: the one with the least
-// median + (launches − 1) × extra_launch_s, among the fastest few selected points the
-// database holds there. Decided here, once, for the runtime's Reducer (from a database) and
+// Which measured point an application should get at each size, among the fastest few
+// selected points the database holds there: the one an application's lone call was measured
+// fastest with (`reducetune calibrate`, rt_application_times), where the size has such
+// times; else the one with the least median + (launches − 1) × extra_launch_s. Decided here, once, for the runtime's Reducer (from a database) and
 // for `export json` (each rule's "application" pick, which a Reducer built from the exported
 // table then uses).
 //
@@ -9,7 +10,10 @@
 // full. On an H100 the two-launch points the tuner preferred at 2^16–2^20 took 11.0–11.6 µs
 // per call against 8.6 µs for a one-launch point whose replayed median was within 0.3 µs of
 // theirs (docs/results/h100_2026-11-23_runtime/run1_before_fast_path.md). The launches of a
-// point at n are the launch rule's (launches_at), decided once.
+// point at n are the launch rule's (launches_at), decided once. The estimate still misses what
+// the protocol cannot see: an application finds data the size of the L2 hot, where another
+// point may be fastest (on an H200 the estimate's picks took 0.97-0.99 x CUB's lone call at
+// 2^24-2^26, docs/results/h200_2026-11-23_tune_and_benches/), hence the measured times.
 #pragma once
 
 #include "reducetune/db/catalog.hpp"
@@ -18,6 +22,8 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <vector>
 #include <string>
 #include <utility>
 
@@ -41,7 +47,26 @@ struct application_pick {
   bool flagged = false;
   double median_s = 0.0;
   unsigned launches = 0;
+  double application_s = 0.0; // a lone call's measured median (0: not measured)
 };
+
+// One of a size's candidates: a measurement (its row id) and what is known of its cost.
+struct application_candidate {
+  std::int64_t measurement_id = 0;
+  application_pick pick; // launches still 0: the ranking computes them
+};
+
+// (UUID of the model's first device, n) -> the fastest `application_candidates` selected
+// points there, fastest median first: what the ranking weighs and `reducetune calibrate`
+// measures.
+using candidate_lists =
+    std::map<std::pair<std::string, std::uint64_t>, std::vector<application_candidate>>;
+[[nodiscard]] candidate_lists application_candidates_of(const database &db, dtype type,
+                                                        reduce_op op,
+                                                        const point_selection &selection);
+// The key under which candidate_lists files the sizes of the device with this UUID (its
+// model's first device); nullopt for a UUID the database does not hold.
+[[nodiscard]] std::optional<std::string> model_key_of(const database &db, const std::string &uuid);
 
 // (UUID of the model's first device, as the Catalog keys its devices; bucket n) -> the
 // candidate of least application cost. Candidates without a launch rule on their device are

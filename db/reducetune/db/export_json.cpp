@@ -63,7 +63,10 @@ nlohmann::ordered_json export_rule_json(const catalog_entry &e, const device_rec
 nlohmann::ordered_json application_pick_json(const application_pick &p) {
   return {{"family", p.family},           {"variant", p.variant},   {"launch", p.launch},
           {"determinism", p.determinism}, {"flagged", p.flagged},   {"median_s", p.median_s},
-          {"launches", p.launches}};
+          {"launches", p.launches},
+          // a lone call's measured median (reducetune calibrate), null where estimated
+          {"application_s", p.application_s > 0 ? nlohmann::ordered_json(p.application_s)
+                                                : nlohmann::ordered_json(nullptr)}};
 }
 
 namespace {

@@ -207,6 +207,28 @@ void store::record_measurements(std::span<const measurement_record> ms) {
   });
 }
 
+void store::record_application_times(std::span<const application_time> times) {
+  write_transaction(m_db, [&] {
+    auto q = m_db.prepare("INSERT INTO rt_application_times (measurement_id, median_s,"
+                          " sample_count) SELECT id, ?2, ?3 FROM rt_measurements WHERE id = ?1"
+                          " ON CONFLICT (measurement_id) DO UPDATE SET median_s ="
+                          " excluded.median_s, sample_count = excluded.sample_count,"
+                          " created_at = excluded.created_at RETURNING measurement_id");
+    for (const auto &t : times) {
+      if (!(t.median_s > 0) || t.sample_count <= 0)
+        throw store_error("an application time needs a median > 0 and samples > 0 (measurement " +
+                          std::to_string(t.measurement_id) + ")");
+      q.reset();
+      q.bind(1, t.measurement_id).bind(2, t.median_s).bind(3, t.sample_count);
+      if (!q.step())
+        throw store_error("no measurement " + std::to_string(t.measurement_id) + " in " +
+                          m_db.path().string() + ": its application time is not recorded");
+      while (q.step()) {
+      }
+    }
+  });
+}
+
 std::optional<measurement_record> store::find_measurement(const measurement_key &k) const {
   // Any status counts: a point that failed or was wrong is data, not a reason to retry.
   static const std::string sql =

@@ -69,6 +69,16 @@ public:
   std::int64_t record_measurement(const measurement_record &m);
   // The same for many measurements in one transaction (bulk import, benchmarks).
   void record_measurements(std::span<const measurement_record> ms);
+  // What a lone call of measurement `measurement_id`'s point costs an application
+  // (`reducetune calibrate`; db/application_ranking.hpp ranks by it), one transaction for
+  // all; a second time for a measurement replaces the first. Throws store_error naming an
+  // id this file does not hold, writing none of them.
+  struct application_time {
+    std::int64_t measurement_id = 0;
+    double median_s = 0;
+    std::int64_t sample_count = 0;
+  };
+  void record_application_times(std::span<const application_time> times);
   // The measurement of this exact context (any status), if there is one: the tuner asks this
   // before it evaluates a point, and serves the stored row instead.
   [[nodiscard]] std::optional<measurement_record> find_measurement(const measurement_key &key) const;

@@ -133,3 +133,61 @@ TEST_CASE("the JSON export carries each size's application pick, and a table bui
   const auto fallback = dispatch_table::from_json(refused, dtype::float32, reduce_op::sum, {}, true);
   CHECK(dispatch_table::rule_for(fallback.devices()[0], 1 << 16)->variant == two_pass);
 }
+
+TEST_CASE("measured application times decide a calibrated size; the estimate decides the rest",
+          "[runtime][ranking][calibrate]") {
+  rt_test::temp_dir dir;
+  const auto s = space();
+  const auto two_pass = variant_label(s.decl(), *s.base("good", {}));
+  const auto ticket = variant_label(s.decl(), *s.base("one_pass", {}));
+  {
+    auto st = db::store::open(dir / "r.db");
+    const auto d = st.register_device(rt_test::h100());
+    st.record_measurement(of_preset(d, "good", 1 << 16, 5.0e-6));     // two_pass: 2 launches
+    st.record_measurement(of_preset(d, "one_pass", 1 << 16, 6.0e-6)); // ticket: 1 launch
+  }
+  REQUIRE(chosen(dir / "r.db", db::default_extra_launch_s) == ticket); // the estimate
+
+  const auto file = db::open_for_reading(dir / "r.db");
+  const auto key = db::model_key_of(file, rt_test::h100().uuid);
+  REQUIRE(key.has_value());
+  CHECK_FALSE(db::model_key_of(file, "GPU-not-here").has_value());
+  auto lists = db::application_candidates_of(file, dtype::float32, reduce_op::sum, {});
+  const auto &list = lists.at({*key, 1 << 16});
+  REQUIRE(list.size() == 2);
+  CHECK(list[0].pick.variant == two_pass); // fastest median first
+  CHECK(list[0].pick.application_s == 0.0);
+  CHECK(list[0].measurement_id != list[1].measurement_id);
+
+  {
+    auto st = db::store::open(dir / "r.db");
+    // an unknown measurement refuses the whole batch: nothing is written
+    const db::store::application_time bad[] = {{list[1].measurement_id, 7.0e-6, 50},
+                                               {999999, 1.0e-6, 50}};
+    CHECK_THROWS_AS(st.record_application_times(bad), store_error);
+    const db::store::application_time nonsense[] = {{list[1].measurement_id, 0.0, 50}};
+    CHECK_THROWS_AS(st.record_application_times(nonsense), store_error);
+    const auto untouched =
+        db::application_candidates_of(st.connection(), dtype::float32, reduce_op::sum, {});
+    CHECK(untouched.at({*key, 1 << 16})[1].pick.application_s == 0.0);
+    // a lone call measured the two-launch point faster: it is the pick now
+    const db::store::application_time measured[] = {{list[0].measurement_id, 8.0e-6, 50},
+                                                    {list[1].measurement_id, 9.0e-6, 50}};
+    st.record_application_times(measured);
+  }
+  CHECK(chosen(dir / "r.db", db::default_extra_launch_s) == two_pass);
+  {
+    auto st = db::store::open(dir / "r.db");
+    const db::store::application_time again[] = {{list[0].measurement_id, 9.5e-6, 60}};
+    st.record_application_times(again); // a second time replaces the first
+  }
+  CHECK(chosen(dir / "r.db", db::default_extra_launch_s) == ticket);
+  const auto reread = db::open_for_reading(dir / "r.db");
+  const auto after = db::application_candidates_of(reread, dtype::float32, reduce_op::sum, {});
+  CHECK(after.at({*key, 1 << 16})[0].pick.application_s == 9.5e-6);
+  // the export says which picks were measured
+  const auto c = db::catalog::load(reread, {});
+  const db::application_source apps{&reread, {}};
+  const auto doc = db::export_json(c, lib(), {}, &apps);
+  CHECK(doc["devices"][0]["tables"][0]["rules"][0]["application"]["application_s"] == 9.0e-6);
+}

@@ -111,6 +111,15 @@ TEST_CASE("a device is found by UUID, then by name, then by compute capability",
   const auto none = dispatch_table::from_catalog(make_catalog(dir / "r2.db"), dtype::int64,
                                                  reduce_op::min);
   CHECK(none.devices().empty());
+  // reducer::for_point's one rule answers every device, whatever its UUID, name or arch
+  dispatch_device one;
+  one.any_device = true;
+  one.rules.push_back({1, "tunable", "v", "l", "unknown", false});
+  const dispatch_table any({t.devices()[0], one});
+  const auto *d = any.device_for("GPU-test-0001", "NVIDIA H100 80GB HBM3", 90);
+  REQUIRE(d != nullptr);
+  CHECK(d->any_device);
+  CHECK(dispatch_table::rule_for(*d, 1u << 30)->variant == "v");
 }
 
 TEST_CASE("a document that is not a dispatch table is refused with what to do",

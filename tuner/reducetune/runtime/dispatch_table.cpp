@@ -119,6 +119,9 @@ dispatch_table dispatch_table::from_json_file(const std::filesystem::path &path,
 const dispatch_device *dispatch_table::device_for(const std::string &uuid, const std::string &name,
                                                   int compute_capability) const noexcept {
   for (const auto &d : m_devices)
+    if (d.any_device)
+      return &d;
+  for (const auto &d : m_devices)
     if (!uuid.empty() && d.uuid == uuid)
       return &d;
   for (const auto &d : m_devices)

@@ -32,6 +32,7 @@ struct dispatch_device {
   std::string name, uuid;
   int compute_capability = 0; // major * 10 + minor
   std::vector<dispatch_rule> rules; // ascending bucket_n, distinct
+  bool any_device = false;          // answers every device (reducer::for_point's one rule)
 };
 
 class dispatch_table {
@@ -53,8 +54,9 @@ public:
                                                      const point_selection &selection,
                                                      bool application = false);
 
-  // The table of this device: by UUID, else by name, else the first of the same compute
-  // capability (as the exported header's select()); nullptr when none.
+  // The table of this device: one that answers any device, else by UUID, else by name, else
+  // the first of the same compute capability (as the exported header's select()); nullptr
+  // when none.
   [[nodiscard]] const dispatch_device *device_for(const std::string &uuid, const std::string &name,
                                                   int compute_capability) const noexcept;
   // The Catalog's size rule (db::nearest_bucket); nullptr when the device has no rules.

@@ -66,6 +66,18 @@ reducer reducer::from_json(const std::filesystem::path &json, dtype type, reduce
   return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
 }
 
+reducer reducer::for_point(dtype type, reduce_op op, const std::string &family,
+                           const std::string &variant, const std::string &launch,
+                           reducer_options options) {
+  dispatch_device one;
+  one.name = "one point";
+  one.any_device = true;
+  one.rules.push_back({1, family, variant, launch, "unknown", false});
+  options.selection = {true, false}; // the caller chose the point
+  dispatch_table table({std::move(one)});
+  return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
+}
+
 reducer reducer::untuned(dtype type, reduce_op op, reducer_options options) {
   return {type, op, std::make_unique<state>(type, op, std::move(options), dispatch_table{})};
 }

@@ -74,6 +74,12 @@ public:
   // The rules of an exported JSON table (`reducetune export json`).
   [[nodiscard]] static reducer from_json(const std::filesystem::path &json, dtype type,
                                          reduce_op op, reducer_options options = {});
+  // One point at every size on every device, whatever the selection says (the caller named
+  // it): what `reducetune calibrate` times as an application calls it. A point the device
+  // cannot run falls back to the default preset as ever (choice().source says "default").
+  [[nodiscard]] static reducer for_point(dtype type, reduce_op op, const std::string &family,
+                                         const std::string &variant, const std::string &launch,
+                                         reducer_options options = {});
   // No table: the default preset at every size (what an untuned GPU gets).
   [[nodiscard]] static reducer untuned(dtype type, reduce_op op, reducer_options options = {});
 

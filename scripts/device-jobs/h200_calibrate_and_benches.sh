@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Device job (issues 12 and 13) on the H200 machine, in two calls (each under 10 minutes):
+#   scripts/device-python -- bash scripts/device-jobs/h200_calibrate_and_benches.sh prepare
+#   scripts/device-python -- bash scripts/device-jobs/h200_calibrate_and_benches.sh bench
+# with carry [".deps", ".whl"] (and ".calibrated" for the second: the first call's database).
+# prepare: the calibrate tests (tests/python/test_calibrate.py, GPU included); from the H200
+#   database of docs/results/h200_2026-11-23_tune_and_benches/, float32 sum at 2^30 around the
+#   point that reached 96.3 % of the theoretical peak on 2026-11-24 (bs_1024.u_4.v_4 ept_64),
+#   a deeper tune where the tuned best trailed CUB (float32 sum and max at 2^12, 2^18, 2^28),
+#   then `reducetune calibrate` of the runtime benchmark's cases; the database comes back.
+# bench: `reducetune bench` float32 sum and the runtime benchmark against that database.
+set -uo pipefail
+OUT=${OUT:-/tmp/out}
+W=/tmp/h200cal
+mkdir -p "$W/runtime"
+log() { echo "== $(date -u +%T) $*" | tee -a "$W/job.log"; }
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.memory --format=csv > "$W/gpu.txt"
+DB=/tmp/h200_calibrated.db
+unxz() { python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$@"; }
+case "${1:-}" in
+prepare)
+  unxz docs/results/h200_2026-11-23_tune_and_benches/h200_tune.db.xz "$DB"
+  timeout 120 python3 -m pytest -q -rs tests/python/test_calibrate.py > "$W/test_calibrate.log" 2>&1
+  log "test_calibrate rc=$?"
+  timeout 80 reducetune tune --db "$DB" --dtype float32 --op sum --sizes 2^30 --strategy grid \
+    --restrict block_size=1024 --restrict vec=4 --restrict unroll=2,4 --restrict warp=shuffle \
+    --restrict block_strategy=warp_partials --restrict finish=ticket,two_pass \
+    --restrict elements_per_thread=32,64,128 --restrict grid_cap=0 --max-evals 12 \
+    --time-limit 60s --json --quiet > "$W/tune_2p30.json" 2> "$W/tune_2p30.log"
+  log "tune 2^30 rc=$?"
+  timeout 120 reducetune tune --db "$DB" --dtype float32 --op sum,max --sizes 2^12 2^18 2^28 \
+    --time-limit 100s --json --quiet > "$W/tune_deeper.json" 2> "$W/tune_deeper.log"
+  log "tune deeper rc=$?"
+  timeout 150 reducetune calibrate --db "$DB" --dtype float32 --op sum,min,max --sizes 2^10..2^30:2 \
+    --json > "$W/calibrate_float32.json" 2> "$W/calibrate_float32.log"
+  log "calibrate float32 rc=$?"
+  timeout 100 reducetune calibrate --db "$DB" --dtype int32,float64 --op sum --sizes 2^10..2^30:2 \
+    --json > "$W/calibrate_int_f64.json" 2> "$W/calibrate_int_f64.log"
+  log "calibrate int32 float64 rc=$?"
+  python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('VACUUM')" "$DB"
+  xz -6 -c "$DB" > "$W/h200_calibrated.db.xz"; log "done"
+  tar -C "$W" -cJf "$OUT/prepare.tar.xz" . ;;
+bench)
+  unxz .calibrated/h200_calibrated.db.xz "$DB"
+  timeout 110 reducetune bench --db "$DB" --dtype float32 --op sum --sizes 2^10..2^30:2 --json \
+    > "$W/bench_float32_sum.json" 2> "$W/bench.log"; log "bench rc=$?"
+  timeout 240 python3 -m reducetune.benchmarks.runtime --db "$DB" --samples 100 \
+    --out "$W/runtime/h200_2026-11-24_runtime" > "$W/runtime.log" 2>&1; log "runtime rc=$?"
+  tar -C "$W" -cJf "$OUT/bench.tar.xz" . ;;
+*) echo "usage: $0 prepare|bench" >&2; exit 2 ;;
+esac
+cat "$W/job.log"

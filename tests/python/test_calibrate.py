@@ -1,0 +1,132 @@
+"""``reducetune calibrate`` and the application times it records.
+
+Without a GPU: on a copy of a real recording, the candidates the ranking weighs come out of the
+core fastest first; recorded lone-call times turn a size's application pick (export json, which
+the Reducer reads) to the fastest measured call, and leave the other sizes to the estimate; bad
+input is refused without writing. On a GPU (skipped with the reason otherwise): calibrate times
+and records a size, and the Reducer built from the database launches the measured pick.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import RECORDED
+from reducetune import _core, errors
+
+GRID = [p for p in RECORDED if p.name == "h200_float32_sum_grid.db"]
+needs_grid = pytest.mark.skipif(not GRID, reason="tests/data/recorded/h200_float32_sum_grid.db.xz "
+                                                  "is absent")
+
+
+def _gpu_reason() -> str | None:
+    try:
+        _core.query_device(0)
+    except Exception as e:  # noqa: BLE001 - any failure means no usable GPU
+        return f"no GPU: {e}"
+    return None
+
+
+NO_GPU = _gpu_reason()
+
+
+@pytest.fixture
+def grid_copy(tmp_path: Path) -> tuple[Path, str]:
+    path = tmp_path / "grid.db"
+    shutil.copyfile(GRID[0], path)
+    uuid = _core.Store(str(path), read_only=True).devices()[0]["uuid"]
+    return path, uuid
+
+
+def _application_picks(db: Path) -> dict[int, dict]:
+    doc = json.loads(_core.export_json(str(db)))
+    rules = doc["devices"][0]["tables"][0]["rules"]
+    return {r["bucket_n"]: r["application"] for r in rules}
+
+
+@needs_grid
+def test_candidates_come_fastest_first_and_deterministic(grid_copy):
+    db, uuid = grid_copy
+    by_n = _core.application_candidates(str(db), "float32", "sum", uuid)
+    assert by_n, "the recording has measured sizes"
+    for n, cands in by_n.items():
+        assert 1 <= len(cands) <= 16
+        medians = [c["median_s"] for c in cands]
+        assert medians == sorted(medians)
+        assert all(c["determinism"] == "run_to_run" for c in cands)
+        assert len({c["measurement_id"] for c in cands}) == len(cands)
+        assert all(c["application_s"] is None for c in cands)
+    assert _core.application_candidates(str(db), "float32", "sum", "GPU-not-here") == {}
+
+
+@needs_grid
+def test_recorded_times_decide_the_pick_of_their_size_only(grid_copy):
+    db, uuid = grid_copy
+    by_n = _core.application_candidates(str(db), "float32", "sum", uuid)
+    n, other = sorted(by_n)[0], sorted(by_n)[-1]
+    cands = by_n[n][:4]
+    assert len(cands) == 4
+    before = _application_picks(db)
+    # the fourth-fastest by the protocol is the fastest lone call
+    times = [(c["measurement_id"], 9e-6 - (1e-6 if i == 3 else 0) + i * 1e-8, 50)
+             for i, c in enumerate(cands)]
+    _core.record_application_times(str(db), times)
+    after = _application_picks(db)
+    assert (after[n]["variant"], after[n]["launch"]) == (cands[3]["variant"], cands[3]["launch"])
+    assert after[n]["application_s"] == pytest.approx(8e-6 + 3e-8)
+    assert after[other] == before[other] and after[other]["application_s"] is None
+    again = _core.application_candidates(str(db), "float32", "sum", uuid)[n]
+    assert {c["measurement_id"]: c["application_s"] for c in again if c["application_s"]} == {
+        t[0]: t[1] for t in times}
+
+
+@needs_grid
+def test_an_unknown_measurement_writes_nothing(grid_copy):
+    db, uuid = grid_copy
+    n = sorted(_core.application_candidates(str(db), "float32", "sum", uuid))[0]
+    first = _core.application_candidates(str(db), "float32", "sum", uuid)[n][0]
+    with pytest.raises(errors.StoreError, match="no measurement 987654321"):
+        _core.record_application_times(str(db), [(first["measurement_id"], 5e-6, 10),
+                                                 (987654321, 5e-6, 10)])
+    with pytest.raises(errors.StoreError, match="median > 0"):
+        _core.record_application_times(str(db), [(first["measurement_id"], -1.0, 10)])
+    assert _core.application_candidates(str(db), "float32", "sum", uuid)[n][0][
+        "application_s"] is None
+
+
+def test_calibrate_refuses_a_missing_database(cli, tmp_path: Path):
+    code, _, err = cli("calibrate", "--db", tmp_path / "none.db")
+    assert code != 0 and "run reducetune tune first" in err
+
+
+@needs_grid
+@pytest.mark.skipif(NO_GPU is None, reason="checks the no-GPU message; this machine has a GPU")
+def test_calibrate_without_a_gpu_says_so(cli, grid_copy):
+    db, _ = grid_copy
+    code, _, err = cli("calibrate", "--db", db)
+    assert code != 0
+    assert "no NVIDIA driver / GPU" in err and "calibrate needs the GPU itself" in err
+
+
+@pytest.mark.skipif(NO_GPU is not None, reason=NO_GPU or "")
+def test_calibrate_records_and_the_reducer_launches_the_measured_pick(cli, tmp_path: Path):
+    db = tmp_path / "t.db"
+    code, _, err = cli("tune", "--db", db, "--sizes", "2^16", "--max-evals", "12",
+                       "--restrict", "block_size=128,256,512", "--restrict", "vec=4",
+                       "--quiet")
+    assert code == 0, err
+    code, out, err = cli("calibrate", "--db", db, "--candidates", "4", "--samples", "20",
+                         "--json")
+    assert code == 0, err
+    row = json.loads(out)["rows"][0]
+    assert row["n"] == 1 << 16 and len(row["candidates"]) >= 2
+    pick = row["pick"]
+    assert pick["application_s"] == min(c["application_s"] for c in row["candidates"])
+    import reducetune
+
+    choice = reducetune.Reducer("float32", "sum", db=db).choice(1 << 16)
+    assert (choice["variant"], choice["launch"]) == (pick["variant"], pick["launch"])
