@@ -8,6 +8,7 @@
 #   point that reached 96.3 % of the theoretical peak on 2026-11-24 (bs_1024.u_4.v_4 ept_64),
 #   a deeper tune where the tuned best trailed CUB (float32 sum and max at 2^12, 2^18, 2^28),
 #   then `reducetune calibrate` of the runtime benchmark's cases; the database comes back.
+# deepen: the large sizes of the other cases and 2^24 tuned deeper, calibrated again.
 # bench: `reducetune bench` float32 sum and the runtime benchmark against that database.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
@@ -40,6 +41,35 @@ prepare)
   python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('VACUUM')" "$DB"
   xz -6 -c "$DB" > "$W/h200_calibrated.db.xz"; log "done"
   tar -C "$W" -cJf "$OUT/prepare.tar.xz" . ;;
+deepen)
+  # after the first runtime run (2026-11-24 20:48): the large sizes of the other cases tuned
+  # around float32 sum's 96.3 % point (their bests there came from 60-100 s tunes), a deeper
+  # tune at 2^24 (float32 max trailed CUB's lone call there), then calibrate again
+  unxz .calibrated/h200_calibrated.db.xz "$DB"
+  near="--strategy grid --restrict block_size=512,1024 --restrict unroll=2,4 --restrict warp=shuffle
+    --restrict block_strategy=warp_partials --restrict finish=ticket --restrict grid_cap=0
+    --restrict elements_per_thread=32,64,128 --max-evals 12 --json --quiet"
+  timeout 150 reducetune tune --db "$DB" --dtype float32 --op sum,min,max --sizes 2^26 2^28 2^30 \
+    $near --restrict vec=4 --time-limit 130s > "$W/tune_near_f32.json" 2> "$W/tune_near_f32.log"
+  log "tune near float32 rc=$?"
+  timeout 70 reducetune tune --db "$DB" --dtype int32 --op sum --sizes 2^26 2^28 2^30 \
+    $near --restrict vec=4 --time-limit 55s > "$W/tune_near_i32.json" 2> "$W/tune_near_i32.log"
+  log "tune near int32 rc=$?"
+  timeout 90 reducetune tune --db "$DB" --dtype float64 --op sum --sizes 2^26 2^28 2^30 \
+    $near --restrict vec=2 --time-limit 55s > "$W/tune_near_f64.json" 2> "$W/tune_near_f64.log"
+  log "tune near float64 rc=$?"
+  timeout 50 reducetune tune --db "$DB" --dtype float32 --op min,max --sizes 2^24 \
+    --time-limit 35s --json --quiet > "$W/tune_2p24.json" 2> "$W/tune_2p24.log"
+  log "tune 2^24 rc=$?"
+  for pair in "float32 sum,min,max" "int32,float64 sum"; do
+    set -- $pair
+    timeout 60 reducetune calibrate --db "$DB" --dtype "$1" --op "$2" --sizes 2^24..2^30:2 \
+      --json > "$W/calibrate_$1.json" 2> "$W/calibrate_$1.log"
+    log "calibrate $1 rc=$?"
+  done
+  python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('VACUUM')" "$DB"
+  xz -6 -c "$DB" > "$W/h200_calibrated.db.xz"; log "done"
+  tar -C "$W" -cJf "$OUT/deepen.tar.xz" . ;;
 bench)
   unxz .calibrated/h200_calibrated.db.xz "$DB"
   timeout 110 reducetune bench --db "$DB" --dtype float32 --op sum --sizes 2^10..2^30:2 --json \
@@ -47,6 +77,6 @@ bench)
   timeout 240 python3 -m reducetune.benchmarks.runtime --db "$DB" --samples 100 \
     --out "$W/runtime/h200_2026-11-24_runtime" > "$W/runtime.log" 2>&1; log "runtime rc=$?"
   tar -C "$W" -cJf "$OUT/bench.tar.xz" . ;;
-*) echo "usage: $0 prepare|bench" >&2; exit 2 ;;
+*) echo "usage: $0 prepare|deepen|bench" >&2; exit 2 ;;
 esac
 cat "$W/job.log"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from contextlib import closing
 from typing import Any
@@ -66,8 +67,9 @@ def _measure(ev: Any, rule: dict[str, Any] | None, w: dict[str, Any]) -> dict[st
     r = ev.evaluate(rule["variant"], rule["launch"], w)
     return {"variant": rule["variant"], "launch": rule["launch"], "bucket_n": rule["bucket_n"],
             "determinism": rule["determinism"], "status": r["status"],
-            "median_s": r.get("median_s"), "gbps": r.get("gbps"),
-            "pct_of_peak": r.get("pct_of_peak"), "reason": r.get("reason", "")}
+            "median_s": r.get("median_s"), "rel_stddev": r.get("rel_stddev"),
+            "gbps": r.get("gbps"), "pct_of_peak": r.get("pct_of_peak"),
+            "reason": r.get("reason", "")}
 
 
 def _row(ev: Any, db: Any, dtype: str, op: str, n: int, nondeterministic: bool,
@@ -81,14 +83,30 @@ def _row(ev: Any, db: Any, dtype: str, op: str, n: int, nondeterministic: bool,
     det = _measure(ev, best(dtype, op, n, device=uuid, db=db), w)
     cub = ev.cub(w) or {"status": "failed"}
     row = {"dtype": dtype, "op": op, "n": n, "tuned": det,
-           "cub": {k: cub.get(k) for k in ("status", "median_s", "gbps", "pct_of_peak")},
+           "cub": {k: cub.get(k) for k in ("status", "median_s", "rel_stddev", "gbps",
+                                           "pct_of_peak")},
            "x_cub": _ratio(cub, det), "ceiling_gbps": (ceiling or 0) / 1e9}
+    row["verdict"] = verdict(row["tuned"], row["cub"])
     if nondeterministic:
         anyway = _measure(ev, best(dtype, op, n, device=uuid, db=db, nondeterministic=True), w)
         row["tuned_any"], row["x_cub_any"] = anyway, _ratio(cub, anyway)
     print(f"bench: {dtype} {op} n={n}: × CUB {row['x_cub'] or float('nan'):.3f}",
           file=sys.stderr)
     return row
+
+
+def verdict(tuned: dict[str, Any], cub: dict[str, Any]) -> str:
+    """"ahead" (tuned median <= CUB's), "within noise" (behind by no more than the two
+    medians' noise combined: sqrt((t * noise_t)^2 + (c * noise_c)^2), nvbench's noise being
+    the samples' relative standard deviation; at the 4-5 us floor that is 4-5 % of a median),
+    "behind", or "" when either was not measured."""
+    t, c = tuned.get("median_s"), cub.get("median_s")
+    if tuned.get("status") != "ok" or cub.get("status") != "ok" or not t or not c:
+        return ""
+    if t <= c:
+        return "ahead"
+    noise = math.hypot(t * (tuned.get("rel_stddev") or 0.0), c * (cub.get("rel_stddev") or 0.0))
+    return "within noise" if t - c <= noise else "behind"
 
 
 def _ratio(cub: dict[str, Any], tuned: dict[str, Any]) -> float | None:
@@ -105,7 +123,7 @@ def _table(device: dict[str, Any], rows: list[dict[str, Any]], ceiling: float | 
     t = Table(title=f"{device.get('name')}: tuned bests beside CUB (streaming ceiling "
                     f"{(ceiling or 0) / 1e9:.0f} GB/s)")
     for c in ("dtype", "op", "n", "tuned (deterministic)", "µs", "GB/s", "% peak", "CUB µs",
-              "× CUB", *(["× CUB any"] if anyway else [])):
+              "× CUB", "vs CUB", *(["× CUB any"] if anyway else [])):
         t.add_column(c, justify="left" if c.startswith("tuned") or c in ("dtype", "op")
                      else "right", no_wrap=True)
     for r in rows:
@@ -115,7 +133,8 @@ def _table(device: dict[str, Any], rows: list[dict[str, Any]], ceiling: float | 
         t.add_row(r["dtype"], r["op"], f"2^{r['n'].bit_length() - 1}" if r["n"] & (r["n"] - 1)
                   == 0 else str(r["n"]), d.get("variant", "(none)").split(".", 3)[-1],
                   us, _f(d.get("gbps"), ".1f"), _f(d.get("pct_of_peak"), ".1f"), cub_us,
-                  _f(r["x_cub"], ".3f"), *([_f(r.get("x_cub_any"), ".3f")] if anyway else []))
+                  _f(r["x_cub"], ".3f"), r.get("verdict", ""),
+                  *([_f(r.get("x_cub_any"), ".3f")] if anyway else []))
     return t
 
 
