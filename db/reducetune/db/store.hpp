@@ -71,7 +71,8 @@ public:
   void record_measurements(std::span<const measurement_record> ms);
   // What a lone call of measurement `measurement_id`'s point costs an application
   // (`reducetune calibrate`; db/application_ranking.hpp ranks by it), one transaction for
-  // all; a second time for a measurement replaces the first. Throws store_error naming an
+  // all. The times of one calibration replace every earlier time at the same sizes on the
+  // same model (times from different runs are never compared). Throws store_error naming an
   // id this file does not hold, writing none of them.
   struct application_time {
     std::int64_t measurement_id = 0;

@@ -178,16 +178,17 @@ TEST_CASE("measured application times decide a calibrated size; the estimate dec
   CHECK(chosen(dir / "r.db", db::default_extra_launch_s) == two_pass);
   {
     auto st = db::store::open(dir / "r.db");
-    const db::store::application_time again[] = {{list[0].measurement_id, 9.5e-6, 60}};
-    st.record_application_times(again); // a second time replaces the first
+    const db::store::application_time again[] = {{list[1].measurement_id, 7.5e-6, 60}};
+    st.record_application_times(again); // a new calibration replaces the size's earlier times
   }
   CHECK(chosen(dir / "r.db", db::default_extra_launch_s) == ticket);
   const auto reread = db::open_for_reading(dir / "r.db");
   const auto after = db::application_candidates_of(reread, dtype::float32, reduce_op::sum, {});
-  CHECK(after.at({*key, 1 << 16})[0].pick.application_s == 9.5e-6);
+  CHECK(after.at({*key, 1 << 16})[0].pick.application_s == 0.0); // dropped, not compared
+  CHECK(after.at({*key, 1 << 16})[1].pick.application_s == 7.5e-6);
   // the export says which picks were measured
   const auto c = db::catalog::load(reread, {});
   const db::application_source apps{&reread, {}};
   const auto doc = db::export_json(c, lib(), {}, &apps);
-  CHECK(doc["devices"][0]["tables"][0]["rules"][0]["application"]["application_s"] == 9.0e-6);
+  CHECK(doc["devices"][0]["tables"][0]["rules"][0]["application"]["application_s"] == 7.5e-6);
 }
