@@ -14,6 +14,7 @@
 #include "reducetune/db/store.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/runtime/reducer.hpp"
+#include "reducetune/verify/patterns.hpp"
 
 #include <cstdint>
 #include <algorithm>
@@ -59,15 +60,24 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
-// The median lone-call time of each reducer on n elements (zeros, in a buffer of its own,
-// hot after the warm-up), taken in rounds: every round times each reducer once, in an order
+// The median lone-call time of each reducer on n elements (the tuner's workload data: the
+// uniform pattern of verify/patterns.hpp with the default seed, since data decides what an
+// atomic finish costs, e.g. a min/max compare-and-swap stops early when nothing changes; hot
+// after the warm-up), taken in rounds: every round times each reducer once, in an order
 // that rotates from round to round, so that the host's drift reaches them alike.
 std::vector<double> medians_in_rounds(const std::vector<rt::reducer *> &rs, rt::dtype type,
                                       std::uint64_t n, int samples) {
   if (rs.empty() || samples < 1 || n == 0)
     throw rt::invalid_configuration("time_in_rounds needs reducers, samples >= 1 and n >= 1");
+  for (const rt::reducer *r : rs)
+    if (r->type() != type || r->op() != rs[0]->op())
+      throw rt::invalid_configuration("time_in_rounds: every reducer reduces one type and "
+                                      "operator, the data's");
   rt::device_buffer in(n * rt::size_of(type)), out(16);
-  in.zero();
+  {
+    const auto host = rt::generate_bytes(type, rt::data_pattern::uniform, rs[0]->op(), n);
+    in.upload(host.data(), host.size());
+  }
   std::vector<call_on> calls;
   for (rt::reducer *r : rs)
     calls.push_back([r, &in, &out, n](cudaStream_t s) { r->reduce(in.data(), n, out.data(), s); });
