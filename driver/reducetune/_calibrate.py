@@ -49,8 +49,8 @@ def calibrate(db: str, pairs: Iterable[tuple[str, str]], sizes: list[int] | None
               samples: int = DEFAULT_SAMPLES, nondeterministic: bool = False,
               allow_flagged: bool = False,
               progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Measures and records the lone-call time of each size's first `candidates` candidates on
-    GPU `ordinal`; returns one row per size (see _size_row). Sizes this device's model has no
+    """Measures and records the lone-call time of each size's first `candidates` candidates
+    (and the fastest of each launch count they lack: measured_first) on GPU `ordinal`; returns one row per size (see _size_row). Sizes this device's model has no
     measurement at are skipped; a candidate this device cannot run (the Reducer falls back to
     its default preset) is left out of the record and of the row."""
     from reducetune import _core
@@ -70,11 +70,24 @@ def calibrate(db: str, pairs: Iterable[tuple[str, str]], sizes: list[int] | None
         by_n = _core.application_candidates(db, dtype, op, device["uuid"], nondeterministic,
                                             allow_flagged)
         for n in sorted(by_n) if sizes is None else [s for s in sizes if s in by_n]:
-            rows.append(_calibrate_size(db, dtype, op, n, by_n[n][:candidates], samples,
-                                        ordinal))
+            rows.append(_calibrate_size(db, dtype, op, n, measured_first(by_n[n], candidates),
+                                        samples, ordinal))
             if progress is not None:
                 progress(rows[-1])
     return rows
+
+
+def measured_first(cands: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
+    """The first k candidates (fastest replayed median first), then the fastest of each launch
+    count they lack: the protocol cannot see what a launch costs a lone call, so the fastest
+    one-launch point is timed even when k two-launch points replayed faster."""
+    out = cands[:k]
+    counts = {c["launches"] for c in out}
+    for c in cands[k:]:
+        if c["launches"] not in counts:
+            out.append(c)
+            counts.add(c["launches"])
+    return out
 
 
 def _calibrate_size(db: str, dtype: str, op: str, n: int, cands: list[dict[str, Any]],

@@ -10,6 +10,7 @@
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/event.hpp"
 #include "reducetune/db/application_ranking.hpp"
+#include "reducetune/db/catalog.hpp"
 #include "reducetune/db/schema.hpp"
 #include "reducetune/db/store.hpp"
 #include "reducetune/errors.hpp"
@@ -113,6 +114,7 @@ nb::list candidates_dict(const std::vector<db::application_candidate> &list) {
     d["launch"] = c.pick.launch;
     d["determinism"] = c.pick.determinism;
     d["median_s"] = c.pick.median_s;
+    d["launches"] = c.pick.launches;
     d["application_s"] = c.pick.application_s > 0 ? nb::cast(c.pick.application_s) : nb::none();
     out.append(d);
   }
@@ -136,9 +138,11 @@ void bind_calibration(nb::module_ &m) {
     const auto key = db::model_key_of(file, uuid);
     if (!key)
       return out;
+    const rt::point_selection selection{allow_flagged, !nondeterministic};
+    const auto catalog = db::catalog::load(file, selection);
     for (const auto &[k, list] : db::application_candidates_of(
-             file, rt::dtype_from_string(type), rt::op_from_string(op),
-             {allow_flagged, !nondeterministic}))
+             catalog, file, rt::dtype_from_string(type), rt::op_from_string(op), selection,
+             library()))
       if (k.first == *key)
         out[nb::cast(k.second)] = candidates_dict(list);
     return out;

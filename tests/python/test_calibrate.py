@@ -54,9 +54,13 @@ def test_candidates_come_fastest_first_and_deterministic(grid_copy):
     by_n = _core.application_candidates(str(db), "float32", "sum", uuid)
     assert by_n, "the recording has measured sizes"
     for n, cands in by_n.items():
-        assert 1 <= len(cands) <= 16
+        first = cands[:16]  # the fastest sixteen, then the fastest of each launch count beyond
+        assert 1 <= len(cands) <= 16 + 2
         medians = [c["median_s"] for c in cands]
         assert medians == sorted(medians)
+        assert all(c["launches"] in (1, 2) for c in cands)
+        assert len({c["launches"] for c in cands[16:]}) == len(cands[16:])
+        assert not {c["launches"] for c in cands[16:]} & {c["launches"] for c in first}
         assert all(c["determinism"] == "run_to_run" for c in cands)
         assert len({c["measurement_id"] for c in cands}) == len(cands)
         assert all(c["application_s"] is None for c in cands)
@@ -130,3 +134,14 @@ def test_calibrate_records_and_the_reducer_launches_the_measured_pick(cli, tmp_p
 
     choice = reducetune.Reducer("float32", "sum", db=db).choice(1 << 16)
     assert (choice["variant"], choice["launch"]) == (pick["variant"], pick["launch"])
+
+
+def test_the_fastest_of_each_launch_count_is_measured_too():
+    from reducetune._calibrate import measured_first
+
+    cands = [{"variant": f"v{i}", "launches": 2} for i in range(10)]
+    cands[9]["launches"] = 1
+    cands.append({"variant": "v10", "launches": 1})
+    got = measured_first(cands, 4)
+    assert [c["variant"] for c in got] == ["v0", "v1", "v2", "v3", "v9"]
+    assert measured_first(cands, 20) == cands

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <map>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -17,10 +18,9 @@ namespace {
 const std::string model_of_d1 = std::string("(SELECT d2.uuid FROM rt_devices d2 WHERE ") +
                                 std::string(same_model_sql) + " ORDER BY d2.id LIMIT 1)";
 
-} // namespace
-
-candidate_lists application_candidates_of(const database &db, dtype type, reduce_op op,
-                                          const point_selection &s) {
+// (model, n) -> the fastest `application_scan` selected points there, fastest first, launches
+// not yet known.
+candidate_lists scanned(const database &db, dtype type, reduce_op op, const point_selection &s) {
   auto q = db.prepare(
       "SELECT " + model_of_d1 + " AS model, w.n, v.family, v.label, m.launch_label, m.median_s,"
       " v.determinism, v.flags, m.id, a.median_s FROM rt_measurements m JOIN rt_workloads w"
@@ -35,7 +35,7 @@ candidate_lists application_candidates_of(const database &db, dtype type, reduce
   while (q.step()) {
     const auto n = static_cast<std::uint64_t>(q.column_int(1));
     auto &list = out[{q.column_text(0), n}];
-    if (list.size() >= application_candidates)
+    if (list.size() >= application_scan)
       continue;
     application_pick p{q.column_text(2), q.column_text(3), q.column_text(4), q.column_text(6),
                        q.column_text(7) != "[]", q.column_double(5), 0,
@@ -44,6 +44,8 @@ candidate_lists application_candidates_of(const database &db, dtype type, reduce
   }
   return out;
 }
+
+} // namespace
 
 std::optional<std::string> model_key_of(const database &db, const std::string &uuid) {
   auto q = db.prepare("SELECT " + model_of_d1 + " FROM rt_devices d1 WHERE d1.uuid = ?1");
@@ -91,22 +93,39 @@ private:
       m_rules;
 };
 
-// A size's pick among candidates whose launch rules are known: by measured application time
-// where any candidate has one (calibrated sizes), else by the estimate.
-std::optional<application_pick> pick_of(std::vector<application_candidate> &list,
-                                        std::uint64_t n, rules_of &rules,
+// The first `application_candidates` of a size's scanned points that have a launch rule on the
+// model, then the fastest of each launch count they lack (the protocol cannot see what a
+// launch costs a lone call, so the fastest one-launch point is weighed even when sixteen
+// two-launch points replayed faster: float32 max at 2^24 on an H200, 2026-11-24).
+std::vector<application_candidate> weighed(std::vector<application_candidate> &scan,
+                                          std::uint64_t n, rules_of &rules) {
+  std::vector<application_candidate> out;
+  std::set<unsigned> counts;
+  for (auto &cand : scan) {
+    const launch_rule *r = rules.find(cand.pick);
+    if (r == nullptr)
+      continue;
+    cand.pick.launches = launches_at(*r, n);
+    if (out.size() < application_candidates || !counts.contains(cand.pick.launches)) {
+      counts.insert(cand.pick.launches);
+      out.push_back(cand);
+    }
+  }
+  return out;
+}
+
+// A size's pick: by measured application time where any candidate has one (calibrated
+// sizes), else by the estimate.
+std::optional<application_pick> pick_of(const std::vector<application_candidate> &list,
                                         double extra_launch_s) {
   bool measured = false;
-  for (auto &cand : list) {
-    const launch_rule *r = rules.find(cand.pick);
-    cand.pick.launches = r == nullptr ? 0 : launches_at(*r, n);
-    measured = measured || (r != nullptr && cand.pick.application_s > 0);
-  }
+  for (const auto &cand : list)
+    measured = measured || cand.pick.application_s > 0;
   std::optional<application_pick> best;
   double least = std::numeric_limits<double>::infinity();
   for (const auto &cand : list) {
     const auto &p = cand.pick;
-    if (p.launches == 0 || (measured && p.application_s <= 0))
+    if (measured && p.application_s <= 0)
       continue;
     const double cost = measured ? p.application_s : p.median_s + (p.launches - 1.0) * extra_launch_s;
     if (cost < least) {
@@ -119,20 +138,30 @@ std::optional<application_pick> pick_of(std::vector<application_candidate> &list
 
 } // namespace
 
-application_picks rank_for_applications(const catalog &c, const database &db, dtype type,
-                                        reduce_op op, const point_selection &selection,
-                                        const template_library &lib, double extra_launch_s) {
-  application_picks picks;
+candidate_lists application_candidates_of(const catalog &c, const database &db, dtype type,
+                                          reduce_op op, const point_selection &selection,
+                                          const template_library &lib) {
+  candidate_lists out;
   std::map<std::string, rules_of> by_model; // a point's rule is computed once per model
-  for (auto &[key, list] : application_candidates_of(db, type, op, selection)) {
+  for (auto &[key, scan] : scanned(db, type, op, selection)) {
     const catalog_device *record = c.device_of(key.first);
     if (record == nullptr)
       continue;
     rules_of &rules =
         by_model.try_emplace(key.first, lib, record->device, type, op).first->second;
-    if (auto p = pick_of(list, key.second, rules, extra_launch_s))
-      picks[key] = std::move(*p);
+    if (auto list = weighed(scan, key.second, rules); !list.empty())
+      out[key] = std::move(list);
   }
+  return out;
+}
+
+application_picks rank_for_applications(const catalog &c, const database &db, dtype type,
+                                        reduce_op op, const point_selection &selection,
+                                        const template_library &lib, double extra_launch_s) {
+  application_picks picks;
+  for (const auto &[key, list] : application_candidates_of(c, db, type, op, selection, lib))
+    if (auto p = pick_of(list, extra_launch_s))
+      picks[key] = std::move(*p);
   return picks;
 }
 

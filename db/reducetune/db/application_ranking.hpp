@@ -20,6 +20,7 @@
 #include "reducetune/space/point.hpp"
 #include "reducetune/space/element.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -36,8 +37,10 @@ namespace reducetune::db {
 class database;
 
 // How many of a size's fastest points are weighed (the rest are slower than the winner by
-// more than any launch is worth).
-inline constexpr int application_candidates = 16;
+// more than any launch is worth), and how far down the list the fastest point of each launch
+// count is looked for beyond them.
+inline constexpr std::size_t application_candidates = 16;
+inline constexpr std::size_t application_scan = 64;
 // What one extra dependent launch costs a lone call, beyond graph replay (the H100
 // measurement above: 2.5–3 µs per call for the second launch).
 inline constexpr double default_extra_launch_s = 2.5e-6;
@@ -53,17 +56,20 @@ struct application_pick {
 // One of a size's candidates: a measurement (its row id) and what is known of its cost.
 struct application_candidate {
   std::int64_t measurement_id = 0;
-  application_pick pick; // launches still 0: the ranking computes them
+  application_pick pick;
 };
 
-// (UUID of the model's first device, n) -> the fastest `application_candidates` selected
-// points there, fastest median first: what the ranking weighs and `reducetune calibrate`
-// measures.
+// (UUID of the model's first device, n) -> what the ranking weighs there and `reducetune
+// calibrate` measures: the fastest `application_candidates` selected points with a launch
+// rule on the model, fastest median first, then the fastest of each launch count they lack
+// (among the first `application_scan`). Sizes of a model the Catalog does not hold are left
+// out.
 using candidate_lists =
     std::map<std::pair<std::string, std::uint64_t>, std::vector<application_candidate>>;
-[[nodiscard]] candidate_lists application_candidates_of(const database &db, dtype type,
-                                                        reduce_op op,
-                                                        const point_selection &selection);
+[[nodiscard]] candidate_lists application_candidates_of(const catalog &c, const database &db,
+                                                        dtype type, reduce_op op,
+                                                        const point_selection &selection,
+                                                        const template_library &lib);
 // The key under which candidate_lists files the sizes of the device with this UUID (its
 // model's first device); nullopt for a UUID the database does not hold.
 [[nodiscard]] std::optional<std::string> model_key_of(const database &db, const std::string &uuid);

@@ -152,12 +152,15 @@ TEST_CASE("measured application times decide a calibrated size; the estimate dec
   const auto key = db::model_key_of(file, rt_test::h100().uuid);
   REQUIRE(key.has_value());
   CHECK_FALSE(db::model_key_of(file, "GPU-not-here").has_value());
-  auto lists = db::application_candidates_of(file, dtype::float32, reduce_op::sum, {});
+  auto lists = db::application_candidates_of(db::catalog::load(file, {}), file, dtype::float32,
+                                             reduce_op::sum, {}, lib());
   const auto &list = lists.at({*key, 1 << 16});
   REQUIRE(list.size() == 2);
   CHECK(list[0].pick.variant == two_pass); // fastest median first
   CHECK(list[0].pick.application_s == 0.0);
   CHECK(list[0].measurement_id != list[1].measurement_id);
+  CHECK(list[0].pick.launches == 2); // computed from the launch rule
+  CHECK(list[1].pick.launches == 1);
 
   {
     auto st = db::store::open(dir / "r.db");
@@ -167,8 +170,9 @@ TEST_CASE("measured application times decide a calibrated size; the estimate dec
     CHECK_THROWS_AS(st.record_application_times(bad), store_error);
     const db::store::application_time nonsense[] = {{list[1].measurement_id, 0.0, 50}};
     CHECK_THROWS_AS(st.record_application_times(nonsense), store_error);
-    const auto untouched =
-        db::application_candidates_of(st.connection(), dtype::float32, reduce_op::sum, {});
+    const auto untouched = db::application_candidates_of(
+        db::catalog::load(st.connection(), {}), st.connection(), dtype::float32,
+        reduce_op::sum, {}, lib());
     CHECK(untouched.at({*key, 1 << 16})[1].pick.application_s == 0.0);
     // a lone call measured the two-launch point faster: it is the pick now
     const db::store::application_time measured[] = {{list[0].measurement_id, 8.0e-6, 50},
@@ -183,7 +187,8 @@ TEST_CASE("measured application times decide a calibrated size; the estimate dec
   }
   CHECK(chosen(dir / "r.db", db::default_extra_launch_s) == ticket);
   const auto reread = db::open_for_reading(dir / "r.db");
-  const auto after = db::application_candidates_of(reread, dtype::float32, reduce_op::sum, {});
+  const auto after = db::application_candidates_of(db::catalog::load(reread, {}), reread,
+                                                   dtype::float32, reduce_op::sum, {}, lib());
   CHECK(after.at({*key, 1 << 16})[0].pick.application_s == 0.0); // dropped, not compared
   CHECK(after.at({*key, 1 << 16})[1].pick.application_s == 7.5e-6);
   // the export says which picks were measured
@@ -191,4 +196,34 @@ TEST_CASE("measured application times decide a calibrated size; the estimate dec
   const db::application_source apps{&reread, {}};
   const auto doc = db::export_json(c, lib(), {}, &apps);
   CHECK(doc["devices"][0]["tables"][0]["rules"][0]["application"]["application_s"] == 7.5e-6);
+}
+
+TEST_CASE("the fastest point of each launch count is weighed, even below sixteen faster ones",
+          "[runtime][ranking][calibrate]") {
+  rt_test::temp_dir dir;
+  const auto s = space();
+  const auto ticket = variant_label(s.decl(), *s.base("one_pass", {}));
+  {
+    auto st = db::store::open(dir / "r.db");
+    const auto d = st.register_device(rt_test::h100());
+    int i = 0;
+    for (int bs : {128, 256, 512, 1024})
+      for (int u : {1, 2, 4, 8}) { // sixteen two-launch points, all faster than the ticket one
+        auto m = rt_test::measurement(d, 1 << 16, bs, 5.0e-6 + 1e-9 * i++);
+        m.variant.label = "tunable.float32.sum.bs_" + std::to_string(bs) + ".u_" +
+                          std::to_string(u) + ".v_4.warp_shuffle.blk_warp_partials.fin_two_pass";
+        st.record_measurement(m);
+      }
+    st.record_measurement(of_preset(d, "one_pass", 1 << 16, 9.0e-6));
+  }
+  const auto file = db::open_for_reading(dir / "r.db");
+  const auto c = db::catalog::load(file, {});
+  const auto lists =
+      db::application_candidates_of(c, file, dtype::float32, reduce_op::sum, {}, lib());
+  const auto &list = lists.begin()->second;
+  REQUIRE(list.size() == db::application_candidates + 1);
+  CHECK(list.back().pick.variant == ticket);
+  CHECK(list.back().pick.launches == 1);
+  CHECK(list.front().pick.launches == 2);
+  CHECK(chosen(dir / "r.db", db::default_extra_launch_s) != ticket); // 5.0 + 2.5 < 9.0
 }
