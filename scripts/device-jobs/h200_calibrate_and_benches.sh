@@ -75,6 +75,8 @@ bench|recalibrate-bench)
   unxz .calibrated/h200_calibrated.db.xz "$DB"
   if [ "$1" = recalibrate-bench ]; then # every size again in one run (a calibration replaces
     # the size's earlier times, schema 5), on the GPU that then runs the benchmarks
+    timeout 120 python3 -m pytest -q -rs tests/python/test_calibrate.py > "$W/test_calibrate.log" 2>&1
+    log "test_calibrate rc=$?"
     for pair in "float32 sum,min,max" "int32,float64 sum"; do
       set -- $pair
       timeout 90 reducetune calibrate --db "$DB" --dtype "$1" --op "$2" --sizes 2^10..2^30:2 \
