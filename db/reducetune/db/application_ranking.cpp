@@ -4,6 +4,7 @@
 #include "reducetune/db/records.hpp"
 #include "reducetune/db/sqlite.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <map>
@@ -115,19 +116,22 @@ std::vector<application_candidate> weighed(std::vector<application_candidate> &s
 }
 
 // A size's pick: by measured application time where any candidate has one (calibrated
-// sizes), else by the estimate.
+// sizes), lone-call medians within application_tie of the fastest counting as a tie that
+// the replayed median breaks; else by the estimate.
 std::optional<application_pick> pick_of(const std::vector<application_candidate> &list,
                                         double extra_launch_s) {
-  bool measured = false;
+  double fastest_call = std::numeric_limits<double>::infinity();
   for (const auto &cand : list)
-    measured = measured || cand.pick.application_s > 0;
+    if (cand.pick.application_s > 0)
+      fastest_call = std::min(fastest_call, cand.pick.application_s);
+  const bool measured = fastest_call < std::numeric_limits<double>::infinity();
   std::optional<application_pick> best;
   double least = std::numeric_limits<double>::infinity();
   for (const auto &cand : list) {
     const auto &p = cand.pick;
-    if (measured && p.application_s <= 0)
+    if (measured && (p.application_s <= 0 || p.application_s > fastest_call * (1 + application_tie)))
       continue;
-    const double cost = measured ? p.application_s : p.median_s + (p.launches - 1.0) * extra_launch_s;
+    const double cost = measured ? p.median_s : p.median_s + (p.launches - 1.0) * extra_launch_s;
     if (cost < least) {
       least = cost;
       best = p;

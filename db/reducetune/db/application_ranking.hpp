@@ -1,7 +1,8 @@
 // Which measured point an application should get at each size, among the fastest few
 // selected points the database holds there: the one an application's lone call was measured
-// fastest with (`reducetune calibrate`, rt_application_times), where the size has such
-// times; else the one with the least median + (launches − 1) × extra_launch_s. Decided here, once, for the runtime's Reducer (from a database) and
+// fastest with (`reducetune calibrate`, rt_application_times; near-ties go to the better
+// replayed median), where the size has such times; else the one with the least
+// median + (launches − 1) × extra_launch_s. Decided here, once, for the runtime's Reducer (from a database) and
 // for `export json` (each rule's "application" pick, which a Reducer built from the exported
 // table then uses).
 //
@@ -41,6 +42,12 @@ class database;
 // count is looked for beyond them.
 inline constexpr std::size_t application_candidates = 16;
 inline constexpr std::size_t application_scan = 64;
+// Lone-call medians of one calibration within this fraction of the fastest are a tie, broken
+// by the replayed median (the better-measured of the two): on an H200 (2026-11-24) a pick
+// 0.5-0.7 % faster by its lone call was 5 % slower than another under the protocol, where it
+// trailed CUB (int32 sum 2^12, float32 max 2^20), and lone-call medians of one point moved by
+// more than 2 % between calibrate and the runtime benchmark's rounds.
+inline constexpr double application_tie = 0.02;
 // What one extra dependent launch costs a lone call, beyond graph replay (the H100
 // measurement above: 2.5–3 µs per call for the second launch).
 inline constexpr double default_extra_launch_s = 2.5e-6;

@@ -196,6 +196,14 @@ TEST_CASE("measured application times decide a calibrated size; the estimate dec
   const db::application_source apps{&reread, {}};
   const auto doc = db::export_json(c, lib(), {}, &apps);
   CHECK(doc["devices"][0]["tables"][0]["rules"][0]["application"]["application_s"] == 7.5e-6);
+  {
+    // lone calls 1.3 % apart are a tie (application_tie): the replayed median breaks it
+    auto st = db::store::open(dir / "r.db");
+    const db::store::application_time tie[] = {{list[0].measurement_id, 8.0e-6, 50},
+                                               {list[1].measurement_id, 7.9e-6, 50}};
+    st.record_application_times(tie);
+  }
+  CHECK(chosen(dir / "r.db", db::default_extra_launch_s) == two_pass);
 }
 
 TEST_CASE("the fastest point of each launch count is weighed, even below sixteen faster ones",
