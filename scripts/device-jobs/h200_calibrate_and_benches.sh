@@ -18,6 +18,18 @@ mkdir -p "$W/runtime"
 log() { echo "== $(date -u +%T) $*" | tee -a "$W/job.log"; }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.memory --format=csv > "$W/gpu.txt"
 DB=/tmp/h200_calibrated.db
+# calibrate_cases NAME SIZES: the runtime benchmark's cases calibrated, then the database
+# vacuumed and packed into $W/h200_calibrated.db.xz
+calibrate_cases() {
+  for pair in "float32 sum,min,max" "int32,float64 sum"; do
+    set -- "$1" "$2" $pair
+    timeout 90 reducetune calibrate --db "$DB" --dtype "$3" --op "$4" --sizes "$2" \
+      --json > "$W/$1_$3.json" 2> "$W/$1_$3.log"
+    log "$1 $3 rc=$?"
+  done
+  python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('VACUUM')" "$DB"
+  xz -6 -c "$DB" > "$W/h200_calibrated.db.xz"
+}
 unxz() { python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$@"; }
 case "${1:-}" in
 prepare)
@@ -62,14 +74,7 @@ deepen)
   timeout 50 reducetune tune --db "$DB" --dtype float32 --op min,max --sizes 2^24 \
     --time-limit 35s --json --quiet > "$W/tune_2p24.json" 2> "$W/tune_2p24.log"
   log "tune 2^24 rc=$?"
-  for pair in "float32 sum,min,max" "int32,float64 sum"; do
-    set -- $pair
-    timeout 60 reducetune calibrate --db "$DB" --dtype "$1" --op "$2" --sizes 2^24..2^30:2 \
-      --json > "$W/calibrate_$1.json" 2> "$W/calibrate_$1.log"
-    log "calibrate $1 rc=$?"
-  done
-  python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('VACUUM')" "$DB"
-  xz -6 -c "$DB" > "$W/h200_calibrated.db.xz"; log "done"
+  calibrate_cases calibrate 2^24..2^30:2; log "done"
   tar -C "$W" -cJf "$OUT/deepen.tar.xz" . ;;
 bench|recalibrate-bench)
   unxz .calibrated/h200_calibrated.db.xz "$DB"
@@ -77,14 +82,7 @@ bench|recalibrate-bench)
     # the size's earlier times, schema 5), on the GPU that then runs the benchmarks
     timeout 120 python3 -m pytest -q -rs tests/python/test_calibrate.py > "$W/test_calibrate.log" 2>&1
     log "test_calibrate rc=$?"
-    for pair in "float32 sum,min,max" "int32,float64 sum"; do
-      set -- $pair
-      timeout 90 reducetune calibrate --db "$DB" --dtype "$1" --op "$2" --sizes 2^10..2^30:2 \
-        --json > "$W/recalibrate_$1.json" 2> "$W/recalibrate_$1.log"
-      log "recalibrate $1 rc=$?"
-    done
-    python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('VACUUM')" "$DB"
-    xz -6 -c "$DB" > "$W/h200_calibrated.db.xz"
+    calibrate_cases recalibrate 2^10..2^30:2
   fi
   timeout 110 reducetune bench --db "$DB" --dtype float32 --op sum --sizes 2^10..2^30:2 --json \
     > "$W/bench_float32_sum.json" 2> "$W/bench.log"; log "bench rc=$?"

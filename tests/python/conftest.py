@@ -60,6 +60,18 @@ def recording_meta(recorded: Path) -> dict[str, Any] | None:
 
 RECORDED = _recorded()
 
+
+def _gpu_reason() -> str | None:
+    try:
+        _core.query_device(0)
+    except Exception as e:  # noqa: BLE001 - any failure means no usable GPU
+        return f"no GPU: {e}"
+    return None
+
+
+# Why GPU tests skip here (None on a machine with a usable GPU).
+NO_GPU = _gpu_reason()
+
 SYNTHETIC_DEVICE = {
     "name": "SYNTHETIC test device (not a measurement)",
     "uuid": "GPU-00000000-0000-0000-0000-5y7the71c000",

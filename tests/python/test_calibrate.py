@@ -15,23 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import RECORDED
+from conftest import NO_GPU, RECORDED
 from reducetune import _core, errors
 
 GRID = [p for p in RECORDED if p.name == "h200_float32_sum_grid.db"]
 needs_grid = pytest.mark.skipif(not GRID, reason="tests/data/recorded/h200_float32_sum_grid.db.xz "
                                                   "is absent")
-
-
-def _gpu_reason() -> str | None:
-    try:
-        _core.query_device(0)
-    except Exception as e:  # noqa: BLE001 - any failure means no usable GPU
-        return f"no GPU: {e}"
-    return None
-
-
-NO_GPU = _gpu_reason()
 
 
 @pytest.fixture

@@ -21,18 +21,9 @@ import reducetune
 from reducetune import InvalidConfiguration, _core
 from reducetune._arrays import _dense
 
+from conftest import NO_GPU
+
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-def _gpu_reason() -> str | None:
-    try:
-        _core.query_device(0)
-    except Exception as e:  # noqa: BLE001 - any failure means no usable GPU
-        return f"no GPU: {e}"
-    return None
-
-
-NO_GPU = _gpu_reason()
 
 
 # ---- without a GPU: the errors -------------------------------------------------------------
