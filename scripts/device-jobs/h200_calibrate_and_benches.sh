@@ -11,12 +11,16 @@
 # deepen: the large sizes of the other cases and 2^24 tuned deeper, calibrated again.
 # bench: `reducetune bench` float32 sum and the runtime benchmark against that database;
 # recalibrate-bench: every size calibrated again first, on the GPU that runs the benchmarks.
+# h100 (on the H100 machine, one call, carry .deps and .whl): from the H100 database of
+#   docs/results/h100_2026-11-23_issue12_rerun/, float32 sum at 2^30 around the H200's 96.3 %
+#   point, every case calibrated, then bench and the runtime benchmark.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 W=/tmp/h200cal
 mkdir -p "$W/runtime"
 log() { echo "== $(date -u +%T) $*" | tee -a "$W/job.log"; }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.memory --format=csv > "$W/gpu.txt"
+RUNTIME="$W/runtime/$(grep -q H100 "$W/gpu.txt" && echo h100 || echo h200)_$(date -u +%F)_runtime"
 DB=/tmp/h200_calibrated.db
 # calibrate_cases NAME SIZES: the runtime benchmark's cases calibrated, then the database
 # vacuumed and packed into $W/h200_calibrated.db.xz
@@ -30,18 +34,28 @@ calibrate_cases() {
   python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('VACUUM')" "$DB"
   xz -6 -c "$DB" > "$W/h200_calibrated.db.xz"
 }
-unxz() { python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$@"; }
-case "${1:-}" in
-prepare)
-  unxz docs/results/h200_2026-11-23_tune_and_benches/h200_tune.db.xz "$DB"
-  timeout 120 python3 -m pytest -q -rs tests/python/test_calibrate.py > "$W/test_calibrate.log" 2>&1
-  log "test_calibrate rc=$?"
+# float32 sum at 2^30 around bs_1024.u_4.v_4 ept_64 (96.3 % of the peak on H200s)
+tune_2p30() {
   timeout 80 reducetune tune --db "$DB" --dtype float32 --op sum --sizes 2^30 --strategy grid \
     --restrict block_size=1024 --restrict vec=4 --restrict unroll=2,4 --restrict warp=shuffle \
     --restrict block_strategy=warp_partials --restrict finish=ticket,two_pass \
     --restrict elements_per_thread=32,64,128 --restrict grid_cap=0 --max-evals 12 \
     --time-limit 60s --json --quiet > "$W/tune_2p30.json" 2> "$W/tune_2p30.log"
   log "tune 2^30 rc=$?"
+}
+benches() {
+  timeout 110 reducetune bench --db "$DB" --dtype float32 --op sum --sizes 2^10..2^30:2 --json \
+    > "$W/bench_float32_sum.json" 2> "$W/bench.log"; log "bench rc=$?"
+  timeout 240 python3 -m reducetune.benchmarks.runtime --db "$DB" --samples 100 \
+    --out "$RUNTIME" > "$W/runtime.log" 2>&1; log "runtime rc=$?"
+}
+unxz() { python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$@"; }
+case "${1:-}" in
+prepare)
+  unxz docs/results/h200_2026-11-23_tune_and_benches/h200_tune.db.xz "$DB"
+  timeout 120 python3 -m pytest -q -rs tests/python/test_calibrate.py > "$W/test_calibrate.log" 2>&1
+  log "test_calibrate rc=$?"
+  tune_2p30
   timeout 120 reducetune tune --db "$DB" --dtype float32 --op sum,max --sizes 2^12 2^18 2^28 \
     --time-limit 100s --json --quiet > "$W/tune_deeper.json" 2> "$W/tune_deeper.log"
   log "tune deeper rc=$?"
@@ -84,11 +98,14 @@ bench|recalibrate-bench)
     log "test_calibrate rc=$?"
     calibrate_cases recalibrate 2^10..2^30:2
   fi
-  timeout 110 reducetune bench --db "$DB" --dtype float32 --op sum --sizes 2^10..2^30:2 --json \
-    > "$W/bench_float32_sum.json" 2> "$W/bench.log"; log "bench rc=$?"
-  timeout 240 python3 -m reducetune.benchmarks.runtime --db "$DB" --samples 100 \
-    --out "$W/runtime/h200_2026-11-24_runtime" > "$W/runtime.log" 2>&1; log "runtime rc=$?"
+  benches
   tar -C "$W" -cJf "$OUT/bench.tar.xz" . ;;
-*) echo "usage: $0 prepare|deepen|bench|recalibrate-bench" >&2; exit 2 ;;
+h100)
+  unxz docs/results/h100_2026-11-23_issue12_rerun/h100_tune.db.xz "$DB"
+  tune_2p30
+  calibrate_cases calibrate 2^10..2^30:2
+  benches
+  tar -C "$W" -cJf "$OUT/h100.tar.xz" . ;;
+*) echo "usage: $0 prepare|deepen|bench|recalibrate-bench|h100" >&2; exit 2 ;;
 esac
 cat "$W/job.log"
