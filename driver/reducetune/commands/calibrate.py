@@ -13,7 +13,8 @@ from typing import Any
 from reducetune import errors
 from reducetune._sizes import parse_sizes
 from reducetune.commands._args import (INT_MAX, add_allow_flagged, add_db, add_nondeterministic,
-                                       add_workload, db_path, integer, workload_pairs)
+                                       add_workload, db_path, integer, sizes_text,
+                                       workload_pairs)
 from reducetune.commands._console import console
 
 
@@ -24,8 +25,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                                          "calls them (one lone call, launches included, hot "
                                          "data) and record it for the Reducer and export json")
     add_workload(p, sizes=False, lists=True)
-    p.add_argument("--sizes", nargs="+", default=None,
-                   help="sizes to calibrate (default: every size measured on this GPU's model)")
+    p.add_argument("--sizes", nargs="+", default=None, type=sizes_text,
+                   help="sizes to calibrate, as tune takes them (default: every size measured "
+                        "on this GPU's model)")
     p.add_argument("--device", type=integer(0, INT_MAX), default=0, help="GPU ordinal (default 0)")
     p.add_argument("--candidates", type=integer(1, 64), default=DEFAULT_CANDIDATES, metavar="K",
                    help=f"the fastest K points per size (default {DEFAULT_CANDIDATES})")
