@@ -13,7 +13,8 @@
 # recalibrate-bench: every size calibrated again first, on the GPU that runs the benchmarks.
 # h100 (on the H100 machine, one call, carry .deps and .whl): from the H100 database of
 #   docs/results/h100_2026-11-23_issue12_rerun/, float32 sum at 2^30 around the H200's 96.3 %
-#   point, every case calibrated, then bench and the runtime benchmark.
+#   point, every case calibrated, then bench and the runtime benchmark; h100-deeper: that
+#   database tuned deeper where the protocol trailed CUB, calibrated, the runtime benchmark.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 W=/tmp/h200cal
@@ -106,6 +107,22 @@ h100)
   calibrate_cases calibrate 2^10..2^30:2
   benches
   tar -C "$W" -cJf "$OUT/h100.tar.xz" . ;;
-*) echo "usage: $0 prepare|deepen|bench|recalibrate-bench|h100" >&2; exit 2 ;;
+h100-deeper)
+  # the H100 database of docs/results/h100_2026-11-24_calibrate/ tuned deeper where the
+  # runtime benchmark's protocol column trailed CUB (2^12-2^24 of its cases; float32 min at
+  # 2^28 had one point), calibrated again, the runtime benchmark again
+  unxz docs/results/h100_2026-11-24_calibrate/h100_calibrated.db.xz "$DB"
+  timeout 120 reducetune tune --db "$DB" --dtype float32 --op sum,min,max --sizes 2^12..2^24:2 \
+    --time-limit 95s --json --quiet > "$W/tune_f32.json" 2> "$W/tune_f32.log"; log "tune f32 rc=$?"
+  timeout 45 reducetune tune --db "$DB" --dtype int32 --op sum --sizes 2^16..2^24:2 \
+    --time-limit 25s --json --quiet > "$W/tune_i32.json" 2> "$W/tune_i32.log"; log "tune i32 rc=$?"
+  timeout 45 reducetune tune --db "$DB" --dtype float32 --op min --sizes 2^28 \
+    --time-limit 25s --json --quiet > "$W/tune_min_2p28.json" 2> "$W/tune_min_2p28.log"
+  log "tune min 2^28 rc=$?"
+  calibrate_cases calibrate 2^10..2^30:2
+  timeout 200 python3 -m reducetune.benchmarks.runtime --db "$DB" --samples 100 \
+    --out "$RUNTIME" > "$W/runtime.log" 2>&1; log "runtime rc=$?"
+  tar -C "$W" -cJf "$OUT/h100.tar.xz" . ;;
+*) echo "usage: $0 prepare|deepen|bench|recalibrate-bench|h100|h100-deeper" >&2; exit 2 ;;
 esac
 cat "$W/job.log"
