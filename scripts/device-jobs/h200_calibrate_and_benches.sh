@@ -113,11 +113,11 @@ h100-deeper)
   # 2^28 had one point), calibrated again, the runtime benchmark again
   unxz docs/results/h100_2026-11-24_calibrate/h100_calibrated.db.xz "$DB"
   timeout 120 reducetune tune --db "$DB" --dtype float32 --op sum,min,max --sizes 2^12..2^24:2 \
-    --time-limit 95s --json --quiet > "$W/tune_f32.json" 2> "$W/tune_f32.log"; log "tune f32 rc=$?"
+    --time-limit 80s --json --quiet > "$W/tune_f32.json" 2> "$W/tune_f32.log"; log "tune f32 rc=$?"
   timeout 45 reducetune tune --db "$DB" --dtype int32 --op sum --sizes 2^16..2^24:2 \
-    --time-limit 25s --json --quiet > "$W/tune_i32.json" 2> "$W/tune_i32.log"; log "tune i32 rc=$?"
+    --time-limit 20s --json --quiet > "$W/tune_i32.json" 2> "$W/tune_i32.log"; log "tune i32 rc=$?"
   timeout 45 reducetune tune --db "$DB" --dtype float32 --op min --sizes 2^28 \
-    --time-limit 25s --json --quiet > "$W/tune_min_2p28.json" 2> "$W/tune_min_2p28.log"
+    --time-limit 20s --json --quiet > "$W/tune_min_2p28.json" 2> "$W/tune_min_2p28.log"
   log "tune min 2^28 rc=$?"
   calibrate_cases calibrate 2^10..2^30:2
   timeout 200 python3 -m reducetune.benchmarks.runtime --db "$DB" --samples 100 \
