@@ -190,8 +190,8 @@ def test_each_optuna_study_best_is_its_sizes_rule(committed):
         if len(study.directions) != 1 or not study.best_trials:
             continue
         family, dtype, op, size = name.split("@")[0].split(".")[:4]
-        where = name.split("@", 1)[1]  # a device UUID (older studies) or a model key
-        first = model.get(where) or by_key[where]
+        where = name.split("@", 1)[1]  # a device UUID (older studies) or model:KEY
+        first = model.get(where) or by_key[where.removeprefix("model:")]
         studies.setdefault((first, dtype, op, int(size.removeprefix("n_"))), []).append(study)
     for key, group in studies.items():
         r = rules[key]
