@@ -27,10 +27,9 @@ def _device(ordinal: int) -> dict[str, Any]:
     try:
         return dict(_core.query_device(ordinal))
     except errors.DeviceError as e:
-        raise errors.DeviceError(
-            device_problem(str(e), ordinal).replace(
-                "tune from a recording with --replay DB", "calibrate needs the GPU itself")
-        ) from e
+        raise errors.DeviceError(device_problem(
+            str(e), ordinal, "calibrate needs the GPU itself: run it on a machine with an "
+            "NVIDIA GPU and its driver")) from e
 
 
 def _size_row(dtype: str, op: str, n: int, cands: list[dict[str, Any]],
@@ -50,7 +49,8 @@ def calibrate(db: str, pairs: Iterable[tuple[str, str]], sizes: list[int] | None
               allow_flagged: bool = False,
               progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Measures and records the lone-call time of each size's first `candidates` candidates
-    (and the fastest of each launch count they lack: measured_first) on GPU `ordinal`; returns one row per size (see _size_row). Sizes this device's model has no
+    (and the fastest of each launch count they lack: measured_first) on GPU `ordinal`;
+    returns one row per size (see _size_row). Sizes this device's model has no
     measurement at are skipped; a candidate this device cannot run (the Reducer falls back to
     its default preset) is left out of the record and of the row."""
     from reducetune import _core

@@ -12,19 +12,23 @@ _NO_GPU = ("driver version is insufficient", "no CUDA-capable device", "no usabl
            "stub library", "0 devices", "CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_NOT_INITIALIZED")
 
 
-def device_problem(message: str, ordinal: int | None = None) -> str:
+# What to do instead when there is no usable GPU: tuning can replay a recording.
+REPLAY_REMEDY = ("tune from a recording with --replay DB (in the repository: "
+                 "tests/data/recorded/h200_float32_sum_grid.db.xz), or run on a machine with "
+                 "an NVIDIA GPU and its driver")
+
+
+def device_problem(message: str, ordinal: int | None = None,
+                   remedy: str = REPLAY_REMEDY) -> str:
     """A device error's message as the user should read it: for a machine without an NVIDIA
-    driver or GPU, that, and what to do next; otherwise the message, with the ordinal.
-    Every place that first touches a device (GpuEvaluator, ``reducetune devices``) says
-    it this way."""
+    driver or GPU, that, and what to do next (`remedy`: by default, replay a recording);
+    otherwise the message, with the ordinal. Every place that first touches a device
+    (GpuEvaluator, ``reducetune devices``, ``reducetune calibrate``) says it this way."""
     if any(marker in message for marker in _NO_GPU):
         cuda = message.removeprefix("no usable CUDA device: ")
         if "insufficient" in cuda:  # also said for a GPU whose driver is older than CUDA
             cuda += "; if it has a GPU, its driver is older than this CUDA runtime"
-        return (f"no NVIDIA driver / GPU found on this machine (CUDA: {cuda}): tune from a "
-                "recording with --replay DB (in the repository: "
-                "tests/data/recorded/h200_float32_sum_grid.db.xz), or run on a machine with "
-                "an NVIDIA GPU and its driver")
+        return f"no NVIDIA driver / GPU found on this machine (CUDA: {cuda}): {remedy}"
     where = "" if ordinal is None else f" at --device {ordinal}"
-    return (f"no usable GPU{where}: {message} (use --replay DB to tune from a recorded "
-            "database)")
+    hint = "use --replay DB to tune from a recorded database" if remedy == REPLAY_REMEDY else remedy
+    return f"no usable GPU{where}: {message} ({hint})"

@@ -14,11 +14,11 @@
 #include "reducetune/db/schema.hpp"
 #include "reducetune/db/store.hpp"
 #include "reducetune/errors.hpp"
+#include "reducetune/measure/statistics.hpp"
 #include "reducetune/runtime/reducer.hpp"
 #include "reducetune/verify/patterns.hpp"
 
 #include <cstdint>
-#include <algorithm>
 #include <functional>
 #include <future>
 #include <vector>
@@ -53,12 +53,6 @@ std::vector<double> time_calls(const call_on &call, int samples, cudaStream_t s)
   for (int i = 0; i < samples; ++i)
     out.push_back(one_call(call, s, start, stop));
   return out;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const auto h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 // The median lone-call time of each reducer on n elements (the tuner's workload data: the
@@ -99,8 +93,8 @@ std::vector<double> medians_in_rounds(const std::vector<rt::reducer *> &rs, rt::
       t[k].push_back(one_call(calls[k], nullptr, start, stop));
     }
   std::vector<double> medians;
-  for (auto &v : t)
-    medians.push_back(median_of(std::move(v)));
+  for (const auto &v : t)
+    medians.push_back(rt::summarize(v).median);
   return medians;
 }
 
@@ -125,7 +119,7 @@ void bind_calibration(nb::module_ &m) {
   m.def("time_in_rounds", [](const std::vector<rt::reducer *> &rs, const std::string &type,
                              std::uint64_t n, int samples, int device) {
     nb::gil_scoped_release unlocked;
-    RT_CUDA_CALL(cudaSetDevice(device));
+    make_current(device);
     return medians_in_rounds(rs, rt::dtype_from_string(type), n, samples);
   }, nb::arg("reducers"), nb::arg("dtype"), nb::arg("n"), nb::arg("samples"),
         nb::arg("device") = 0);

@@ -38,17 +38,6 @@ rt::reducer make_reducer(const std::string &type, const std::string &op,
   return rt::reducer::untuned(t, p, std::move(o));
 }
 
-void make_current(int device) {
-  int current = -1;
-  if (device < 0 || (cudaGetDevice(&current) == cudaSuccess && current == device))
-    return;
-  if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw rt::device_error("cannot use CUDA device " + std::to_string(device) + ": " +
-                           cudaGetErrorString(e));
-  }
-}
-
 nb::dict choice_dict(const rt::reducer_choice &c) {
   nb::dict d;
   d["source"] = c.source;

@@ -4,6 +4,8 @@
 #include "reducetune/space/element.hpp"
 #include "reducetune/verify/patterns.hpp"
 
+#include <cuda_runtime_api.h>
+
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -144,6 +146,19 @@ nb::dict device_to_dict(const rt::device_info &d) {
   out["runtime_version"] = d.runtime_version;
   out["peak_bytes_per_s"] = d.peak_bytes_per_s();
   return out;
+}
+
+// The extension's CUDA runtime is its own (static): the device PyTorch or CuPy made current
+// is not current here until said. device < 0: leave the current one.
+void make_current(int device) {
+  int current = -1;
+  if (device < 0 || (cudaGetDevice(&current) == cudaSuccess && current == device))
+    return;
+  if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw rt::device_error("cannot use CUDA device " + std::to_string(device) + ": " +
+                           cudaGetErrorString(e));
+  }
 }
 
 } // namespace rtpy

@@ -46,6 +46,9 @@ params to_params(const rt::family &f, const rt::variant &v, const rt::launch_con
 params to_params(const rt::family &f, const rt::variant &v);
 
 rt::workload to_workload(const nb::dict &d);
+// Makes CUDA device `device` current in this extension (device < 0: leaves it); a device that
+// cannot be used throws device_error naming it.
+void make_current(int device);
 nb::dict device_to_dict(const rt::device_info &d);
 
 template <class T> T get_or(const nb::dict &d, const char *key, T fallback) {
