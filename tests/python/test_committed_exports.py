@@ -33,6 +33,15 @@ COMMITTED = sorted([*REPO.glob("tests/data/recorded/*.db.xz"), *REPO.glob("docs/
 
 
 def test_the_committed_databases_are_found():
+    """Every database file under the repository's source folders is one this file checks, but
+    the experiments' recordings (replayed to their reports by test_experiment_harris.py and
+    test_experiment_cascading.py): a database committed where COMMITTED's globs do not look
+    fails here instead of going unchecked."""
+    experiments = REPO / "tests" / "data" / "recorded" / "experiments"
+    on_disk = {p for folder in ("docs", "tests", "examples", "scripts")
+               for pattern in ("*.db.xz", "*.db") for p in (REPO / folder).rglob(pattern)
+               if p.parent != experiments}
+    assert on_disk == set(COMMITTED), sorted(str(p) for p in on_disk ^ set(COMMITTED))
     names = {p.name for p in COMMITTED}
     assert "h200_float32_sum_grid.db.xz" in names
     assert "h200_2026-11-22_tune_float32.db.xz" in names
