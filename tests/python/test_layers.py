@@ -28,15 +28,58 @@ def function_of(lines: int, name: str) -> str:
     return f"int {name}(int x) {{\n{body}  return x;\n}}\n"
 
 
-def test_the_tree_keeps_its_layers() -> None:
+def tracked(*patterns: str) -> list[str]:
+    """The repository's files under these paths, tracked or new but not ignored (git
+    ls-files, so that build folders are left out), relative paths."""
+    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard",
+                          "--", *patterns], cwd=REPO, capture_output=True, text=True,
+                         check=True).stdout
+    return sorted({f for f in out.split() if (REPO / f).is_file()})
+
+
+def copy_seeded(tmp: Path, files: list[str], suffix_line) -> Path:
+    """A copy of the given files of the tree, each with one line appended (or None: as is)."""
+    for rel in files:
+        text = (REPO / rel).read_text(errors="replace")
+        extra = suffix_line(rel)
+        write(tmp, rel, text if extra is None else text.rstrip("\n") + "\n" + extra + "\n")
+    return tmp
+
+
+def test_the_tree_keeps_its_layers(tmp_path: Path) -> None:
+    """The tree passes; and the same tree with an include of no layer appended to each of
+    its C++ files fails naming every one, so the check reads every file of the layered
+    folders (a folder it stopped looking at would pass unchecked)."""
     result = run("check-layers")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "errors -> templates -> space -> db -> jit -> cuda" in result.stdout
+    cpp = [f for f in tracked("tuner", "db", "driver/src")
+           if Path(f).suffix in {".cpp", ".hpp", ".cu", ".cuh", ".h", ".cc"}]
+    assert len(cpp) > 100
+    copy_seeded(tmp_path, cpp, lambda rel: '#include "reducetune/no_layer/seeded.hpp"')
+    seeded = run("check-layers", "--root", str(tmp_path))
+    assert seeded.returncode == 1
+    named = {line.split(":", 1)[0] for line in seeded.stdout.splitlines()
+             if "reducetune/no_layer/seeded.hpp" in line}
+    assert named == set(cpp), sorted(named ^ set(cpp))
 
 
-def test_the_tree_keeps_its_size_limits() -> None:
+def test_the_tree_keeps_its_size_limits(tmp_path: Path) -> None:
+    """The tree passes; and the same tree with every source file of tuner/, db/ and driver/
+    pushed past 400 lines fails naming every one, so the check reads every file it must."""
     result = run("check-sizes")
     assert result.returncode == 0, result.stdout + result.stderr
+    sources = [f for f in tracked("tuner", "db", "driver")
+               if Path(f).suffix in {".cpp", ".hpp", ".cu", ".cuh", ".py"}]
+    assert len(sources) > 150
+    comment = {".py": "#"}
+    copy_seeded(tmp_path, sources, lambda rel: "\n".join(
+        [comment.get(Path(rel).suffix, "//")] * 401))
+    seeded = run("check-sizes", "--root", str(tmp_path))
+    assert seeded.returncode == 1
+    named = {line.split(":", 1)[0] for line in seeded.stdout.splitlines()
+             if line.endswith("lines (at most 400)")}
+    assert named == set(sources), sorted(named ^ set(sources))
 
 
 def test_an_include_of_a_higher_layer_fails_and_names_the_file(tmp_path: Path) -> None:
