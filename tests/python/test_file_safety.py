@@ -99,11 +99,11 @@ def replay_folders(tmp: Path) -> list[Path]:
     return sorted(tmp.glob("reducetune-replay-*"))
 
 
-def tune_xz(tmp: Path, *extra: str) -> subprocess.Popen:
+def tune_xz(tmp: Path, *extra: str, launcher: list[str] | None = None) -> subprocess.Popen:
     meta = json.loads((RECORDED_DIR / (XZ[0].name[:-len(".db.xz")] + ".json")).read_text())
     restrict = [a for k, v in meta["restrict"].items()
                 for a in ("--restrict", f"{k}={','.join(v)}")]
-    args = [sys.executable, "-m", "reducetune", "tune", "--replay", str(XZ[0]),
+    args = [*(launcher or [sys.executable, "-m", "reducetune"]), "tune", "--replay", str(XZ[0]),
             "--db", str(tmp / "results.db"), "--dtype", "float32", "--op", "sum", "--quiet",
             "--strategy", "grid", "--sizes", *[str(n) for n in meta["sizes"]], *restrict, *extra]
     env = dict(os.environ, TMPDIR=str(tmp))
@@ -113,18 +113,32 @@ def tune_xz(tmp: Path, *extra: str) -> subprocess.Popen:
 
 @needs_xz
 def test_sigterm_during_an_xz_replay_leaves_no_temporary_folder(tmp_path):
-    proc = tune_xz(tmp_path)
-    deadline = time.monotonic() + 60
-    while not any(f.is_dir() and any(f.iterdir()) for f in replay_folders(tmp_path)):
-        assert proc.poll() is None, f"finished before it could be signalled: {proc.stderr.read()}"
-        assert time.monotonic() < deadline, "no reducetune-replay-* folder appeared"
+    """SIGTERM lands inside the tuning, deterministically: the child (the command line with a
+    hook) holds its first replayed evaluation until the signal comes, after touching a file
+    that tells the test the recording is decompressed and the tuning under way."""
+    ready = tmp_path / "evaluating"
+    hold = (
+        "import pathlib, runpy, signal, sys\n"
+        "import reducetune\n"
+        "ready = pathlib.Path(sys.argv.pop(1))\n"
+        "def evaluate(self, *args, **kwargs):\n"
+        "    ready.touch()\n"
+        "    while True:\n"
+        "        signal.pause()  # until SIGTERM, whose handler raises SystemExit\n"
+        "reducetune.ReplayEvaluator.evaluate = evaluate\n"
+        "sys.argv[0] = 'reducetune'\n"
+        "runpy.run_module('reducetune', run_name='__main__', alter_sys=True)\n")
+    proc = tune_xz(tmp_path, launcher=[sys.executable, "-c", hold, str(ready)])
+    deadline = time.monotonic() + 120
+    while not ready.exists():
+        assert proc.poll() is None, f"ended before its first evaluation: {proc.stderr.read()}"
+        assert time.monotonic() < deadline, "the tuning never asked for a point"
         time.sleep(0.02)
-    time.sleep(0.3)  # into the tuning itself
-    if proc.poll() is not None:
-        pytest.skip("the replay finished before SIGTERM could be sent")
+    folders = replay_folders(tmp_path)
+    assert len(folders) == 1 and any(folders[0].iterdir()), folders
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
-    assert proc.returncode != 0
+    assert proc.returncode == 128 + signal.SIGTERM, proc.stderr.read()
     assert replay_folders(tmp_path) == []
 
 
