@@ -6,6 +6,7 @@
 
 #include "reducetune/errors.hpp"
 #include "reducetune/templates/template_library.hpp"
+#include "reducetune/space/reduction_plan.hpp"
 #include "reducetune/space/space.hpp"
 
 namespace reducetune::db {
@@ -122,22 +123,9 @@ std::uint64_t grid_at(const launch_rule &r, std::uint64_t n) noexcept {
 }
 
 unsigned launches_at(const launch_rule &r, std::uint64_t n) {
-  const std::uint64_t grid = grid_at(r, n);
-  if (r.protocol == "two_pass")
-    return grid == 1 ? 1 : 2;
-  if (r.protocol == "atomic")
-    return 2;
-  if (r.protocol == "ticket" || r.protocol == "host")
-    return 1;
-  if (r.protocol != "multipass")
-    throw invalid_configuration("unknown protocol '" + r.protocol + "'");
-  unsigned passes = 1;
-  for (std::uint64_t m = n, g = grid; g > 1; m = g, g = grid_at(r, m)) {
-    if (g >= m)
-      throw invalid_configuration("multipass grid does not shrink at n = " + std::to_string(m));
-    ++passes;
-  }
-  return passes;
+  // The planner's count (space/reduction_plan.hpp), as the runner and the runtime launch.
+  const auto grid = [&r](std::uint64_t m) { return grid_at(r, m); };
+  return plan_reduction_steps(protocol_from_string(r.protocol), grid, n, 0).launches();
 }
 
 } // namespace reducetune::db

@@ -40,9 +40,9 @@ struct launch_rule {
 };
 
 // Kernel launches one reduction of n elements makes under rule r (what the host enqueues;
-// nested launches' children are the device's): two_pass 2, or 1 when one block covers n;
-// atomic 2 (its init kernel and the pass); ticket 1; host 1 (its copy and CPU combine are no
-// launches); multipass one per pass until one value is left. The one place this is decided: the runtime's choice and its ranking ask here.
+// nested launches' children are the device's): the space's planner's count
+// (space/reduction_plan.hpp), the one the runner and the runtime launch. Throws
+// invalid_configuration for an unknown protocol or a grid the planner refuses.
 [[nodiscard]] unsigned launches_at(const launch_rule &r, std::uint64_t n);
 // grid(n) of rule r (see launch_rule::items_per_block).
 [[nodiscard]] std::uint64_t grid_at(const launch_rule &r, std::uint64_t n) noexcept;

@@ -1,10 +1,12 @@
 // The launches of one reduction under its protocol (docs/architecture.md, "Launch
-// protocols"), decided once for the runner (measure/launch_sequence) and the runtime
-// (runtime/reducer_launch): which kernel runs on which grid, reading what and writing where,
-// and where the result lands. Launching them is kernel_launch.hpp's.
+// protocols") bound to kernels and device buffers, for the runner (measure/launch_sequence)
+// and the runtime (runtime/reducer_launch). Which steps there are, on which grids, and the
+// scratch they need is decided by the space's planner (space/reduction_plan.hpp) alone; this
+// file only maps each step's role and buffer slots to handles. Launching them is
+// kernel_launch.hpp's.
 #pragma once
 
-#include "reducetune/space/launch_plan.hpp"
+#include "reducetune/space/reduction_plan.hpp"
 
 #include <cuda.h>
 
@@ -34,17 +36,22 @@ struct reduction_step {
   void *partials;
 };
 
-// The steps of one reduction of n elements at `in`. `grid_of(n)` is the point's grid rule.
-// The result is in buffers.out afterwards, except for the host protocol, whose step is the
-// pass alone (its partials then go to the host: measure/host_finish.hpp). Throws
-// invalid_configuration for a grid outside 1 .. 2^31 - 1, a multipass grid that does not
-// shrink, or a kernel the protocol needs and `kernels` lacks.
-[[nodiscard]] std::vector<reduction_step>
-plan_reduction(protocol proto, const reduction_kernels &kernels,
-               const std::function<std::uint64_t(std::uint64_t)> &grid_of, unsigned block,
-               unsigned shared, const void *in, std::uint64_t n, const reduction_buffers &buffers);
+// The planner's steps bound: each role to its kernel, each buffer slot to `in` or `buffers`;
+// `block` threads and `shared` dynamic bytes for every step but the one-thread init. The
+// result is in buffers.out afterwards, except for the host protocol, whose step is the pass
+// alone (its partials then go to the host: measure/host_finish.hpp). Throws
+// invalid_configuration for a kernel a step needs and `kernels` lacks.
+[[nodiscard]] std::vector<reduction_step> bind_reduction(const reduction_plan &plan,
+                                                         const reduction_kernels &kernels,
+                                                         unsigned block, unsigned shared,
+                                                         const void *in,
+                                                         const reduction_buffers &buffers);
 
-// A grid rule's answer at n as a launchable grid (1 .. 2^31 - 1), or invalid_configuration.
-[[nodiscard]] unsigned checked_grid(std::uint64_t blocks, std::uint64_t n);
+// plan_reduction_steps (space/reduction_plan.hpp) then bind_reduction; the planner's refusals
+// (a grid outside 1 .. 2^31 - 1, a multipass grid that does not shrink) pass through.
+[[nodiscard]] std::vector<reduction_step>
+plan_reduction(protocol proto, const reduction_kernels &kernels, const grid_rule &grid_of,
+               unsigned block, unsigned shared, const void *in, std::uint64_t n,
+               const reduction_buffers &buffers);
 
 } // namespace reducetune

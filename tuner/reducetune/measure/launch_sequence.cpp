@@ -3,19 +3,12 @@
 #include "reducetune/cuda/kernel_launch.hpp"
 #include "reducetune/errors.hpp"
 
-#include <limits>
-
 namespace reducetune {
 namespace {
 
 CUfunction kernel(const loaded_module &module, const launch_plan &plan, const char *role) {
   const auto it = plan.kernels.find(role);
   return it == plan.kernels.end() ? nullptr : module.function(it->second);
-}
-
-std::uint64_t grid_at(const launch_plan &plan, std::uint64_t n) {
-  if (!plan.grid_for) throw invalid_configuration("the launch plan has no grid expression");
-  return plan.grid_for(n);
 }
 
 } // namespace
@@ -25,20 +18,25 @@ launch_sequence::launch_sequence(const loaded_module &module, const launch_plan 
     : m_elem(size_of(type)), m_source(in), m_in(in), m_n(n), m_in_place(plan.in_place) {
   if (plan.block_size == 0) throw invalid_configuration("the launch plan has block size 0");
   if (n == 0) throw invalid_configuration("a reduction needs n >= 1 elements");
-  const unsigned grid = checked_grid(grid_at(plan, n), n);
+  // The steps and every scratch size are the planner's (space/reduction_plan.hpp), as the
+  // runtime's and the exports' launch counts are.
+  const reduction_plan steps =
+      plan_reduction_steps(plan.proto, plan.grid_for, n, m_elem, plan.in_place);
+  const reduction_scratch &scratch = steps.scratch;
   if (m_in_place) {
-    m_scratch_input = device_buffer(n * m_elem);
+    m_scratch_input = device_buffer(scratch.input_copy);
     m_in = m_scratch_input.data();
   }
-  m_out = device_buffer(m_elem);
-  m_partials = device_buffer(std::uint64_t{grid} * m_elem);
-  m_ticket = device_buffer(sizeof(unsigned));
+  m_out = device_buffer(scratch.out);
+  m_partials = device_buffer(scratch.partials);
+  m_ticket = device_buffer(scratch.ticket);
   m_ticket.zero();
+  const auto grid = static_cast<unsigned>(steps.first_grid);
   if (plan.proto == protocol::host)
     m_host = std::make_unique<host_finish>(type, plan.op, grid);
-  if (plan.proto == protocol::multipass) {
-    m_ping = device_buffer(std::uint64_t{grid} * m_elem);
-    m_pong = device_buffer(std::uint64_t{grid} * m_elem);
+  if (scratch.ping != 0) {
+    m_ping = device_buffer(scratch.ping);
+    m_pong = device_buffer(scratch.pong);
   }
   plan_steps(module, plan);
   if (plan.device_launches)
@@ -48,13 +46,15 @@ launch_sequence::launch_sequence(const loaded_module &module, const launch_plan 
 }
 
 void launch_sequence::plan_steps(const loaded_module &module, const launch_plan &plan) {
+  // The planner again (the header's signature takes no plan): pure and cheap, same answer.
+  const reduction_plan steps =
+      plan_reduction_steps(plan.proto, plan.grid_for, m_n, m_elem, plan.in_place);
   const reduction_kernels k{kernel(module, plan, "pass"), kernel(module, plan, "final"),
                             kernel(module, plan, "init")};
-  m_steps = plan_reduction(plan.proto, k, [&](std::uint64_t n) { return grid_at(plan, n); },
-                           plan.block_size, plan.dynamic_shared_bytes, m_in, m_n,
+  m_steps = bind_reduction(steps, k, plan.block_size, plan.dynamic_shared_bytes, m_in,
                            {m_out.data(), m_partials.data(), m_ping.data(), m_pong.data()});
   m_result = plan.proto == protocol::host ? m_host->result() : m_out.data();
-  m_launches = static_cast<unsigned>(m_steps.size());
+  m_launches = steps.launches();
 }
 
 void launch_sequence::enqueue(cudaStream_t s) {
