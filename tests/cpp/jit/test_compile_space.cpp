@@ -10,7 +10,10 @@
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/space/space.hpp"
 
+#include <cstdint>
+#include <cstring>
 #include <set>
+#include <string_view>
 
 using namespace reducetune;
 
@@ -146,9 +149,57 @@ TEST_CASE("The nested family compiles as relocatable code and links with the dev
           program->options.end());
 }
 
+namespace {
+
+// The bytes of one section of a 64-bit little-endian ELF image (every cubin NVRTC writes), by
+// name; empty when the image has no such section.
+std::string_view elf_section(const std::string &elf, const std::string &name) {
+  const auto read = [&elf](std::uint64_t at, auto value) {
+    REQUIRE(at + sizeof(value) <= elf.size());
+    std::memcpy(&value, elf.data() + at, sizeof(value));
+    return value;
+  };
+  const auto shoff = read(0x28, std::uint64_t{});
+  const auto entsize = read(0x3a, std::uint16_t{});
+  const auto count = read(0x3c, std::uint16_t{});
+  const auto header = [&](unsigned i) { return shoff + std::uint64_t{i} * entsize; };
+  const auto names = read(header(read(0x3e, std::uint16_t{})) + 0x18, std::uint64_t{});
+  for (unsigned i = 0; i < count; ++i) {
+    const auto at = names + read(header(i), std::uint32_t{});
+    if (at < elf.size() && name == elf.c_str() + at) {
+      const auto offset = read(header(i) + 0x18, std::uint64_t{});
+      const auto size = read(header(i) + 0x20, std::uint64_t{});
+      REQUIRE(offset + size <= elf.size());
+      return std::string_view(elf).substr(offset, size);
+    }
+  }
+  return {};
+}
+
+} // namespace
+
 TEST_CASE("The faulting test family compiles (it fails only when it runs)", "[jit]") {
   const template_library lib = with_test_families();
+  REQUIRE(family::load(lib, "faulting").expected == "launch_error"); // what GPU tests expect
   compiler c(lib);
-  const auto program = c.compile(preset_request(lib, "faulting", 90));
-  REQUIRE_FALSE(program->cubin.empty());
+  const compile_request request = preset_request(lib, "faulting", 90);
+  const auto program = c.compile(request);
+  REQUIRE(request.name_expressions.size() == 1);
+  const std::string &kernel = program->mangled(request.name_expressions.front());
+  REQUIRE(kernel.find("faulting") != std::string::npos);
+
+  // It faults only if the wild store reached the machine code: a compiler that dropped it
+  // (or a template edited into a harmless body) would still compile. Hopper SASS is 16-byte
+  // instructions whose low 12 bits are the opcode; 0x986 is STG (a global store), as a
+  // plain `out[i] = x` kernel shows under ptxas of CUDA 12 and 13. The body stores once.
+  const std::string_view code = elf_section(program->cubin, ".text." + kernel);
+  REQUIRE(code.size() % 16 == 0);
+  REQUIRE_FALSE(code.empty());
+  std::size_t global_stores = 0;
+  for (std::size_t at = 0; at < code.size(); at += 16) {
+    std::uint64_t low = 0;
+    std::memcpy(&low, code.data() + at, sizeof(low));
+    global_stores += (low & 0xfff) == 0x986 ? 1 : 0;
+  }
+  REQUIRE(global_stores == 1);
 }
