@@ -88,12 +88,31 @@ def two_dbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def test_the_grid_the_sweep_assumes_is_the_tunable_familys():
-    """The grid expression the report describes (the sweep asks the C++ space through
-    Point.grid): if the declaration changes, this fails until the report's text agrees."""
-    decl = json.loads((REPO / "kernel_templates" / "tunable" / "family.json").read_text())
-    assert re.sub(r"\s+", " ", decl["grid"]) == (
-        "grid_cap == 0 ? ceil_div(n, block_size * elements_per_thread) : "
-        "min(ceil_div(n, block_size * elements_per_thread), grid_cap * sm_count)")
+    """The report's x axis is n ÷ (grid × block) with each point's grid from the C++ space
+    (Point.grid: the family's "grid" on the Space's device), and its text says what that grid
+    is: ceil(n ÷ (block × elements per thread)) uncapped, at most grid_cap × SMs capped, for
+    the tunable family's points and the cascade family's wide ones alike. Asked of the
+    binding on two devices and two sizes, so a grid rule that changes fails here until the
+    report's text (and this test) agree."""
+    from reducetune._space import limits_for_arch
+    from reducetune.experiments.cascading import sweep_points
+
+    capped = 0
+    for sm_count in (132, 78):
+        limits = limits_for_arch("sm_90")
+        limits.sm_count = sm_count
+        for n in (1 << 20, (1 << 28) + 3):
+            points = sweep_points("float32", n, [128, 1024], limits)
+            assert {p.family for p, _, _ in points} == {"tunable", "cascade"}
+            for p, grid, effective in points:
+                bs, ept, cap = (p.params[k] for k in ("block_size", "elements_per_thread",
+                                                      "grid_cap"))
+                uncapped = -(-n // (bs * ept))
+                assert grid == p.grid(n), p
+                assert grid == (uncapped if cap == 0 else min(uncapped, cap * sm_count)), p
+                assert effective == n / (grid * bs)
+                capped += cap > 0 and grid == cap * sm_count < uncapped
+    assert capped  # a cap that binds was asked too
 
 
 def test_sweep_reaches_thousands_of_elements_per_thread_through_the_grid_cap():
