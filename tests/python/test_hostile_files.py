@@ -264,8 +264,28 @@ def run_cli(capsys, argv: list[object]) -> tuple[int, str, str]:
     return code, out, err
 
 
+def normalised(text: str, c: Ctx, x: Path) -> str:
+    """A command's output with the case's own paths named alike, so that two cases' outputs
+    compare by what they say of the file (white space collapsed: a table centres and wraps
+    its title by its length)."""
+    for path, name in ((x, "<X>"), (c.scratch, "<scratch>"), (c.target.parent, "<case>")):
+        text = text.replace(str(path), name)
+    return " ".join(text.split())
+
+
+def answers(capsys, c: Ctx, x: Path, argv: list[object]) -> tuple[int, str, dict[str, str]]:
+    """(exit status, output, the report's text files) of a command, normalised."""
+    code, out, _ = run_cli(capsys, argv)
+    files = {str(f.relative_to(c.scratch)): normalised(f.read_text(), c, x)
+             for f in sorted(c.scratch.rglob("*.md"))}
+    return code, normalised(out, c, x), files
+
+
 @pytest.mark.parametrize("slot,kind", cases())
 def test_hostile_file(slot, kind, tmp_path, synthetic_db, export_text, capsys, monkeypatch):
+    """Refused: one line, nothing touched. Accepted: nothing but X touched, and the answer is
+    the one a plain file gives (what a reader prints and reports, what a writer puts in X),
+    so a file read wrongly (another file, half of it, nothing) fails, not only a crash."""
     monkeypatch.chdir(tmp_path)  # a path cut short at '?' or '#' would land here
     c = Ctx(tmp_path, synthetic_db, export_text)
     role, argv_of = SLOTS[slot]
@@ -274,6 +294,9 @@ def test_hostile_file(slot, kind, tmp_path, synthetic_db, export_text, capsys, m
     try:
         code, out, err = run_cli(capsys, argv_of(c, x))
         after = snapshot(c)
+        if code == 0 and role == READ:  # read again for its report, before X is writable
+            reports = {str(f.relative_to(c.scratch)): normalised(f.read_text(), c, x)
+                       for f in sorted(c.scratch.rglob("*.md"))}
     finally:
         for p in readonly:
             p.chmod(0o755)
@@ -298,14 +321,30 @@ def test_hostile_file(slot, kind, tmp_path, synthetic_db, export_text, capsys, m
         assert x.exists(), f"{slot} did not write {x!r}"
         if str(x) in before:
             assert after[str(x)][1] == before[str(x)][1], "the mode of X changed"
+    plain = tmp_path / "plain"  # the same command on the good file under a plain name
+    plain.mkdir()
+    ref = Ctx(plain, synthetic_db, export_text)
+    if role == READ:  # the same answers as from a plain, writable copy of the same file
+        want_answers = answers(capsys, ref, ref.good_db, argv_of(ref, ref.good_db))
+        assert (0, normalised(out, c, x), reports) == want_answers
+    if role == WRITE_FILE:  # the export itself, as from the plain file
+        assert x.read_bytes() == export_text["header" if "header" in slot else "json"]
+    if role == WRITE_FOLDER:
+        assert (x / "report.md").read_text().strip()
     if role == WRITE_DB:  # the results and (tune) Optuna's studies went into X itself
         from reducetune import _core
 
         assert _core.check_file(str(x))["integrity"] == "ok"
+        best = ["best", "--db", x, *WORKLOAD, "--n", "2^10"]
+        code, best_out, err = run_cli(capsys, best)
+        assert code == 0 and best_out.startswith("tunable.float32.sum."), err
         if slot.startswith("tune"):
             con = sqlite3.connect(x)
             assert con.execute("SELECT count(*) FROM studies").fetchone()[0] == 1
             con.close()
+        else:  # db merge: X answers as the file merged into it
+            assert best_out == run_cli(capsys, ["best", "--db", ref.good_db, *WORKLOAD,
+                                                "--n", "2^10"])[1]
 
 
 def test_a_real_process_leaves_nothing_beside_an_awkward_name(tmp_path, synthetic_db):
