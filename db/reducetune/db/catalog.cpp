@@ -46,12 +46,11 @@ void catalog::load_devices(const database &db) {
     const std::int64_t model = s.column_int(11);
     if (model == d.id) { // the first of its model (ids ascend: it comes before the others)
       m_index_of_id[d.id] = m_devices.size();
-      m_by_name.emplace(d.name, m_devices.size()); // keeps the first of a name
-      m_devices.push_back(catalog_device{d, {}});
+      m_devices.push_back(catalog_device{d, {}, {}});
     }
     const std::size_t index = m_index_of_id.at(model);
     m_index_of_id[d.id] = index;
-    m_by_uuid.emplace(d.uuid, index);
+    m_devices[index].uuids.push_back(d.uuid);
   }
 }
 
@@ -124,28 +123,56 @@ catalog catalog::load(const database &db, point_selection only) {
   return c;
 }
 
-const catalog_device *catalog::device_of(std::string_view device) const noexcept {
-  auto it = m_by_uuid.find(device);
-  if (it == m_by_uuid.end()) {
-    it = m_by_name.find(device);
-    if (it == m_by_name.end())
-      return nullptr;
+bool device_matches(device_key k, const catalog_device &d, const device_query &q) noexcept {
+  switch (k) {
+  case device_key::uuid:
+    for (const auto &u : d.uuids)
+      if (!q.uuid.empty() && u == q.uuid)
+        return true;
+    return false;
+  case device_key::name:
+    return !q.name.empty() && d.device.name == q.name;
+  case device_key::compute_capability:
+    return q.compute_capability > 0 && d.device.compute_capability() == q.compute_capability;
   }
-  return &m_devices[it->second];
+  return false;
+}
+
+const catalog_device *catalog::device_of(std::string_view device) const noexcept {
+  const device_query q{device, device, 0};
+  for (const device_key k : device_match_order)
+    for (const auto &d : m_devices)
+      if (device_matches(k, d, q))
+        return &d;
+  return nullptr;
+}
+
+const catalog_table *catalog::table_for(const device_query &q, std::string_view dtype,
+                                        std::string_view op) const noexcept {
+  // export_header's select() is generated from the same loop (device_match_order).
+  for (const device_key k : device_match_order)
+    for (const auto &d : m_devices) {
+      if (!device_matches(k, d, q))
+        continue;
+      for (const auto &table : d.tables)
+        if (table.dtype == dtype && table.op == op)
+          return &table;
+    }
+  return nullptr;
+}
+
+const catalog_entry *catalog::find(const device_query &q, std::string_view dtype,
+                                   std::string_view op, std::uint64_t n) const noexcept {
+  const catalog_table *table = table_for(q, dtype, op);
+  if (table == nullptr)
+    return nullptr;
+  const auto i = nearest_bucket(table->sizes, n);
+  return i ? &table->entries[*i] : nullptr;
 }
 
 const catalog_entry *catalog::find(std::string_view device, std::string_view dtype,
                                    std::string_view op, std::uint64_t n) const noexcept {
-  const catalog_device *d = device_of(device);
-  if (d == nullptr)
-    return nullptr;
-  for (const auto &table : d->tables) {
-    if (table.dtype != dtype || table.op != op)
-      continue;
-    const auto i = nearest_bucket(table.sizes, n);
-    return i ? &table.entries[*i] : nullptr;
-  }
-  return nullptr;
+  return find(device_query{device, device, 0}, dtype, op, n);
 }
 
 std::optional<best_choice> catalog::best(std::string_view device, std::string_view dtype,

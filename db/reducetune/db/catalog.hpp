@@ -5,6 +5,7 @@
 // search, with no SQLite call (well under a microsecond; see tuner/tools/bench_catalog.cpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -42,9 +43,37 @@ struct catalog_table {
 };
 
 struct catalog_device {
-  device_record device;
+  device_record device; // the first registered device of the model stands for it
+  std::vector<std::string> uuids; // every device of the model, in registration order
   std::vector<catalog_table> tables;
 };
+
+// How a device finds its answers: the one device-matching rule, followed by the Catalog (find,
+// best) and by the exported header's select(), which export_header generates from this table
+// (db/README.md, "Matching a device"). For a type and operator, the tables that hold them are
+// tried in this order of keys, each key over the models in registration order, and the first
+// model that matches answers:
+//   1. uuid: the UUID of any device of the model (the device that was tuned, or its twin);
+//   2. name: the exact device name (the first model registered with it, when models share a
+//      name: another SM count or memory clock);
+//   3. compute_capability: the first model of that major * 10 + minor (a GPU never tuned,
+//      answered by a relative of its architecture rather than by nothing).
+// An empty UUID or name and a compute capability of 0 match nothing. A model matched by a key
+// but lacking the type and operator does not stop the search: the next model or key answers.
+enum class device_key { uuid, name, compute_capability };
+inline constexpr std::array<device_key, 3> device_match_order = {
+    device_key::uuid, device_key::name, device_key::compute_capability};
+
+// What an application knows of its device; any part may be empty (0 for the capability).
+struct device_query {
+  std::string_view uuid;
+  std::string_view name;
+  int compute_capability = 0;
+};
+
+// Whether key k of query q matches model d (the rule above, for one key).
+[[nodiscard]] bool device_matches(device_key k, const catalog_device &d,
+                                  const device_query &q) noexcept;
 
 class catalog {
 public:
@@ -54,18 +83,24 @@ public:
   // Loads from an open connection (a store's, for instance).
   [[nodiscard]] static catalog load(const database &db, point_selection only = {});
 
-  // device is a UUID or a device name (a name shared by several models takes the one
-  // registered first). Devices of one model (same name, SM count, memory clock) answer
-  // together: their measurements are one table, as store::best reads them. The size rule is nearest_bucket: nearest measured size on a log2
-  // scale, ties to the larger. Returns nothing when this device, type and operator have no
-  // status-ok measurement.
+  // The table of the device `q` describes, by device_match_order (above), and in it the entry
+  // for n. Devices of one model (same name, SM count, memory clock) answer together: their
+  // measurements are one table, as store::best reads them. The size rule is nearest_bucket:
+  // nearest measured size on a log2 scale, ties to the larger. Returns nothing when no device
+  // matches with a status-ok measurement of this type and operator.
+  [[nodiscard]] const catalog_entry *find(const device_query &q, std::string_view dtype,
+                                          std::string_view op, std::uint64_t n) const noexcept;
+  [[nodiscard]] const catalog_table *table_for(const device_query &q, std::string_view dtype,
+                                               std::string_view op) const noexcept;
+  // device is a UUID or a device name: find({device, device, 0}, ...).
   [[nodiscard]] const catalog_entry *find(std::string_view device, std::string_view dtype,
                                           std::string_view op, std::uint64_t n) const noexcept;
   [[nodiscard]] std::optional<best_choice> best(std::string_view device, std::string_view dtype,
                                                 std::string_view op, std::uint64_t n) const;
 
   [[nodiscard]] const std::vector<catalog_device> &devices() const noexcept { return m_devices; }
-  // By UUID or name as find() takes it; nullptr when the file has no such device.
+  // By UUID, else by name, in device_match_order, whatever tables the model holds; nullptr
+  // when the file has no such device.
   [[nodiscard]] const catalog_device *device_of(std::string_view device) const noexcept;
 
 private:
@@ -73,8 +108,6 @@ private:
 
   std::vector<catalog_device> m_devices; // one per model (records.hpp, same_model_sql)
   std::map<std::int64_t, std::size_t> m_index_of_id; // every device id -> its model's entry
-  std::map<std::string, std::size_t, std::less<>> m_by_uuid;
-  std::map<std::string, std::size_t, std::less<>> m_by_name;
 };
 
 } // namespace reducetune::db

@@ -20,10 +20,12 @@ namespace reducetune::db {
 
 // The header (C++17; it says so with #error below) defines, in namespace ns, parameter,
 // kernel, choice, rule and table (their fields are documented in the header itself) and
-//   constexpr const choice *select(const char *device_name, int compute_capability,
-//                                  const char *dtype, const char *op, unsigned long long n);
-// select() takes the table of that exact device name, else the first table of that compute
-// capability (major * 10 + minor), then the last rule with min_n <= n; nullptr when none.
+//   constexpr const choice *select(const char *uuid, const char *device_name,
+//                                  int compute_capability, const char *dtype, const char *op,
+//                                  unsigned long long n);
+// (and the same without uuid). select() follows the Catalog's device-matching rule, generated
+// from the same table (catalog.hpp, device_match_order: UUID, else exact name, else the first
+// of that compute capability), then the last rule with min_n <= n; nullptr when none.
 // The thresholds are those of nearest_bucket, so the header answers as the Catalog does.
 // Each choice carries everything needed to launch it (launch_rule.hpp), computed by the
 // search space from the families of lib; the JSON carries the same fields.

@@ -103,6 +103,8 @@ struct table {
   const char *op;
   const rule *rules;
   int rule_count;
+  const char *const *device_uuids; // every tuned device of this model
+  int device_uuid_count;
 };
 
 namespace detail {
@@ -115,6 +117,12 @@ constexpr bool same(const char *a, const char *b) {
   }
   return *a == *b;
 }
+constexpr bool has_uuid(const table &t, const char *uuid) {
+  for (int i = 0; i < t.device_uuid_count; ++i)
+    if (same(t.device_uuids[i], uuid))
+      return true;
+  return false;
+}
 constexpr const choice *pick(const table &t, unsigned long long n) {
   const choice *c = nullptr;
   for (int i = 0; i < t.rule_count; ++i)
@@ -124,22 +132,47 @@ constexpr const choice *pick(const table &t, unsigned long long n) {
 }
 )";
 
-constexpr std::string_view header_select = R"(
-// The table of this exact device name, else the first of this compute capability; then the
-// last rule whose min_n <= n. nullptr when nothing was measured for this type and operator.
+// select()'s test of one key of the device-matching rule (catalog.hpp, device_match_order), on
+// tables[i]; an empty UUID or name and a capability of 0 match nothing, as in the Catalog.
+std::string_view select_condition(device_key k) {
+  switch (k) {
+  case device_key::uuid:
+    return "uuid != nullptr && *uuid != 0 && detail::has_uuid(tables[i], uuid)";
+  case device_key::name:
+    return "device_name != nullptr && *device_name != 0 &&\n"
+           "        detail::same(tables[i].device_name, device_name)";
+  case device_key::compute_capability:
+    return "compute_capability > 0 && tables[i].compute_capability == compute_capability";
+  }
+  throw invalid_configuration("unknown device key");
+}
+
+// select() generated from device_match_order, the Catalog's own rule: one loop per key.
+std::string header_select() {
+  std::ostringstream h;
+  h << R"(
+// The table of this type and operator for the device, by reducetune's one device-matching rule
+// (db/README.md, "Matching a device"): a device of this UUID, else of this exact name, else the
+// first of this compute capability (major * 10 + minor); an empty UUID or name, or a capability
+// of 0, matches nothing. Then the last rule whose min_n <= n. nullptr when nothing matches.
+constexpr const choice *select(const char *uuid, const char *device_name, int compute_capability,
+                               const char *dtype, const char *op, unsigned long long n) {
+)";
+  for (const device_key k : device_match_order)
+    h << "  for (int i = 0; i < table_count; ++i)\n"
+      << "    if (detail::same(tables[i].dtype, dtype) && detail::same(tables[i].op, op) &&\n"
+      << "        " << select_condition(k) << ")\n"
+      << "      return detail::pick(tables[i], n);\n";
+  h << R"(  return nullptr;
+}
+// Without a UUID: the same rule from its next key.
 constexpr const choice *select(const char *device_name, int compute_capability,
                                const char *dtype, const char *op, unsigned long long n) {
-  for (int i = 0; i < table_count; ++i)
-    if (detail::same(tables[i].device_name, device_name) && detail::same(tables[i].dtype, dtype) &&
-        detail::same(tables[i].op, op))
-      return detail::pick(tables[i], n);
-  for (int i = 0; i < table_count; ++i)
-    if (tables[i].compute_capability == compute_capability && detail::same(tables[i].dtype, dtype) &&
-        detail::same(tables[i].op, op))
-      return detail::pick(tables[i], n);
-  return nullptr;
+  return select(nullptr, device_name, compute_capability, dtype, op, n);
 }
 )";
+  return h.str();
+}
 
 // An array of parameters from a JSON object {name: value} (strings unquoted); its size.
 std::size_t parameter_array(std::ostream &h, const std::string &name, const std::string &json) {
@@ -213,18 +246,24 @@ std::string export_header(const catalog &c, const template_library &lib, std::st
         rules += rule_of(h, lib, d.device, e, entry_index++, lowered);
       const auto rname = "r" + std::to_string(table_count);
       h << "inline constexpr rule " << rname << "[] = {\n" << rules << "};\n";
+      const auto uname = "u" + std::to_string(table_count);
+      h << "inline constexpr const char *" << uname << "[] = {";
+      for (std::size_t u = 0; u < d.uuids.size(); ++u)
+        h << (u ? ", " : "") << literal(d.uuids[u]);
+      h << (d.uuids.empty() ? "nullptr};\n" : "};\n");
       tables << "    {" << literal(d.device.name) << ", " << d.device.compute_capability() << ", "
              << literal(t.dtype) << ", " << literal(t.op) << ", detail::" << rname << ", "
-             << t.entries.size() << "},\n";
+             << t.entries.size() << ", detail::" << uname << ", " << d.uuids.size() << "},\n";
       ++table_count;
     }
   }
   h << "} // namespace detail\n\n";
   if (table_count == 0)
-    h << "inline constexpr table tables[1] = {{nullptr, 0, nullptr, nullptr, nullptr, 0}};\n";
+    h << "inline constexpr table tables[1] = {{nullptr, 0, nullptr, nullptr, nullptr, 0, nullptr, "
+         "0}};\n";
   else
     h << "inline constexpr table tables[] = {\n" << tables.str() << "};\n";
-  h << "inline constexpr int table_count = " << table_count << ";\n" << header_select;
+  h << "inline constexpr int table_count = " << table_count << ";\n" << header_select();
   h << "\n} // namespace " << ns << "\n";
   return h.str();
 }
