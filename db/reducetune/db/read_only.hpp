@@ -1,6 +1,7 @@
 // Connections that never write a results file, and the copy kept before a migration.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 
 #include "reducetune/db/sqlite.hpp"
@@ -17,7 +18,14 @@ namespace reducetune::db::detail {
 // A private in-memory copy of everything `db` holds (SQLite's backup API).
 [[nodiscard]] database copy_into_memory(const database &db);
 // Copies the file to NAME.schemaV.bak beside it (NAME.schemaV.2.bak, ... if taken) through the
-// backup API; returns the copy's path. Throws store_error when the copy cannot be written.
+// backup API; returns the copy's path. The copy is written as NAME.schemaV.bak.PID.partial,
+// synced and renamed, so that a killed process leaves a complete backup or none (a dead
+// process's .partial is removed by the next call). A backup already there with the same
+// content (a run killed between its copy and its migration's commit) is returned as it is.
+// Throws store_error when the copy cannot be written.
 std::filesystem::path backup_copy(const std::filesystem::path &path, int version);
+// A fingerprint of everything a file holds (pragmas, tables' SQL and rows), equal for two files
+// of the same content whatever their pages.
+[[nodiscard]] std::uint64_t content_digest(const database &db);
 
 } // namespace reducetune::db::detail

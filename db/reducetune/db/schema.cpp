@@ -43,17 +43,57 @@ std::string quoted(const std::filesystem::path &path) {
   throw store_error(quoted(path) + " " + why + ". The file was left untouched. " + what_to_do);
 }
 
+// What a file without reducetune's mark holds, by kind: tables, and views or triggers.
+struct unmarked_objects {
+  std::vector<std::string> tables;
+  std::vector<std::string> others; // "view v", "trigger t": never Optuna's nor ours
+};
+
+// A file without reducetune's mark: empty (no object at all), Optuna's storage alone, or
+// refused as another application's. Optuna creates its tables together (version_info among
+// them), so a file with only a `studies` or a `trials` table, or only a view, is not Optuna's.
+file_inspection classify_unmarked(const std::filesystem::path &path, const unmarked_objects &o,
+                                  std::int64_t version) {
+  std::vector<std::string> unknown = o.others;
+  for (const auto &t : o.tables)
+    if (std::find(tolerated_tables.begin(), tolerated_tables.end(), t) == tolerated_tables.end())
+      unknown.push_back(t);
+  const auto has = [&](std::string_view t) {
+    return std::find(o.tables.begin(), o.tables.end(), t) != o.tables.end();
+  };
+  if (unknown.empty() && !o.tables.empty() &&
+      !(has("studies") && has("trials") && has("version_info")))
+    for (const auto &t : o.tables)
+      unknown.push_back(t); // Optuna's names without Optuna's storage
+  if (!unknown.empty()) {
+    std::string list;
+    for (const auto &t : unknown)
+      list += (list.empty() ? "" : ", ") + t;
+    refuse(path, "is an SQLite database of another application (" + list + ")",
+           "Pass another --db path for reducetune's results.");
+  }
+  if (version != 0)
+    refuse(path, "has user_version " + std::to_string(version) + " but no reducetune mark",
+           "Pass another --db path for reducetune's results.");
+  return {o.tables.empty() ? file_kind::empty : file_kind::optuna_only, 0};
+}
+
 file_inspection inspect_existing(const std::filesystem::path &path) {
   std::int64_t app_id = 0;
   std::int64_t version = 0;
-  std::vector<std::string> tables;
+  unmarked_objects objects;
   try {
     database db = detail::open_reader(path);
     app_id = db.pragma_int("application_id");
     version = db.pragma_int("user_version");
-    auto s = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'");
-    while (s.step())
-      tables.push_back(s.column_text(0));
+    // Indexes belong to their tables; every other object is a table, a view or a trigger.
+    auto s = db.prepare("SELECT type, name FROM sqlite_schema WHERE type <> 'index'");
+    while (s.step()) {
+      if (s.column_text(0) == "table")
+        objects.tables.push_back(s.column_text(1));
+      else
+        objects.others.push_back(s.column_text(0) + " " + s.column_text(1));
+    }
   } catch (const sqlite_error &e) {
     const int code = e.primary_code();
     if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
@@ -68,23 +108,8 @@ file_inspection inspect_existing(const std::filesystem::path &path) {
            "belongs to another application (PRAGMA application_id = " + std::to_string(app_id) +
                ", reducetune's is " + std::to_string(application_id) + ")",
            "Pass another --db path for reducetune's results.");
-  if (app_id == 0) {
-    std::vector<std::string> unknown;
-    for (const auto &t : tables)
-      if (std::find(tolerated_tables.begin(), tolerated_tables.end(), t) == tolerated_tables.end())
-        unknown.push_back(t);
-    if (!unknown.empty()) {
-      std::string list;
-      for (const auto &t : unknown)
-        list += (list.empty() ? "" : ", ") + t;
-      refuse(path, "is an SQLite database of another application (tables: " + list + ")",
-             "Pass another --db path for reducetune's results.");
-    }
-    if (version != 0)
-      refuse(path, "has user_version " + std::to_string(version) + " but no reducetune mark",
-             "Pass another --db path for reducetune's results.");
-    return {tables.empty() ? file_kind::empty : file_kind::optuna_only, 0};
-  }
+  if (app_id == 0)
+    return classify_unmarked(path, objects, version);
   const int current = current_schema_version();
   if (version > current)
     refuse(path,
@@ -139,6 +164,8 @@ int current_schema_version() noexcept {
 }
 
 file_inspection inspect_file(const std::filesystem::path &path) {
+  if (path.empty())
+    throw store_error("an empty database path names no file: pass a file path with --db");
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec || status.type() == std::filesystem::file_type::not_found)

@@ -33,8 +33,29 @@ void throw_sqlite(sqlite3 *db, int code, const char *call, const char *file, int
 }
 } // namespace detail
 
+namespace {
+
+// The name SQLite gets for a path. Without SQLITE_OPEN_URI a name is a file's path, whatever it
+// looks like: Debian's libsqlite3 is built with SQLITE_USE_URI, which reads "file:x.db" as a
+// URI (the results went to ./x.db), and ":memory:" or "" name no file at all (the results were
+// gone on exit). Such relative names are given as "./NAME", the file of exactly that name;
+// memory is asked for by SQLITE_OPEN_MEMORY.
+std::string sqlite_name(const std::filesystem::path &path, int flags) {
+  std::string name = path.string();
+  if ((flags & (SQLITE_OPEN_URI | SQLITE_OPEN_MEMORY)) != 0)
+    return name;
+  if (name.empty())
+    throw store_error("an empty database path names no file: pass a file path");
+  if (path.is_relative() && (name == ":memory:" || name.starts_with("file:")))
+    return "./" + name;
+  return name;
+}
+
+} // namespace
+
 database::database(const std::filesystem::path &path, int flags) : m_path(path) {
-  const int rc = sqlite3_open_v2(path.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  const std::string name = sqlite_name(path, flags);
+  const int rc = sqlite3_open_v2(name.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     // The handle exists even on failure (for its message) and must be closed.
     sqlite3 *failed = std::exchange(m_db, nullptr);

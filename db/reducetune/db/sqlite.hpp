@@ -54,7 +54,9 @@ class statement;
 // One SQLite connection. Closing happens in the destructor (sqlite3_close_v2, never throws).
 class database {
 public:
-  // flags: SQLITE_OPEN_READONLY, or SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE.
+  // flags: SQLITE_OPEN_READONLY, or SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE. Without
+  // SQLITE_OPEN_URI (or SQLITE_OPEN_MEMORY) path is always a file's path: "file:x.db" and
+  // ":memory:" are files of those names; an empty path is refused (store_error).
   database(const std::filesystem::path &path, int flags);
   database(database &&other) noexcept;
   database &operator=(database &&other) noexcept;
@@ -107,6 +109,9 @@ public:
   void reset();
 
   [[nodiscard]] bool is_null(int col) const;
+  [[nodiscard]] int column_count() const noexcept { return sqlite3_column_count(m_stmt); }
+  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL of the current row.
+  [[nodiscard]] int column_type(int col) const noexcept { return sqlite3_column_type(m_stmt, col); }
   [[nodiscard]] std::int64_t column_int(int col) const;
   [[nodiscard]] double column_double(int col) const;
   [[nodiscard]] std::optional<double> column_optional_double(int col) const;

@@ -216,6 +216,12 @@ void store::merge_baseline(const baseline_record &b, std::string_view created_at
 }
 
 merge_stats store::merge_from(const std::filesystem::path &other_path) {
+  // The same file by device and inode (./a.db, a symlink, a hard link): its rows are this
+  // file's rows, and reading it beside this connection's writes is no merge.
+  std::error_code ec;
+  if (std::filesystem::equivalent(m_db.path(), other_path, ec))
+    throw store_error("cannot merge '" + other_path.string() + "' into '" + m_db.path().string() +
+                      "': they are the same file. Pass another database to merge.");
   const other_file other = read_other(other_path);
   merge_stats stats;
   write_transaction(m_db, [&] {
