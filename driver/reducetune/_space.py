@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias, Union
 
 from reducetune import _core
+from reducetune.errors import InvalidConfiguration
 
 __all__ = [
     "DTYPES",
@@ -113,8 +114,6 @@ class Space:
                 self._space.proposable(allow_flagged, nondeterministic)).items()}
         out = {k: list(v) for k, v in self._proposable[key].items()}
         if any(not v for v in out.values()):
-            from reducetune.errors import InvalidConfiguration
-
             raise InvalidConfiguration(
                 f"no valid point of {self.family}.{self.dtype}.{self.op} is "
                 + ("" if allow_flagged else "unflagged and ")
@@ -166,6 +165,5 @@ class Space:
             if p.name == name:
                 return p
         known = ", ".join(p.name for p in self.presets())
-        from reducetune.errors import InvalidConfiguration
 
         raise InvalidConfiguration(f"family '{self.family}' has no preset '{name}' ({known})")

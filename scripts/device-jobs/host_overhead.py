@@ -19,7 +19,7 @@ import cupy
 import torch
 
 import reducetune
-from reducetune._fast_call import prepare
+from reducetune.runtime.fast_call import prepare
 
 
 def per_call_us(f, batches=15, calls=200):

@@ -37,7 +37,7 @@ except ModuleNotFoundError as e:
     raise ImportError("the reducetune package is not installed: run scripts/setup (or pip "
                       "install . from the repository root); the Python tests need it") from None
 from reducetune import _core  # noqa: E402
-from reducetune._evaluators import CEILING_WORKLOAD, workload  # noqa: E402
+from reducetune.evaluate.base import CEILING_WORKLOAD, workload  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDED_DIR = REPO / "tests" / "data" / "recorded"
@@ -169,7 +169,7 @@ def cli(capsys: pytest.CaptureFixture[str]):
 @pytest.fixture
 def asked(monkeypatch):
     """Every (variant, launch, n) the replay evaluator is asked for, in order."""
-    from reducetune._evaluators import ReplayEvaluator
+    from reducetune.evaluate.replay import ReplayEvaluator
 
     calls: list[tuple[str, str, int]] = []
     original = ReplayEvaluator.evaluate

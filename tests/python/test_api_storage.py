@@ -13,8 +13,8 @@ import optuna
 import pytest
 
 import reducetune
-from reducetune._study_storage import storage_url
-from reducetune._tune import study_name
+from reducetune.store.study_storage import storage_url
+from reducetune.tuning.config import study_name
 
 from conftest import RESTRICT, RESTRICT_ARGS, SYNTHETIC_DEVICE
 

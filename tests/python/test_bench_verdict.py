@@ -3,7 +3,7 @@ relative standard deviation, combined in quadrature), or behind."""
 
 from __future__ import annotations
 
-from reducetune.commands.bench import verdict
+from reducetune.cli.bench import verdict
 
 
 def _m(median_us: float, noise: float, status: str = "ok") -> dict:

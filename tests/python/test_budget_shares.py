@@ -15,10 +15,10 @@ from types import SimpleNamespace
 import pytest
 
 import reducetune
-from reducetune import _budget, _tune_run
-from reducetune._budget import MIN_SHARE, Schedule
-from reducetune._evaluators import ReplayEvaluator
-from reducetune._tune_run import element_bytes, tune_all, unit_order
+from reducetune.tuning import budget as _budget, run as _tune_run
+from reducetune.tuning.budget import MIN_SHARE, Schedule
+from reducetune.evaluate.replay import ReplayEvaluator
+from reducetune.tuning.run import element_bytes, tune_all, unit_order
 
 from conftest import synthetic_median
 

@@ -126,7 +126,7 @@ def test_calibrate_records_and_the_reducer_launches_the_measured_pick(cli, tmp_p
 
 
 def test_the_fastest_of_each_launch_count_is_measured_too():
-    from reducetune._calibrate import measured_first
+    from reducetune.runtime.calibrate import measured_first
 
     cands = [{"variant": f"v{i}", "launches": 2} for i in range(10)]
     cands[9]["launches"] = 1

@@ -9,8 +9,8 @@ import sqlite3
 import pytest
 
 import reducetune
-from reducetune._evaluators import ReplayEvaluator
-from reducetune._samplers import STRATEGIES
+from reducetune.evaluate.replay import ReplayEvaluator
+from reducetune.tuning.samplers import STRATEGIES
 
 from conftest import RESTRICT, RESTRICT_ARGS
 

@@ -172,8 +172,8 @@ def test_a_claim_holds_only_while_its_process_lives(tmp_path):
     import optuna
 
     from reducetune._space import Space, limits_for_arch
-    from reducetune._study_share import CLAIM, StudyShare
-    from reducetune._study_storage import open_storage
+    from reducetune.store.study_share import CLAIM, StudyShare
+    from reducetune.store.study_storage import open_storage
 
     space = Space("tunable", "float32", "sum", limits_for_arch("sm_90"),
                   (recording_meta(RECORDING) or {}).get("restrict"))
@@ -190,7 +190,7 @@ def test_a_claim_holds_only_while_its_process_lives(tmp_path):
 
 
 def _open_store_at(barrier: Any, path: str, queue: Any) -> None:
-    from reducetune._store import open_store
+    from reducetune.store.results import open_store
 
     barrier.wait()
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from reducetune import _core
-from reducetune._study_share import study_device
+from reducetune.store.study_share import study_device
 
 H200 = {"name": "NVIDIA H200", "uuid": "GPU-a", "sm_count": 132, "memory_clock_khz": 2619000,
         "l2_bytes": 60 << 20, "bus_width_bits": 6144, "driver_version": 13000}

@@ -141,7 +141,7 @@ def measured_points(storage: str) -> dict[str, Counter]:
     failed as measured elsewhere: not measured twice)."""
     import optuna
 
-    from reducetune._study_storage import open_shared_storage
+    from reducetune.store.study_storage import open_shared_storage
 
     st = open_shared_storage(storage)
     out = {}
@@ -226,7 +226,8 @@ def test_replay_serves_a_point_from_another_gpu_of_the_same_model(tmp_path):
     measured it: replaying either GPU answers every point, its own rows first."""
     import shutil
 
-    from reducetune._evaluators import ReplayEvaluator, workload
+    from reducetune.evaluate.base import workload
+    from reducetune.evaluate.replay import ReplayEvaluator
 
     rec = tmp_path / "two_gpus.db"
     shutil.copy(RECORDING, rec)
@@ -286,12 +287,12 @@ def test_a_trial_of_another_machine_whose_heartbeat_stopped_is_retried(tmp_path)
     is HEARTBEAT_GRACE_S old, and its point re-queued and measured here."""
     import optuna
 
-    from reducetune._evaluators import ReplayEvaluator
-    from reducetune._samplers import distributions
+    from reducetune.evaluate.replay import ReplayEvaluator
+    from reducetune.tuning.samplers import distributions
     from reducetune._space import Space, limits_for_arch
-    from reducetune._study_share import CLAIM, study_device
-    from reducetune._study_storage import HEARTBEAT_GRACE_S, open_shared_storage
-    from reducetune._tune_config import TuneConfig, study_name
+    from reducetune.store.study_share import CLAIM, study_device
+    from reducetune.store.study_storage import HEARTBEAT_GRACE_S, open_shared_storage
+    from reducetune.tuning.config import TuneConfig, study_name
 
     one = {**RESTRICT, "block_size": ["256"], "finish": ["ticket"],
            "elements_per_thread": ["4"], "grid_cap": ["0"]}

@@ -41,7 +41,7 @@ def test_search_efficiency_counts_only_the_points_a_tune_proposes(cli, tmp_path,
     float32), which a tune never proposes and a grid sweep never records: the space's size,
     its 5% and the optimum are those of the deterministic, unflagged points (synthetic)."""
     import reducetune
-    from reducetune._evaluators import ReplayEvaluator
+    from reducetune.evaluate.replay import ReplayEvaluator
 
     restrict = {"warp": ["shuffle"], "block_size": ["128", "256"], "unroll": ["1", "4"],
                 "vec": ["1", "4"], "finish": ["two_pass", "atomic"],

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import REPO, SYNTHETIC_DEVICE
 from reducetune import _core
-from reducetune._evaluators import CEILING_WORKLOAD, workload
+from reducetune.evaluate.base import CEILING_WORKLOAD, workload
 
 CASCADING_RECORDINGS = sorted((REPO / "tests" / "data" / "recorded" / "experiments")
                               .glob("*_cascading.db.xz"))

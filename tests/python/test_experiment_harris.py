@@ -19,7 +19,7 @@ import pytest
 
 from conftest import REPO, SYNTHETIC_DEVICE
 from reducetune import _core
-from reducetune._evaluators import CEILING_WORKLOAD, workload
+from reducetune.evaluate.base import CEILING_WORKLOAD, workload
 
 EXPERIMENT_RECORDINGS = REPO / "tests" / "data" / "recorded" / "experiments"
 HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
@@ -185,6 +185,6 @@ def test_committed_harris_recording_replays_to_its_numbers(cli, tmp_path, record
 
 def plain_copy(recording: Path, folder: Path) -> Path:
     """NAME.db.xz decompressed into folder (the store reads plain files)."""
-    from reducetune._evaluators import decompress_recording
+    from reducetune.evaluate.replay import decompress_recording
 
     return decompress_recording(recording, folder)

@@ -58,7 +58,7 @@ class FakeGpu:
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
-    import reducetune._evaluators as evaluators
+    import reducetune.evaluate.gpu as evaluators
 
     FakeGpu.instances.clear()
     monkeypatch.setattr(evaluators, "GpuEvaluator", FakeGpu)
@@ -121,7 +121,7 @@ def test_cascading_measures_baselines_sweep_and_passes(cli, tmp_path, fake_gpu):
                                                           for v in at_n[:-1])
     store = _core.Store(str(out / "cascading.db"), True)
     dev = store.devices()[0]["id"]
-    from reducetune._evaluators import CEILING_WORKLOAD, workload
+    from reducetune.evaluate.base import CEILING_WORKLOAD, workload
 
     assert store.find_baseline(dev, CEILING_WORKLOAD, "ceiling") is not None
     assert store.find_baseline(dev, workload("float32", "sum", 1 << 20), "cub") is not None

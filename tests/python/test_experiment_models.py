@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import SYNTHETIC_DEVICE
 from reducetune import _core
-from reducetune._evaluators import workload
+from reducetune.evaluate.base import workload
 from test_experiment_cascading import build_cascading_fixture
 
 SECOND_GPU = {**SYNTHETIC_DEVICE, "uuid": "GPU-00000000-0000-0000-0000-5y7the71c0b2"}

@@ -11,8 +11,8 @@ import sqlite3
 import pytest
 
 import reducetune
-from reducetune._evaluators import ReplayEvaluator
-from reducetune._tune import variant_labels
+from reducetune.evaluate.replay import ReplayEvaluator
+from reducetune.tuning.loop import variant_labels
 
 from conftest import build_synthetic_db, synthetic_median
 from header_rules import header_rules

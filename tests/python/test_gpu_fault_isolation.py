@@ -18,7 +18,8 @@ import pytest
 
 import reducetune
 from reducetune import _core
-from reducetune._evaluators import GpuEvaluator, WorkerClient, sampling_options, workload
+from reducetune.evaluate.base import sampling_options, workload
+from reducetune.evaluate.gpu import GpuEvaluator, WorkerClient
 
 pytestmark = pytest.mark.gpu
 

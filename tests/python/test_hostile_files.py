@@ -241,7 +241,7 @@ def changes(before: dict[str, tuple[str, int]], after: dict[str, tuple[str, int]
 
 @pytest.fixture(scope="module")
 def export_text(synthetic_db) -> dict[str, bytes]:
-    from reducetune._store import export_header, export_json
+    from reducetune.store.results import export_header, export_json
 
     return {"header": export_header(synthetic_db).encode(),
             "json": export_json(synthetic_db).encode()}

@@ -97,7 +97,7 @@ def test_best_refuses_a_size_beyond_the_limit(capsys, tmp_path):
 
 
 def test_replay_refuses_a_negative_device_also_through_the_api(synthetic_db):
-    from reducetune._evaluators import ReplayEvaluator
+    from reducetune.evaluate.replay import ReplayEvaluator
 
     with pytest.raises(errors.DeviceError, match="--device -1 is not one of them"):
         ReplayEvaluator(synthetic_db, -1)
@@ -140,7 +140,7 @@ def test_search_efficiency_api_refuses_a_zero_budget(tmp_path, synthetic_db):
 
 
 def test_the_factories_check_both_ends_and_say_the_range():
-    from reducetune.commands._args import duration, integer, real
+    from reducetune.cli.args import duration, integer, real
 
     assert integer(0, 5)("5") == 5 and real(0, 1, lo_open=True)("1") == 1.0
     assert duration(0, 3600, lo_open=True)("100ms") == pytest.approx(0.1)
@@ -220,7 +220,7 @@ def test_a_tune_that_fails_before_recording_leaves_no_results_file(args, capsys,
 
 
 def test_a_failed_tune_keeps_a_results_file_it_did_not_create(capsys, tmp_path, synthetic_db):
-    from reducetune._store import open_store
+    from reducetune.store.results import open_store
 
     db = tmp_path / "r.db"
     open_store(db).close()

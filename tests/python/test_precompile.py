@@ -9,8 +9,8 @@ import pytest
 
 import reducetune
 from reducetune import _core
-from reducetune._evaluators import WorkerClient
-from reducetune._tune import variant_labels
+from reducetune.evaluate.gpu import WorkerClient
+from reducetune.tuning.loop import variant_labels
 from reducetune.errors import InvalidConfiguration
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "data" / "templates"

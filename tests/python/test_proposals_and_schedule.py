@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 import reducetune
-from reducetune._budget import ANSWER_ATTEMPTS, Budget, CostModel, Schedule
-from reducetune._tune_config import SizeResult
+from reducetune.tuning.budget import ANSWER_ATTEMPTS, Budget, CostModel, Schedule
+from reducetune.tuning.config import SizeResult
 
 from conftest import RECORDED
 
@@ -116,7 +116,7 @@ def test_schedule_gives_every_unit_its_fixed_cost_even_when_time_is_short():
 
 
 def test_units_go_type_by_type_largest_first_with_the_operators_of_a_size_together():
-    from reducetune._tune_run import unit_order
+    from reducetune.tuning.run import unit_order
 
     configs = [reducetune.TuneConfig(dtype=d, op=o, sizes=[1 << 10, 1 << 20])
                for d in ("float32", "int64") for o in ("sum", "max")]

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import reducetune
-from reducetune._evaluators import ReplayEvaluator
+from reducetune.evaluate.replay import ReplayEvaluator
 
 from conftest import RECORDED, RECORDED_DIR, recording_meta
 from header_rules import header_rules
@@ -85,7 +85,7 @@ def grid_replays(tmp_path_factory) -> dict[Path, dict[str, Any]]:
     ~40 ms a trial)."""
     import optuna
 
-    from reducetune._store import open_store
+    from reducetune.store.results import open_store
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     out = {}

@@ -19,7 +19,7 @@ import pytest
 
 import reducetune
 from reducetune import InvalidConfiguration, _core
-from reducetune._arrays import _dense
+from reducetune.runtime.arrays import _dense
 
 from conftest import NO_GPU
 
@@ -311,10 +311,10 @@ def test_every_gpu_of_the_machine_reduces_its_own_arrays(tmp_path: Path):
 
 @gpu
 def test_torch_results_are_never_shared(tmp_path: Path):
-    """PyTorch results come from a pool of 0-d views (reducetune/_fast_call.py): hundreds of
+    """PyTorch results come from a pool of 0-d views (reducetune/runtime/fast_call.py): hundreds of
     results held at once, over several refills and two streams, each keeps its own value."""
     torch = pytest.importorskip("torch")
-    from reducetune import _fast_call
+    from reducetune.runtime import fast_call as _fast_call
 
     r = reducetune.Reducer("int64", "sum", cache_dir=tmp_path)
     xs = [torch.full((1000 + i,), i, dtype=torch.int64, device="cuda") for i in range(8)]

@@ -8,7 +8,7 @@ import json
 import optuna
 import pytest
 
-import reducetune._proposal as proposal_module
+import reducetune.tuning.proposal as proposal_module
 from conftest import RESTRICT_ARGS
 
 pytestmark = [pytest.mark.replay,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pickle
 
 from reducetune import _core
-from reducetune._study_storage import open_shared_storage, open_storage
+from reducetune.store.study_storage import open_shared_storage, open_storage
 
 NORMAL, FULL = 1, 2  # PRAGMA synchronous
 

@@ -1,5 +1,5 @@
 """The tune command's sampling options and its precompile step, without a GPU: a FAKE worker
-stands in for ``python -m reducetune._worker`` (its "measurements" are a formula, never
+stands in for ``python -m reducetune.evaluate.worker`` (its "measurements" are a formula, never
 presented as measurements) so that what the command sends to the worker can be checked."""
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 import reducetune
-from reducetune import _evaluators
-from reducetune._evaluators import GpuEvaluator, ReplayEvaluator
-from reducetune._tune import TuneConfig, tune, variant_labels
+from reducetune.evaluate import base, gpu as _evaluators
+from reducetune.evaluate.gpu import GpuEvaluator
+from reducetune.evaluate.replay import ReplayEvaluator
+from reducetune.tuning.config import TuneConfig
+from reducetune.tuning.loop import variant_labels
+from reducetune.tuning.run import tune
 
 from conftest import RESTRICT, RESTRICT_ARGS, SYNTHETIC_DEVICE, synthetic_median
 
@@ -185,7 +188,7 @@ def test_a_replaced_worker_gets_the_variants_compiled_again(fake_worker):
     worker = fake_worker.instances[0]
     ev.precompile(["a", "b", "a"])
     assert worker.calls("precompile")[-1]["variant_labels"] == ["a", "b"]
-    w = _evaluators.workload("float32", "sum", 1024)
+    w = base.workload("float32", "sum", 1024)
     label = "tunable.float32.sum.bs_256.u_1.v_1.warp_shuffle.blk_tree.fin_two_pass"
     ev.evaluate(label, "ept_4.cap_0", w)
     assert len(worker.calls("precompile")) == 1

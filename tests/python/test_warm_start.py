@@ -12,7 +12,8 @@ import pytest
 from conftest import RESTRICT, RESTRICT_ARGS, SYNTHETIC_DEVICE
 
 from reducetune import _core
-from reducetune._evaluators import ReplayEvaluator, workload
+from reducetune.evaluate.base import workload
+from reducetune.evaluate.replay import ReplayEvaluator
 from reducetune._space import Point, Space, limits_for_arch
 
 N = 1 << 10
@@ -114,9 +115,9 @@ def test_no_warm_start_enqueues_none(cli, asked, synthetic_db, foreign_db):
 
 
 def test_warm_points_rules(foreign_db):
-    from reducetune._store import open_store
-    from reducetune._tune_config import TuneConfig
-    from reducetune._warm_start import warm_counts, warm_points
+    from reducetune.store.results import open_store
+    from reducetune.tuning.config import TuneConfig
+    from reducetune.tuning.warm_start import warm_counts, warm_points
 
     store = open_store(foreign_db)
     me = SYNTHETIC_DEVICE["uuid"]
@@ -139,8 +140,8 @@ def test_warm_points_rules(foreign_db):
 
 
 def test_warm_note_in_the_table_caption():
-    from reducetune._report import warm_note
-    from reducetune._tune_config import SizeResult
+    from reducetune.cli.report import warm_note
+    from reducetune.tuning.config import SizeResult
 
     assert warm_note([SizeResult(N)]) == ""
     note = warm_note([SizeResult(N, warm={"A": 1}), SizeResult(2 * N, warm={"A": 1, "B": 1})])

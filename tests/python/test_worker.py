@@ -4,7 +4,7 @@ fresh worker; the real worker answers bad requests as data and keeps stray outpu
 replies. (What tests/cpp/test_worker_protocol.cpp proved for the C++ worker, now gone.)
 
 Most workers here are small Python scripts (FAKE) that answer by the request's call name; the
-real worker (``python -m reducetune._worker``) is used where its own behaviour is the point.
+real worker (``python -m reducetune.evaluate.worker``) is used where its own behaviour is the point.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from reducetune import _core
-from reducetune._evaluators import WorkerClient
-from reducetune._worker import _exits_after, serve
+from reducetune.evaluate.gpu import WorkerClient
+from reducetune.evaluate.worker import _exits_after, serve
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "data" / "templates"
 
@@ -227,7 +227,7 @@ def test_malformed_requests_are_refused_with_a_message_naming_the_problem():
 def test_stray_output_of_a_call_goes_to_stderr_not_into_the_replies(capfd):
     # A call that writes to fd 1 (as CUDA, NVRTC or a printf in C++ may) and prints.
     noisy = ("import os, sys\n"
-             "from reducetune import _core, _worker\n"
+             "from reducetune import _core\nfrom reducetune.evaluate import worker as _worker\n"
              "def query_device(ordinal=0):\n"
              "    os.write(1, b'stray output from C++\\n')\n"
              "    print('stray print')\n"
@@ -251,7 +251,7 @@ def test_the_real_worker_replies_then_exits_with_status_3_after_a_launch_error()
              "from reducetune import _core\n"
              "_core.evaluate = lambda **a: {'status': 'failed', 'kind': 'launch_error',\n"
              "                              'reason': 'an illegal memory access'}\n"
-             "runpy.run_module('reducetune._worker', run_name='__main__')\n")
+             "runpy.run_module('reducetune.evaluate.worker', run_name='__main__')\n")
     request = json.dumps({"call": "evaluate", "args": {}}) + "\n"
     done = subprocess.run([sys.executable, "-c", fatal], input=request * 2, text=True,
                           capture_output=True, timeout=60)
@@ -298,7 +298,7 @@ def test_the_protocol_constants_are_the_cores_and_python_uses_them():
     # Defined in C++ only (measure/stopping_rule.hpp, verify/patterns.hpp, space/space.hpp);
     # the values are the protocol of issue 3 and the seeds every stored workload and sample
     # were made with, so a change must be deliberate.
-    from reducetune import _evaluators
+    from reducetune.evaluate import base as _evaluators
 
     assert (_core.MIN_SAMPLES, _core.MAX_NOISE) == (10, 0.01)
     assert (_core.WORKLOAD_SEED, _core.SPACE_SEED) == (0x5EED, 0x72656475636574)

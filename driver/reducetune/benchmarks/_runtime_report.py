@@ -93,11 +93,11 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _plot(result: dict[str, Any], path: Path) -> None:
-    import matplotlib
+    import matplotlib  # optional (the experiments extra): only to plot
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+    import matplotlib.pyplot as plt  # optional (the experiments extra): only to plot
+    from matplotlib.ticker import FuncFormatter  # optional (the experiments extra): only to plot
 
     cases = list(dict.fromkeys((r["dtype"], r["op"]) for r in result["rows"]))
     fig, axes = plt.subplots(1, len(cases), figsize=(4.2 * len(cases), 4.2), sharey=True,

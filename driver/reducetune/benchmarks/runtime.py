@@ -24,6 +24,12 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any, Callable
 
+from reducetune import _core
+from reducetune.benchmarks import _runtime_report
+from reducetune.evaluate.base import sampling_options, workload
+from reducetune.evaluate.gpu import GpuEvaluator
+from reducetune.runtime.reducer import Reducer, reduce
+
 CASES = (("float32", "sum"), ("int32", "sum"), ("float32", "min"), ("float32", "max"),
          ("float64", "sum"))
 SIZES = tuple(1 << k for k in range(10, 31, 2))
@@ -46,14 +52,14 @@ def _event_timer(call: Callable[[], Any], events: Callable[[], Any],
 
 
 def _torch_timer(call: Callable[[], Any]) -> Callable[[], float]:
-    import torch
+    import torch  # optional: only for PyTorch tensors
 
     return _event_timer(call, lambda: torch.cuda.Event(enable_timing=True),
                         lambda a, b: a.elapsed_time(b) / 1e3)
 
 
 def _cupy_timer(call: Callable[[], Any]) -> Callable[[], float]:
-    import cupy
+    import cupy  # optional: only for CuPy arrays
 
     return _event_timer(call, cupy.cuda.Event, lambda a, b: cupy.cuda.get_elapsed_time(a, b) / 1e3)
 
@@ -77,7 +83,7 @@ def interleaved_medians(timers: dict[str, Callable[[], float]], samples: int) ->
 
 
 def _input(dtype: str, n: int) -> Any:
-    import torch
+    import torch  # optional: only for PyTorch tensors
 
     if dtype.startswith("int"):
         return torch.randint(-1000, 1000, (n,), dtype=getattr(torch, dtype), device="cuda")
@@ -86,7 +92,7 @@ def _input(dtype: str, n: int) -> Any:
 
 def _reference_ok(got: Any, x: Any, op: str) -> bool:
     """The Reducer's answer against PyTorch's in float64: a wrong number is never timed."""
-    import torch
+    import torch  # optional: only for PyTorch tensors
 
     if op in ("min", "max"):
         return bool(got.item() == getattr(torch, op)(x).item())
@@ -101,11 +107,8 @@ def _reference_ok(got: Any, x: Any, op: str) -> bool:
 
 
 def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]) -> dict[str, float]:
-    import cupy
-    import torch
-
-    import reducetune
-    from reducetune import _core
+    import cupy  # optional: only for CuPy arrays
+    import torch  # optional: only for PyTorch tensors
 
     xc = cupy.from_dlpack(x)
     out = torch.empty((), dtype=x.dtype, device="cuda")
@@ -118,9 +121,9 @@ def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]) -> dict[str
                                                   stream)[0],
         "cub": lambda: _core.app_time_cub(dtype, op, x.data_ptr(), n, out.data_ptr(), 1,
                                           stream)[0],
-        "reduce_torch": _torch_timer(lambda: reducetune.reduce(x, op, **src)),
+        "reduce_torch": _torch_timer(lambda: reduce(x, op, **src)),
         "torch": _torch_timer(lambda: t_op(x)),
-        "reduce_cupy": _cupy_timer(lambda: reducetune.reduce(xc, op, **src)),
+        "reduce_cupy": _cupy_timer(lambda: reduce(xc, op, **src)),
         "cupy": _cupy_timer(lambda: c_op(xc)),
     }
     times = interleaved_medians(timers, samples)
@@ -128,8 +131,6 @@ def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]) -> dict[str
 
 
 def _protocol(ev: Any, choice: dict[str, Any], dtype: str, op: str, n: int) -> dict[str, Any]:
-    from reducetune._evaluators import workload
-
     w = workload(dtype, op, n)
     tuned = ev.evaluate(choice["variant"], choice["launch"], w)
     cub = ev.cub(w) or {"status": "failed"}
@@ -139,10 +140,7 @@ def _protocol(ev: Any, choice: dict[str, Any], dtype: str, op: str, n: int) -> d
 
 def run(src: dict[str, Any], cases: tuple[tuple[str, str], ...], sizes: tuple[int, ...],
         samples: int, sample_time: float) -> dict[str, Any]:
-    import torch
-
-    import reducetune
-    from reducetune._evaluators import GpuEvaluator, sampling_options
+    import torch  # optional: only for PyTorch tensors
 
     rows = []
     started = time.monotonic()
@@ -150,11 +148,11 @@ def run(src: dict[str, Any], cases: tuple[tuple[str, str], ...], sizes: tuple[in
         ev.set_sampling(sampling_options(sample_time, 1000, False))
         ceiling = ev.ceiling_bytes_per_s()
         for dtype, op in cases:
-            r = reducetune.Reducer(dtype, op, **src)
+            r = Reducer(dtype, op, **src)
             for n in sizes:
                 x = _input(dtype, n)
                 choice = r.choice(n)
-                ok = _reference_ok(reducetune.reduce(x, op, **src), x, op)
+                ok = _reference_ok(reduce(x, op, **src), x, op)
                 row = {"dtype": dtype, "op": op, "n": n, "choice": choice, "correct": ok,
                        "app_s": _app(r, x, op, samples, src) if ok else {},
                        "protocol": _protocol(ev, choice, dtype, op, n)}
@@ -171,8 +169,6 @@ def run(src: dict[str, Any], cases: tuple[tuple[str, str], ...], sizes: tuple[in
 
 
 def main(argv: list[str] | None = None) -> int:
-    from reducetune.benchmarks import _runtime_report
-
     p = argparse.ArgumentParser(prog="python -m reducetune.benchmarks.runtime",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--db", help="results database (default: reducetune's own)")

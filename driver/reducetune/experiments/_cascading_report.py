@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reducetune.experiments._cascading_plots import compare_figure, passes_figure, sweep_figure
 from reducetune.experiments._harris_report import slug
 
 __all__ = ["markdown", "plot", "finding", "passes_finding", "missing_text"]
@@ -293,15 +294,13 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
 
 def plot(report: dict[str, Any], out: Path) -> dict[str, str]:
     try:
-        import matplotlib
+        import matplotlib  # optional (the experiments extra): only to plot
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # optional (the experiments extra): only to plot
     except ImportError:
         print("cascading: matplotlib is missing; no PNG written", file=sys.stderr)
         return {}
-    from reducetune.experiments._cascading_plots import compare_figure, passes_figure, \
-        sweep_figure
 
     images = {}
     for d in report["devices"]:

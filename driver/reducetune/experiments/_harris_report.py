@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reducetune.experiments._ncu import METRICS
+
 __all__ = ["markdown", "plot", "slug"]
 
 BYTES = {"int32": 4, "float32": 4, "int64": 8, "float64": 8}
@@ -110,8 +112,6 @@ EVIDENCE = ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
 
 def _ncu_steps(t: dict[str, Any]) -> list[str]:
     """Per step of the table (seed launches, both profiled): how each counter moved."""
-    from reducetune.experiments._ncu import METRICS
-
     out = []
     rows = t["rows"]
     for prev, r in zip(rows, rows[1:]):
@@ -126,8 +126,6 @@ def _ncu_steps(t: dict[str, Any]) -> list[str]:
 
 
 def _ncu_lines(t: dict[str, Any]) -> list[str]:
-    from reducetune.experiments._ncu import METRICS
-
     cells = [(r, which, r[which]) for r in t["rows"] for which in ("seed", "tuned")
              if r[which] and r[which].get("ncu")]
     if not cells:
@@ -204,10 +202,10 @@ def plot(report: dict[str, Any], out: Path) -> dict[str, str]:
     """One PNG per device, a panel per table: GB/s (bytes / time, log scale) of the published
     row, the seed launch and the tuned launch, side by side. {device: file name}."""
     try:
-        import matplotlib
+        import matplotlib  # optional (the experiments extra): only to plot
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # optional (the experiments extra): only to plot
     except ImportError:
         print("harris: matplotlib is missing; no PNG written", file=sys.stderr)
         return {}

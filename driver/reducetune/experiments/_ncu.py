@@ -19,7 +19,8 @@ import sys
 import time
 from typing import Any
 
-from reducetune.experiments._xp_db import write_ncu
+from reducetune.cli.args import TIMEOUT_MAX_S, duration
+from reducetune.experiments._xp_db import _side_rows, write_ncu
 
 __all__ = ["METRICS", "add_ncu_arguments", "profile_rows", "parse_csv", "kernel_regex"]
 
@@ -50,7 +51,6 @@ def add_ncu_arguments(p: argparse.ArgumentParser, default_tables: str) -> None:
                    help=f"tables whose rows --ncu profiles (default {default_tables})")
     p.add_argument("--ncu-path", default=None, metavar="PATH",
                    help="the ncu executable (default: ncu on PATH, else /usr/local/cuda/bin/ncu)")
-    from reducetune.commands._args import TIMEOUT_MAX_S, duration
 
     p.add_argument("--ncu-timeout", type=duration(1, TIMEOUT_MAX_S), default=120.0, metavar="S",
                    help="seconds per profiled row (default 120)")
@@ -144,8 +144,6 @@ def _profile_once(ncu: str, point: Any, n: int, timeout_s: float,
 
 def profile_rows(runner: Any, jobs: list[Any], args: argparse.Namespace) -> None:
     """Profiles each job whose point has a measurement and no ncu row yet."""
-    from reducetune.experiments._xp_db import _side_rows
-
     ncu = _ncu_path(args.ncu_path)
     done = _side_rows(runner.db_path, "xp_ncu")
     start = time.monotonic()

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import sys
 
+from reducetune import _core
+from reducetune.evaluate.base import MAX_NOISE, workload
+
 
 def main(argv: list[str]) -> int:
-    from reducetune import _core
-    from reducetune._evaluators import MAX_NOISE, workload
-
     variant, launch, dtype, op, n = argv
     options = {"hot": False, "graph": False, "min_samples": 1, "max_samples": 1,
                "max_noise": MAX_NOISE, "time_cap_s": 1e-3}

@@ -5,15 +5,21 @@ each finished run journaled (_journal.py) so that a rerun runs only what is miss
 from __future__ import annotations
 
 import contextlib
+import importlib
+import multiprocessing
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from reducetune.evaluate.replay import ReplayEvaluator, decompress_recording
 from reducetune.experiments._journal import Journal, Task
+from reducetune.tuning.config import TuneConfig
+from reducetune.tuning.loop import tune_size
 
 __all__ = ["BUDGET_HELP", "curve_for", "curves_for", "all_curves", "default_budget",
            "plain_recording"]
@@ -39,8 +45,6 @@ def curve_for(evaluator: Any, family: str, dtype: str, op: str, n: int, strategy
               seed: int, max_evals: int,
               restrict: dict[str, list[Any]] | None = None) -> list[float]:
     """One seed's best median time after 1..max_evals evaluations (inf before any ok)."""
-    from reducetune._tune import TuneConfig, tune_size
-
     best_after: list[float] = []
 
     def on_trial(r: Any) -> None:
@@ -64,11 +68,7 @@ _WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 def _open_worker(db: str) -> None:
     global _WORKER_EVALUATOR
-    import importlib
-
-    import optuna
-
-    from reducetune._evaluators import ReplayEvaluator
+    import optuna  # heavy (about 0.5 s): only where a study is used
 
     try:  # only the gp strategy needs torch; import_module: no stubs needed for mypy
         importlib.import_module("torch").set_num_threads(1)
@@ -109,9 +109,6 @@ def _worker_env() -> Iterator[None]:
 def _pooled_curves(db: Path, jobs: int, family: str, dtype: str, op: str, tasks: list[Task],
                    restrict: dict[str, list[Any]] | None, journal: Journal) -> None:
     """Every task run in jobs spawned processes, each result journaled as it arrives."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     # spawn, not fork: the parent holds an open SQLite connection and maybe torch's threads
     ctx = multiprocessing.get_context("spawn")
     with _worker_env(), ProcessPoolExecutor(max_workers=jobs, mp_context=ctx,
@@ -150,7 +147,6 @@ def plain_recording(replay: Path) -> Iterator[Path]:
     if not replay.name.endswith(".xz"):
         yield replay
         return
-    from reducetune._evaluators import decompress_recording
 
     with tempfile.TemporaryDirectory(prefix="reducetune-replay-") as folder:
         yield decompress_recording(replay, folder)

@@ -134,10 +134,10 @@ _MARKERS = ("o", "s", "^", "v", "D", "x")
 
 def plot(report: dict[str, Any], path: Path) -> None:
     try:
-        import matplotlib
+        import matplotlib  # optional (the experiments extra): only to plot
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # optional (the experiments extra): only to plot
     except ImportError:
         print("search-efficiency: matplotlib is missing; no PNG written", file=sys.stderr)
         return

@@ -78,10 +78,10 @@ def markdown(report: dict[str, Any]) -> str:
 
 def plot(report: dict[str, Any], path: Path) -> None:
     try:
-        import matplotlib
+        import matplotlib  # optional (the experiments extra): only to plot
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # optional (the experiments extra): only to plot
     except ImportError:
         print("transfer: matplotlib is missing; no PNG written", file=sys.stderr)
         return

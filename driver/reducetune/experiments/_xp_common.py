@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -13,8 +14,14 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from reducetune.commands._args import (INT_MAX, RUN_MAX_S, SAMPLE_TIME_MAX_S, TIMEOUT_MAX_S,
-                                       duration, integer)
+from reducetune.cli.args import (INT_MAX, RUN_MAX_S, SAMPLE_TIME_MAX_S, TIMEOUT_MAX_S, duration,
+                                 integer)
+from reducetune.evaluate import gpu
+from reducetune.evaluate.base import sampling_options
+from reducetune.experiments._xp_db import open_views
+from reducetune.experiments._xp_run import Runner
+from reducetune.store.paths import check_output_folder
+from reducetune.store.results import open_store
 
 __all__ = ["add_common", "databases", "command_line", "utc_today", "study_config"]
 
@@ -67,18 +74,14 @@ def databases(args: argparse.Namespace, name: str,
               measure: Callable[[Any], None]) -> list[Path]:
     """The databases the report is built from: the --replay ones, or the one the GPU run
     measures into (``measure(runner)``), then --also."""
-    from reducetune._paths import check_output_folder
-
     check_output_folder(Path(args.out), "--out")
     if args.replay:
         return list(args.replay) + list(args.also)
-    from reducetune._evaluators import GpuEvaluator, sampling_options
-    from reducetune._store import open_store
-    from reducetune.experiments._xp_run import Runner
 
     db = Path(args.db) if args.db is not None else Path(args.out) / f"{name}.db"
     deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
-    with closing(GpuEvaluator(args.device, timeout_s=args.timeout)) as ev, \
+    # gpu.GpuEvaluator is looked up at each call: tests stand a fake GPU in for it
+    with closing(gpu.GpuEvaluator(args.device, timeout_s=args.timeout)) as ev, \
             closing(open_store(db)) as store:
         ev.set_sampling(sampling_options(args.sample_time, args.max_samples, False))
         print(f"{name}: measuring on {ev.device['name']} into {db}", file=sys.stderr)
@@ -92,9 +95,6 @@ def write_report(out: Path, paths: list[Path], collect: Callable[[Any], dict[str
                  markdown: Callable[..., str]) -> int:
     """Builds an experiment's report from its databases only: report.json (every number, with
     the measurement it came from), the plots and report.md, in folder `out`."""
-    import json
-
-    from reducetune.experiments._xp_db import open_views
 
     out.mkdir(parents=True, exist_ok=True)
     with open_views(paths) as views:

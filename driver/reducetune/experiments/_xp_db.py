@@ -23,14 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reducetune import _core
+from reducetune.evaluate.replay import ReplayEvaluator
+
 __all__ = ["DbView", "open_views", "write_fact", "write_ncu", "SIDE_TABLES", "model_of"]
 
 
 def model_of(device: dict[str, Any]) -> str:
     """GPUs of one model answer together (a recording resumed on another GPU of the model is
     one device): the core's key (db/records.hpp model_fields), as ReplayEvaluator groups them."""
-    from reducetune import _core
-
     return _core.device_model_key(dict(device))
 
 SIDE_TABLES = """
@@ -185,8 +186,6 @@ def open_views(paths: list[Path]) -> Iterator[list[DbView]]:
     """A view per device model of every file (a merged file gives several), closed at the end.
     A model measured by several GPUs (a run resumed on another GPU of the model) is one view,
     under its newest GPU: its evaluator reads the model's rows, the GPU's own winning."""
-    from reducetune._evaluators import ReplayEvaluator
-
     views: list[DbView] = []
     try:
         for path in paths:

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._core import element_bytes
-from reducetune._evaluation import WORKLOAD_KEYS, StoreContext
-from reducetune._evaluators import CEILING_WORKLOAD, workload
-from reducetune._store import same_model_ids
+from reducetune.evaluate.base import CEILING_WORKLOAD, workload
+from reducetune.evaluate.evaluation import WORKLOAD_KEYS, StoreContext
 from reducetune.experiments._xp_db import write_fact
+from reducetune.store.results import same_model_ids
 
 __all__ = ["Job", "Runner", "Counts"]
 

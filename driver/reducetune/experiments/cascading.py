@@ -34,6 +34,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reducetune._sizes import parse_sizes
+from reducetune._space import Space
+from reducetune.cli.args import sizes_text
+from reducetune.evaluate.base import workload
+from reducetune.experiments._cascading_report import markdown, plot
+from reducetune.experiments._xp_common import add_common, databases, study_config, write_report
+from reducetune.experiments._xp_run import Job
+
 __all__ = ["add_arguments", "run_from_args", "sweep_points", "passes_points",
            "collect", "PROTOCOLS"]
 
@@ -62,9 +70,6 @@ PROTOCOLS = [
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from reducetune.commands._args import sizes_text
-    from reducetune.experiments._xp_common import add_common
-
     add_common(p, "cascading", sample_time=0.05, max_samples=50, timeout=60)
     p.add_argument("--sizes", nargs="+", type=sizes_text, default=None,
                    help="sizes of the sweep (default 2^20 2^24 2^28 2^30)")
@@ -81,8 +86,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _space(family: str, dtype: str, limits: Any) -> Any:
-    from reducetune._space import Space
-
     return Space(family, dtype, OP, limits)
 
 
@@ -132,8 +135,6 @@ def passes_points(limits: Any) -> list[tuple[str, Any]]:
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    from reducetune._sizes import parse_sizes
-
     dtypes = args.dtypes.split(",")
     block_sizes = [int(b) for b in args.block_sizes.split(",")]
     if args.quick:
@@ -150,8 +151,6 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 def plan(opts: dict[str, Any], limits: Any) -> list[Any]:
     """Every job, the passes comparison's nested launches last in each workload (the slowest:
     a timeout there restarts the worker after the rest is measured)."""
-    from reducetune.experiments._xp_run import Job
-
     jobs = [Job(p, n) for n in opts["sizes"] for d in opts["dtypes"]
             for p, _, _ in sweep_points(d, n, opts["block_sizes"], limits)]
     pts = passes_points(limits)
@@ -162,8 +161,6 @@ def plan(opts: dict[str, Any], limits: Any) -> list[Any]:
 
 
 def _measure(args: argparse.Namespace, opts: dict[str, Any]) -> Any:
-    from reducetune.experiments._xp_common import study_config
-
     def measure(runner: Any) -> None:
         jobs = plan(opts, runner.evaluator.limits)
         runner.ceiling()
@@ -185,8 +182,6 @@ def _point_cell(view: Any, p: Any, n: int) -> dict[str, Any] | None:
 
 def collect(view: Any, opts: dict[str, Any]) -> dict[str, Any]:
     """The report's numbers for one device, read from its database."""
-    from reducetune._evaluators import workload
-
     limits = view.evaluator.limits
     ceiling = view.evaluator.ceiling_bytes_per_s()
     out: dict[str, Any] = {"device": view.name, "source": view.source, "sm_count":
@@ -252,9 +247,6 @@ def _marks(n: int, points: list[dict[str, Any]], sm_count: int) -> dict[str, Any
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    from reducetune.experiments._cascading_report import markdown, plot
-    from reducetune.experiments._xp_common import databases, write_report
-
     opts = _options(args)
     paths = databases(args, "cascading", _measure(args, opts))
     return write_report(Path(args.out), paths, lambda v: collect(v, opts), {"options": opts},

@@ -22,7 +22,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reducetune._space import Space
+from reducetune.errors import InvalidConfiguration
+from reducetune.experiments._harris_report import markdown, plot
+from reducetune.experiments._ncu import add_ncu_arguments, profile_rows
 from reducetune.experiments._seed_tables import TABLES, SeedRow, SeedTable, table_named
+from reducetune.experiments._xp_common import add_common, databases, study_config, write_report
+from reducetune.experiments._xp_run import Job
 
 __all__ = ["add_arguments", "run_from_args", "plan", "collect"]
 
@@ -30,9 +36,6 @@ OP = "sum"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from reducetune.experiments._ncu import add_ncu_arguments
-    from reducetune.experiments._xp_common import add_common
-
     add_common(p, "harris", sample_time=0.05, max_samples=50, timeout=30)
     p.add_argument("--tables", default=",".join(t.key for t in TABLES),
                    help="seed tables to reproduce (default: all: "
@@ -42,8 +45,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _space(family: str, dtype: str, limits: Any, restrict: dict[str, list[Any]] | None = None
            ) -> Any:
-    from reducetune._space import Space
-
     return Space(family, dtype, OP, limits, restrict)
 
 
@@ -61,8 +62,6 @@ def row_points(table: SeedTable, row: SeedRow, limits: Any) -> tuple[Any, list[A
 
 def plan(tables: list[SeedTable], limits: Any) -> list[Any]:
     """Every job of the experiment, table by table (the runner groups them by workload)."""
-    from reducetune.experiments._xp_run import Job
-
     jobs = []
     for t in tables:
         for row in t.rows:
@@ -134,16 +133,12 @@ def _speedups(rows: list[dict[str, Any]]) -> None:
 
 
 def _measure(args: argparse.Namespace, tables: list[SeedTable]) -> Any:
-    from reducetune.experiments._xp_common import study_config
-
     def measure(runner: Any) -> None:
         jobs = plan(tables, runner.evaluator.limits)
         counts = runner.run(jobs, study_config(args, {"tables": [t.key for t in tables]}))
         print(f"harris: {counts.measured} measured ({counts.failed} failed), {counts.known} "
               f"from the database, {counts.left} left", file=sys.stderr)
         if args.ncu and not runner.out_of_time():
-            from reducetune.experiments._ncu import profile_rows
-
             profile_rows(runner, _ncu_points(args, tables, runner), args)
     return measure
 
@@ -151,8 +146,6 @@ def _measure(args: argparse.Namespace, tables: list[SeedTable]) -> Any:
 def _ncu_points(args: argparse.Namespace, tables: list[SeedTable], runner: Any) -> list[Any]:
     """(point, n) of the seed launch of every row of --ncu-tables, and with --ncu-launches
     both the tuned one (as measured)."""
-    from reducetune.experiments._xp_run import Job
-
     out = []
     keys = set(args.ncu_tables.split(","))
     for t in (t for t in tables if t.key in keys):
@@ -167,10 +160,6 @@ def _ncu_points(args: argparse.Namespace, tables: list[SeedTable], runner: Any) 
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    from reducetune.errors import InvalidConfiguration
-    from reducetune.experiments._harris_report import markdown, plot
-    from reducetune.experiments._xp_common import databases, write_report
-
     try:
         tables = [table_named(k) for k in args.tables.split(",") if k]
     except KeyError as e:

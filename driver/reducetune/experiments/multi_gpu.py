@@ -25,6 +25,7 @@ import sqlite3
 import statistics
 import sys
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,6 @@ def read(db: Path) -> list[tuple[Any, ...]]:
 def measuring_s(db: Path) -> float:
     """Seconds from the first measurement to the last (created_at): the sweep without its
     fixed costs (starting workers, compiling, the ceiling and CUB)."""
-    from datetime import datetime
-
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
         lo, hi = con.execute("SELECT min(created_at), max(created_at) FROM rt_measurements"
                              " m JOIN rt_workloads w ON w.id = m.workload_id").fetchone()

@@ -32,11 +32,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reducetune.commands._args import SEEDS_MAX, THREADS_MAX, integer, positive_int, sizes_text
+from reducetune._sizes import parse_sizes
+from reducetune._space import Space
+from reducetune.cli.args import (SEEDS_MAX, THREADS_MAX, integer, positive_int,
+                                 restrictions as _restrictions, sizes_text)
+from reducetune.errors import InvalidConfiguration, StoreError
+from reducetune.evaluate.replay import ReplayEvaluator
 from reducetune.experiments._journal import Journal
 from reducetune.experiments._runs import (BUDGET_HELP, all_curves, curve_for, curves_for,
                                           default_budget, plain_recording)
 from reducetune.experiments._se_report import SPACE_SHARE, TARGET, markdown, plot, quantile
+from reducetune.store.paths import check_output_folder
+from reducetune.tuning.samplers import make_sampler
 
 __all__ = ["add_arguments", "curve_for", "curves_for", "run", "run_from_args"]
 
@@ -110,12 +117,7 @@ def _fractions(curves: list[list[float]], optimum: float) -> list[list[float]]:
 def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
         strategies: list[str], seeds: int, max_evals: int | None, out: Path,
         restrict: dict[str, list[Any]] | None = None, jobs: int = 1) -> dict[str, Any]:
-    import optuna
-
-    from reducetune._evaluators import ReplayEvaluator
-    from reducetune._paths import check_output_folder
-    from reducetune._samplers import make_sampler
-    from reducetune.errors import InvalidConfiguration, StoreError
+    import optuna  # heavy (about 0.5 s): only where a study is used
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     for s in strategies:
@@ -142,10 +144,7 @@ def _run(evaluator: Any, replay: Path, db: Path, jobs: int, dtype: str, op: str,
          sizes: list[int] | None, family: str, strategies: list[str], seeds: int,
          max_evals: int | None, out: Path,
          restrict: dict[str, list[Any]] | None) -> dict[str, Any]:
-    import optuna
-
-    from reducetune._space import Space
-    from reducetune.errors import InvalidConfiguration
+    import optuna  # heavy (about 0.5 s): only where a study is used
 
     space = Space(family, dtype, op, evaluator.limits, restrict)
     # what a tune proposes: the restriction's valid points that are deterministic and
@@ -220,9 +219,6 @@ def _summary(curves: list[list[float]], optimum: float, seconds: float) -> dict[
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    from reducetune._sizes import parse_sizes
-    from reducetune.commands._args import restrictions as _restrictions
-
     sizes = parse_sizes(args.n) if args.n else None
     run(args.replay, args.dtype, args.op, sizes, args.family, args.strategies, args.seeds,
         args.max_evals, args.out, _restrictions(args.restrict), args.jobs)

@@ -8,7 +8,7 @@ optimum, cold and with B's best points measured first (B: another GPU's recordin
 How B's points get in: B is merged (``Store.merge_from``, what ``reducetune db merge`` does)
 into one temporary results database, the only store every run is given; each run is a fresh
 in-memory Optuna study, so ``tune_size`` takes the production path: the base preset first,
-then (warm runs) _warm_start.warm_points, i.e. each of B's devices' best at exactly that n
+then (warm runs) tuning.warm_start.warm_points, i.e. each of B's devices' best at exactly that n
 with the run's selection (deterministic, unflagged), when valid in A's restricted space. Cold
 runs use the same store with ``warm_start=False``. A's points the runs record there are copies
 of A's rows, so a later run served one from the store gets the answer replay would give: the
@@ -25,13 +25,25 @@ import datetime
 import math
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from reducetune.commands._args import SEEDS_MAX, integer, positive_int, sizes_text
+from reducetune._sizes import parse_sizes
+from reducetune._space import Space
+from reducetune.cli.args import SEEDS_MAX, integer, positive_int, restrictions, sizes_text
+from reducetune.errors import InvalidConfiguration, StoreError
+from reducetune.evaluate.replay import ReplayEvaluator
 from reducetune.experiments._runs import BUDGET_HELP, default_budget, plain_recording
 from reducetune.experiments._se_report import TARGET
 from reducetune.experiments._transfer_report import write_report
+from reducetune.experiments.search_efficiency import sidecar_of
+from reducetune.store.paths import check_output_folder
+from reducetune.store.results import open_store
+from reducetune.tuning.config import TuneConfig
+from reducetune.tuning.loop import tune_size
+from reducetune.tuning.samplers import make_sampler
+from reducetune.tuning.warm_start import warm_points
 
 __all__ = ["add_arguments", "run", "run_from_args"]
 
@@ -63,14 +75,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(recording: Path, source: Path, dtype: str, op: str, sizes: list[int] | None,
         family: str, strategy: str, seeds: int, max_evals: int | None, out: Path,
         restrict: dict[str, list[Any]] | None = None) -> dict[str, Any]:
-    import tempfile
-
-    import optuna
-
-    from reducetune._evaluators import ReplayEvaluator
-    from reducetune._paths import check_output_folder
-    from reducetune._samplers import make_sampler
-    from reducetune.errors import InvalidConfiguration, StoreError
+    import optuna  # heavy (about 0.5 s): only where a study is used
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     make_sampler(strategy, 0)  # an unknown strategy or a missing package fails first
@@ -99,9 +104,6 @@ def run(recording: Path, source: Path, dtype: str, op: str, sizes: list[int] | N
 def _warm_store(b_db: Path, device: dict[str, Any], path: Path, source: Path) -> Any:
     """A new results database holding B (merged): what a user who ran ``reducetune db merge
     B.db`` has. B must not hold A's device: its rows would be served as A's measurements."""
-    from reducetune._store import open_store
-    from reducetune.errors import InvalidConfiguration
-
     store = open_store(path)
     store.merge_from(str(b_db))
     if any(d["uuid"] == device["uuid"] for d in store.devices()):
@@ -114,11 +116,7 @@ def _warm_store(b_db: Path, device: dict[str, Any], path: Path, source: Path) ->
 def _run(evaluator: Any, store: Any, recording: Path, source: Path, dtype: str, op: str,
          sizes: list[int] | None, family: str, strategy: str, seeds: int,
          max_evals: int | None, out: Path, restrict: dict[str, list[Any]]) -> dict[str, Any]:
-    import optuna
-
-    from reducetune._space import Space
-    from reducetune.errors import InvalidConfiguration
-    from reducetune.experiments.search_efficiency import sidecar_of
+    import optuna  # heavy (about 0.5 s): only where a study is used
 
     space = Space(family, dtype, op, evaluator.limits, restrict)
     valid = {p.labels for p in space.points() if space.selected(p)}
@@ -160,9 +158,6 @@ def _size(evaluator: Any, store: Any, space: Any, n: int, optimum: float,
           ok: dict[tuple[str, str], float], budget: int, strategy: str, seeds: int,
           restrict: dict[str, list[Any]]) -> dict[str, Any]:
     """One size: B's points as warm start would take them, and every seed's run per mode."""
-    from reducetune._tune import TuneConfig
-    from reducetune._warm_start import warm_points
-
     def config(seed: int, warm: bool) -> TuneConfig:
         return TuneConfig(dtype=space.dtype, op=space.op, sizes=[n], family=space.family,
                           strategy=strategy, max_evals=budget, seed=seed,
@@ -185,9 +180,7 @@ def _size(evaluator: Any, store: Any, space: Any, n: int, optimum: float,
 
 def _curve(evaluator: Any, store: Any, config: Any, n: int) -> tuple[list[float], dict[str, int]]:
     """One run's best median time after 1..max_evals evaluations, and its warm counts."""
-    import optuna
-
-    from reducetune._tune import tune_size
+    import optuna  # heavy (about 0.5 s): only where a study is used
 
     best_after: list[float] = []
 
@@ -231,9 +224,6 @@ def _show(k: float | None) -> str:
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    from reducetune._sizes import parse_sizes
-    from reducetune.commands._args import restrictions
-
     sizes = parse_sizes(args.n) if args.n else None
     run(args.recording, args.source, args.dtype, args.op, sizes, args.family, args.strategy,
         args.seeds, args.max_evals, args.out, restrictions(args.restrict))

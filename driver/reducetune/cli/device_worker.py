@@ -1,0 +1,32 @@
+"""One worker of ``reducetune tune --devices``:
+``python -m reducetune.cli.device_worker ARGS_JSON``.
+
+``tune_devices.run_devices`` starts one per device with the tune command's arguments for that
+device (JSON); the worker runs them as the command line would, exit statuses included. A
+module of its own, above the command table, so that no command module imports the entry
+point that imports it (the cycle cli -> tune -> tune_devices -> cli).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from reducetune.cli.app import dispatch
+
+__all__ = ["worker_main"]
+
+
+def worker_main(argv: list[str]) -> int:
+    """Runs the tune command of ``argv[0]`` (the JSON of its arguments) and gives its status."""
+    d = json.loads(argv[0])
+    for key in ("db", "replay"):
+        if d.get(key) is not None:
+            d[key] = Path(d[key])
+    return dispatch(argparse.Namespace(**d))
+
+
+if __name__ == "__main__":
+    sys.exit(worker_main(sys.argv[1:]))

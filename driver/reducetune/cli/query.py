@@ -1,0 +1,173 @@
+"""``best``, ``show``, ``history`` and ``export``: read what the database holds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from reducetune import _core, errors
+from reducetune._sizes import parse_sizes
+from reducetune.cli.args import (add_allow_flagged, add_db, add_nondeterministic, add_workload,
+                                 check_workload, db_path, positive_int, sizes_text)
+from reducetune.cli.console import console
+from reducetune.store.results import export_header, export_json, open_store
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("best", help="the best variant for a type, operator and size")
+    add_workload(p, sizes=False)
+    p.add_argument("--n", required=True, type=sizes_text, help="input size (1048576 or 2^20)")
+    p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
+    p.add_argument("--json", action="store_true")
+    add_allow_flagged(p)
+    add_nondeterministic(p)
+    add_db(p)
+
+    for name in ("show", "history"):
+        p = sub.add_parser(name, help="every measurement of a type and operator")
+        add_workload(p, sizes=False)
+        p.add_argument("--n", default=None, type=sizes_text, help="only this size")
+        p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
+        p.add_argument("--limit", type=positive_int, default=None, help="the fastest N only")
+        p.add_argument("--json", action="store_true")
+        add_db(p)
+
+    p = sub.add_parser("export", help="the best table as a C++ header or JSON")
+    p.add_argument("format", choices=["header", "json"])
+    p.add_argument("-o", "--output", type=Path, default=None, help="file (default: stdout)")
+    p.add_argument("--namespace", default="reducetune_dispatch")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite -o even if it is not a file reducetune exported")
+    add_allow_flagged(p)
+    add_nondeterministic(p)
+    add_db(p)
+
+
+def _device_id(store: Any, device: str | None) -> dict[str, Any]:
+    """The stored device named by UUID, name or id; the first one when none is named."""
+    devices = store.devices()
+    if not devices:
+        raise errors.StoreError(f"no device in {store.path}: run reducetune tune first")
+    if device is None:
+        return dict(devices[0])
+    for d in devices:
+        if device in (d["uuid"], d["name"], str(d["id"])):
+            return dict(d)
+    raise errors.InvalidConfiguration(
+        f"no device '{device}' in {store.path} (known: {', '.join(d['name'] for d in devices)})")
+
+
+def cmd_best(args: argparse.Namespace) -> int:
+    check_workload(args)
+    n = parse_sizes(args.n)
+    if len(n) != 1:
+        raise errors.InvalidConfiguration("--n takes one size")
+    db = db_path(args)
+    dev = _device_id(open_store(db, read_only=True), args.device)
+
+    def ask(allow_flagged: bool, nondeterministic: bool) -> dict[str, Any] | None:
+        return _core.catalog_best(str(db), dev["uuid"], args.dtype, args.op, n[0], allow_flagged,
+                                  nondeterministic)
+
+    b = ask(args.allow_flagged, args.nondeterministic)
+    if b is None:
+        print(f"reducetune: no verified measurement for {dev['name']} {args.dtype} {args.op}"
+              f"{_left_out(args, ask)}", file=sys.stderr)
+        return 1
+    if args.json:  # the rule `export json` gives for this size, with the request
+        print(json.dumps(b, indent=2))
+        return 0
+    gbps = f"{b['gbps']:.1f} GB/s" if b.get("gbps") else "? GB/s"
+    print(f"{b['variant']} {b['launch']}  {gbps}  "
+          f"(measured at n={b['bucket_n']} on {dev['name']}; {b['determinism']})")
+    return 0
+
+
+def _left_out(args: argparse.Namespace, ask: Any) -> str:
+    """' without ...' naming what the selection left out when that is why nothing answers."""
+    if not args.nondeterministic and ask(args.allow_flagged, True) is not None:
+        return (" that is deterministic (--nondeterministic to consider points whose result "
+                "changes from run to run)")
+    if not args.allow_flagged and ask(True, True) is not None:
+        return " without a flagged value (--allow-flagged to consider those)"
+    return ""
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    check_workload(args)
+    n = parse_sizes(args.n)[0] if args.n else None
+    store = open_store(db_path(args), read_only=True)
+    dev = _device_id(store, args.device)
+    rows = list(store.history(dev["id"], args.dtype, args.op, n))
+    rows.sort(key=lambda r: (r["n"], r["status"] != "ok", r["median_s"] or float("inf")))
+    if args.limit:
+        rows = [r for r in rows if r["status"] == "ok"][: args.limit]
+    if args.json:
+        print(json.dumps([{k: v for k, v in r.items() if k != "samples_s"} for r in rows],
+                         indent=2))
+        return 0
+    console().print(_history_table(f"{dev['name']} {args.dtype} {args.op}", rows))
+    return 0
+
+
+def _history_table(title: str, rows: list[dict[str, Any]]) -> Any:
+    t = Table(title=f"{title}: {len(rows)} measurements")
+    for c in ("n", "variant", "launch", "status", "median µs", "GB/s", "% peak", "reason"):
+        t.add_column(c, no_wrap=c != "reason")
+    for r in rows:
+        t.add_row(str(r["n"]), r["variant_label"], r["launch_label"], r["status"],
+                  f"{r['median_s'] * 1e6:.2f}" if r["median_s"] else "",
+                  f"{r['gbps']:.1f}" if r["gbps"] else "",
+                  f"{r['pct_of_peak']:.1f}" if r["pct_of_peak"] else "", r["reason"][:80])
+    return t
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    db = db_path(args)
+    if args.output is not None:
+        _check_output(args.output, db, args.format, args.force)
+    text = (export_header(db, args.namespace, args.allow_flagged, args.nondeterministic)
+            if args.format == "header"
+            else export_json(db, args.allow_flagged, args.nondeterministic))
+    if args.output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        _core.write_file_atomically(str(args.output), text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+EXPORT_MARKERS = {"header": b"// Generated by reducetune", "json": b'"format": "reducetune-dispatch"'}
+
+
+def _check_output(out: Path, db: Path, fmt: str, force: bool) -> None:
+    """Refuses an -o that would destroy something export did not write: the database itself,
+    a directory, an SQLite file, or any file without the export's marker (unless --force)."""
+    if out.is_dir():
+        raise errors.InvalidConfiguration(f"-o {out} is a directory: name a file in it")
+    if not out.exists():
+        return
+    if db.exists() and os.path.samefile(out, db):
+        raise errors.InvalidConfiguration(
+            f"-o {out} is the database (--db {db}): name another file for the export")
+    with open(out, "rb") as f:
+        head = f.read(4096)
+    if head.startswith(b"SQLite format 3\0"):
+        raise errors.InvalidConfiguration(
+            f"-o {out} is an SQLite database: name another file (it is never overwritten)")
+    if force:
+        return
+    marker = EXPORT_MARKERS[fmt]
+    if not (head.startswith(marker) or (fmt == "json" and marker in head[:200])):
+        raise errors.InvalidConfiguration(
+            f"-o {out} exists and was not written by reducetune export {fmt}: "
+            "remove it, name another file, or pass --force")
+
+
+COMMANDS = {"best": cmd_best, "show": cmd_show, "history": cmd_show, "export": cmd_export}

@@ -1,0 +1,89 @@
+"""The final table of a tuning run (size, best variant, GB/s, % of peak, × CUB) and its JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+
+def _fmt(v: Any, spec: str) -> str:
+    return "" if v is None else format(v, spec)
+
+
+def not_recorded_note(results: list[Any], replay: Path | None) -> str:
+    """'N not in the recording ...' when a replay proposed points its recording lacks (they
+    count against the budget, but nothing was measured or stored for them); else ""."""
+    missing = sum(r.not_recorded for r in results)
+    if not missing:
+        return ""
+    name = replay.name if replay is not None else "the recording"
+    return (f"{missing} not in the recording {name}: neither measured nor stored (replay with "
+            "the --restrict it was recorded under, listed in its sidecar .json)")
+
+
+def warm_note(results: list[Any]) -> str:
+    """'warm start: N points queued first from other devices' bests (name: k, ...)' when
+    a new study enqueued some (tuning/warm_start.py); else ""."""
+    counts: dict[str, int] = {}
+    for r in results:
+        for name, k in getattr(r, "warm", {}).items():
+            counts[name] = counts.get(name, 0) + k
+    if not counts:
+        return ""
+    return (f"warm start: {sum(counts.values())} points queued first from other devices' "
+            "bests (" + ", ".join(f"{name}: {k}" for name, k in counts.items())
+            + "; --no-warm-start to search cold)")
+
+
+def results_table(results: list[Any], device: dict[str, Any], config: Any, db: Path,
+                  replay: Path | None = None) -> Table:
+    """One row per size: the best point, its GB/s and × CUB. × CUB compares the best
+    deterministic point with CUB (both run-to-run deterministic); a run that admitted
+    nondeterministic points also shows its best point's ratio (× CUB any)."""
+    missing = any(r.not_recorded for r in results)
+    anyway = bool(getattr(config, "nondeterministic", False))
+    t = Table(title=f"{device['name']} {config.dtype} {config.op} ({config.strategy}; "
+                    f"results in {db})", caption="\n".join(
+                        filter(None, [not_recorded_note(results, replay), warm_note(results)]))
+              or None)
+    columns = ["size", "best variant", "launch", "GB/s", "% of peak", "× CUB",
+               *(["× CUB any"] if anyway else []), "points", "measured",
+               *(["not recorded"] if missing else []), "stopped"]
+    for c in columns:
+        t.add_column(c, no_wrap=True, justify="right" if c not in ("best variant", "launch")
+                     else "left")
+    for r in results:
+        b = r.best or {}
+        t.add_row(str(r.n), b.get("variant_label", _empty(r)), b.get("launch_label", ""),
+                  _fmt(b.get("gbps"), ".1f"), _fmt(b.get("pct_of_peak"), ".1f"),
+                  _fmt(r.x_cub, ".2f"), *([_fmt(r.x_cub_any, ".2f")] if anyway else []),
+                  str(r.points), str(r.evaluated),
+                  *([str(r.not_recorded)] if missing else []), r.stopped)
+    return t
+
+
+def _empty(r: Any) -> str:
+    """Why a size has no best: every point failed, none was in the recording, or none tried."""
+    if r.failed:
+        return f"(none: all {r.failed} measured points failed)"
+    if r.not_recorded:
+        return "(none: not in the recording)"
+    return "(none: no point tried)"
+
+
+def results_json(results: list[Any], device: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "device": {k: device.get(k) for k in ("name", "uuid", "cc_major", "cc_minor")},
+        "sizes": [
+            {"n": r.n, "best": r.best, "best_deterministic": r.best_deterministic,
+             "cub_gbps": r.cub_gbps, "x_cub": r.x_cub, "x_cub_any": r.x_cub_any,
+             "points": r.points, "evaluated": r.evaluated, "not_recorded": r.not_recorded,
+             "served": r.served, "invalid": r.invalid, "flagged": r.flagged,
+             "nondeterministic": r.nondeterministic, "proposed": r.proposed,
+             "rejected": r.rejected, "rejected_rate": r.rejected_rate,
+             "failed": r.failed, "escapes": r.escapes, "warm": r.warm, "stopped": r.stopped}
+            for r in results
+        ],
+    }

@@ -1,0 +1,250 @@
+"""``reducetune tune``: search the space for each workload and store every result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from reducetune import errors
+from reducetune._sizes import parse_sizes
+from reducetune.cli.args import (COUNT_MAX, INT_MAX, MIN_SAMPLES, RUN_MAX_S, SAMPLE_TIME_MAX_S,
+                                 SEED_MAX, TIMEOUT_MAX_S, add_allow_flagged, add_db,
+                                 add_nondeterministic, add_workload, db_path, duration, integer,
+                                 positive_int, real, restrictions, workload_pairs)
+from reducetune.cli.console import console
+from reducetune.cli.progress import TuneProgress
+from reducetune.cli.report import results_json, results_table
+from reducetune.cli.tune_devices import parse_devices, run_devices
+from reducetune.evaluate.gpu import GpuEvaluator
+from reducetune.evaluate.replay import REPLAY_PREFIX, ReplayEvaluator
+from reducetune.store.results import open_store
+from reducetune.store.study_share import pid_runs
+from reducetune.store.study_storage import open_shared_storage, open_storage
+from reducetune.tuning.config import TuneConfig
+from reducetune.tuning.run import tune_all
+from reducetune.tuning.samplers import STRATEGIES
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("tune", help="search the space for each workload; store every result")
+    add_workload(p, lists=True)
+    p.add_argument("--device", type=integer(0, INT_MAX), default=0, help="GPU ordinal (default 0)")
+    p.add_argument("--devices", default=None, metavar="0,1|all",
+                   help="one worker process per GPU; GPUs of one model share each study "
+                        "(in replay: workers replaying --device)")
+    p.add_argument("--storage", default=None, metavar="URL",
+                   help="Optuna studies in a shared storage: postgresql+psycopg2://... (many "
+                        "machines) or journal:PATH (one host); default: the --db file")
+    p.add_argument("--family", default="tunable", help="template family (default tunable)")
+    p.add_argument("--strategy", default="tpe", help=f"{' | '.join(STRATEGIES)} (default tpe)")
+    p.add_argument("--max-evals", type=positive_int, default=None,
+                   help="distinct valid points per size (default: no limit)")
+    p.add_argument("--time-limit", type=duration(0, RUN_MAX_S, lo_open=True), default=None,
+                   help="for the whole run (90, 10m, 2h): every size is answered first, the "
+                        "rest shared by what an evaluation costs at each size")
+    p.add_argument("--target", type=real(0, 100, hi_open=True), default=None, metavar="P",
+                   help="stop a size once within P%% of the streaming ceiling")
+    p.add_argument("--seed", type=integer(0, SEED_MAX), default=None,
+                   help="sampler seed (reproducible runs)")
+    p.add_argument("--base", default="good", help="preset measured first (default good)")
+    p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
+                   help="only these values of a parameter (repeatable): a smaller space")
+    p.add_argument("--replay", type=Path, default=None, metavar="DB",
+                   help="evaluate from a recorded database instead of the GPU")
+    p.add_argument("--timeout", type=duration(0, TIMEOUT_MAX_S, lo_open=True), default=120.0,
+                   help="per evaluation, before the worker is killed (default 120 s)")
+    # Below their ranges, --sample-time and --max-samples are refused by TuneConfig.validate,
+    # whose messages scripts and tests rely on.
+    p.add_argument("--sample-time", default=0.1, metavar="S",
+                   type=duration(0, SAMPLE_TIME_MAX_S, lo_open=True, defer_below=float("-inf")),
+                   help="cold sampling time cap per point, CUB included (default 0.1 s)")
+    p.add_argument("--max-samples", default=200, metavar="N",
+                   type=integer(MIN_SAMPLES, COUNT_MAX, defer_below=1),
+                   help="cold samples per point at most, at least 10 (default 200)")
+    p.add_argument("--hot", action="store_true",
+                   help="also take back-to-back hot samples (not stored; default off)")
+    p.add_argument("--in-process", action="store_true",
+                   help="evaluate in this process instead of a worker (no fault isolation)")
+    add_allow_flagged(p, "also tune points with a value the family flags (e.g. "
+                         "warp=volatile_unsafe, racy by construction); default: skipped")
+    add_nondeterministic(p, "also tune points whose result changes from run to run (a float "
+                            "sum or product finished by atomics); default: deterministic points "
+                            "only, as CUB's DeviceReduce is; × CUB is reported for both")
+    p.add_argument("--no-warm-start", dest="warm_start", action="store_false",
+                   help="do not measure other devices' bests for the same workload first in "
+                        "a new study (default: they are, when --db holds some)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_db(p)
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    if args.devices is not None:  # one worker per GPU (cli/tune_devices.py)
+        ordinals = parse_devices(args.devices, args.replay is not None)
+        if len(ordinals) > 1:
+            _configs(args)  # refused here rather than once per worker
+            return run_devices(args, ordinals)
+        if args.replay is None:
+            args.device = ordinals[0]
+    configs = _configs(args)
+    for config in configs:
+        config.validate()  # before the database is opened or a worker started
+    db = db_path(args)
+    if args.replay is not None and _same_file(args.replay, db):
+        raise errors.InvalidConfiguration("--replay and --db must be different files")
+
+    if args.replay is not None:
+        remove_stale_replay_folders()
+    fresh = not db.exists()
+    store = open_store(db)  # refuses a corrupt or foreign file before anything runs
+    storage = None
+    try:
+        # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
+        with closing(_evaluator(args)) as evaluator:
+            storage = _storage(args, db)
+            results = _run(args, configs, evaluator, store, storage)
+    except BaseException:
+        # No GPU, a --restrict or --base the space refuses, ...: a results file this run
+        # created and nothing measured was recorded in (by this run or another one) is not
+        # left behind, empty. A file that cannot be read as expected is kept.
+
+        try:
+            with closing(sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)) as c:
+                empty = fresh and not any(c.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone()
+                                          for t in ("rt_measurements", "rt_baselines"))
+        except sqlite3.Error:
+            empty = False
+        if empty:
+            store.close()
+            if getattr(storage, "engine", None) is not None:
+                storage.engine.dispose()
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+        raise
+    _print_results(args, configs, evaluator, results, db)
+    _print_skipped(args, configs, results)
+    return 0
+
+
+def _storage(args: argparse.Namespace, db: Path) -> Any:
+    """Optuna's storage: --storage, else the results file itself."""
+    return open_shared_storage(args.storage) if args.storage else open_storage(db)
+
+
+def remove_stale_replay_folders() -> None:
+    """Removes reducetune-replay-<pid>-* folders of processes that no longer run (a run
+    killed with SIGKILL cannot clean up after itself)."""
+
+    for folder in Path(tempfile.gettempdir()).glob(REPLAY_PREFIX + "*"):
+        pid = folder.name[len(REPLAY_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or not folder.is_dir() or pid_runs(int(pid)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """The same file by device and inode when both exist (hard links, other spellings)."""
+    if a.exists() and b.exists():
+        return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
+
+
+def _configs(args: argparse.Namespace) -> list[Any]:
+    """The run's TuneConfigs, one per (dtype, op), from arguments checked as far as they can
+    be without a device."""
+    pairs = workload_pairs(args)
+    if args.strategy not in STRATEGIES:
+        raise errors.InvalidConfiguration(
+            f"unknown strategy '{args.strategy}' (choose one of: {', '.join(STRATEGIES)})")
+    sizes = parse_sizes(args.sizes)
+    return [TuneConfig(dtype=dtype, op=op, sizes=sizes, family=args.family,
+                       strategy=args.strategy, max_evals=args.max_evals,
+                       time_limit_s=args.time_limit, target_pct=args.target, seed=args.seed,
+                       base_preset=args.base, restrict=restrictions(args.restrict),
+                       sample_time_s=args.sample_time, max_samples=args.max_samples,
+                       hot=args.hot, allow_flagged=args.allow_flagged,
+                       nondeterministic=args.nondeterministic, warm_start=args.warm_start,
+                       by_model=args.devices is not None or args.storage is not None)
+            for dtype, op in pairs]
+
+
+def _evaluator(args: argparse.Namespace) -> Any:
+    if args.replay is not None:
+        return ReplayEvaluator(args.replay, args.device)
+    return GpuEvaluator(args.device, timeout_s=args.timeout, in_process=args.in_process)
+
+
+def _run(args: argparse.Namespace, configs: list[Any], evaluator: Any, store: Any,
+         storage: Any) -> list[list[Any]]:
+    """Tunes every size of every (dtype, op), with one progress display where stderr is a
+    terminal."""
+    on_precompile = None if args.quiet else _print_precompile
+    if args.quiet or not sys.stderr.isatty():
+        return tune_all(evaluator, configs, store=store, storage=storage,
+                        on_precompile=on_precompile)
+
+    progress = TuneProgress(console(stderr=True), configs)
+    with progress:
+        return tune_all(evaluator, configs, store=store, storage=storage,
+                        on_trial=progress.trial, on_size=progress.size,
+                        on_precompile=on_precompile)
+
+
+def _print_precompile(r: dict[str, Any]) -> None:
+    """One line on stderr: what precompiling cost, and what it could not do."""
+    if "error" in r:
+        print(f"reducetune: precompile failed ({r['error']}: {r['message']}); each variant "
+              "compiles when it is first measured", file=sys.stderr)
+        return
+    line = f"precompiled {r['requested']} variants in {r['seconds']:.1f} s ({r['threads']} threads"
+    if r["cached"]:
+        line += f"; {r['cached']} already cached"
+    if r["failed"]:
+        label, error = next(iter(r["failures"].items()))
+        first = error.strip().splitlines()[0] if error.strip() else "no log"
+        line += f"; {r['failed']} failed, e.g. {label}: {first}"
+    print(line + ")", file=sys.stderr)
+
+
+def _print_results(args: argparse.Namespace, configs: list[Any], evaluator: Any,
+                   results: list[list[Any]], db: Path) -> None:
+    """One table per (dtype, op), or (--json) one document: a single workload's as before,
+    several as {"runs": [...]}."""
+    if args.json:
+        docs = [{"dtype": c.dtype, "op": c.op, **results_json(r, evaluator.device)}
+                for c, r in zip(configs, results, strict=True)]
+        print(json.dumps(docs[0] if len(docs) == 1 else {"runs": docs}, indent=2))
+        return
+    for c, r in zip(configs, results, strict=True):
+        console().print(results_table(r, evaluator.device, c, db, args.replay))
+
+
+def _print_skipped(args: argparse.Namespace, configs: list[Any],
+                   results: list[list[Any]]) -> None:
+    """The rejected-proposal rate, and how many were flagged or nondeterministic."""
+    if args.quiet:
+        return
+    every = [r for rs in results for r in rs]
+    proposed = sum(r.proposed for r in every)
+    rejected = sum(r.rejected for r in every)
+    if not proposed:
+        return
+    line = (f"reducetune: {rejected} of {proposed} proposals rejected before compiling "
+            f"({100.0 * rejected / proposed:.1f} %)")
+    kinds = [(sum(r.invalid for r in every), "invalid"),
+             (sum(r.flagged for r in every), "with a flagged value (--allow-flagged)"),
+             (sum(r.nondeterministic for r in every), "nondeterministic (--nondeterministic)")]
+    if rejected:
+        line += ": " + ", ".join(f"{k} {what}" for k, what in kinds if k)
+    print(line, file=sys.stderr)
+
+
+COMMANDS = {"tune": cmd_tune}

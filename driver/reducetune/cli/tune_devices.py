@@ -1,0 +1,109 @@
+"""``reducetune tune --devices 0,1`` (or ``all``): one worker process per GPU.
+
+Each worker is this command for one device (``--devices K``), in its own process, writing
+to the same results file (--db) and opening the same Optuna storage (the results file, or
+--storage). Its studies are keyed by the device model (``TuneConfig.by_model``), so the
+workers of GPUs of one model (name, SM count, memory clock) share each (dtype, op, n) study
+(store/study_share.py: one budget, no point measured twice) and other models get their own. Every
+measurement names the GPU (UUID) that took it.
+
+In replay (``--replay``) there is no GPU: each listed device is a worker replaying the
+recording's device (``--device`` picks it, default the first), under its UUID. N replay
+workers thus behave as N processes of one GPU model sharing its studies, which is what the
+tests need without a GPU.
+
+A worker that fails (killed, a GPU fault that ends it) leaves the others running; its
+trial is failed and its point re-queued (store/study_share.py). The command then exits 1 and says
+which worker failed; running it again resumes every study without measuring a point twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from typing import Any
+
+from reducetune import errors
+
+__all__ = ["parse_devices", "run_devices"]
+
+
+def parse_devices(text: str, replay: bool) -> list[int]:
+    """GPU ordinals from ``0,1,3`` or ``all`` (every GPU the driver reports; in replay, 0)."""
+    if text.strip() == "all":
+        return [0] if replay else list(range(_gpu_count()))
+    try:
+        ordinals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise errors.InvalidConfiguration(
+            f"--devices takes GPU ordinals (0,1) or all, not {text!r}") from None
+    if not ordinals or min(ordinals) < 0 or len(set(ordinals)) != len(ordinals):
+        raise errors.InvalidConfiguration(f"--devices {text!r}: distinct ordinals >= 0")
+    return ordinals
+
+
+def _gpu_count() -> int:
+    """How many GPUs the driver reports, asked in a child process so that this one (which
+    only waits for the workers) creates no CUDA context."""
+    code = ("from reducetune import _core\nn = 0\nwhile n < 64:\n    try:\n"
+            "        _core.query_device(n)\n    except Exception:\n        break\n    n += 1\n"
+            "print(n)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=False)
+    count = int(out.stdout.strip() or 0)
+    if count == 0:
+        raise errors.DeviceError("--devices all: no GPU found " + out.stderr.strip()[-200:])
+    return count
+
+
+def _worker_args(args: argparse.Namespace, ordinal: int) -> str:
+    """The worker's arguments: this command's, for one device, printing JSON."""
+    keep = {k: v for k, v in vars(args).items() if not callable(v)}
+    keep.update(devices=str(ordinal), quiet=True, json=True)
+    if args.replay is None:
+        keep["device"] = ordinal
+    return json.dumps(keep, default=str)
+
+
+def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
+    """Starts one worker per device, waits for all, prints what each found."""
+    procs = [subprocess.Popen([sys.executable, "-m", "reducetune.cli.device_worker",
+                               _worker_args(args, k)], stdout=subprocess.PIPE, text=True)
+             for k in ordinals]
+    outs = [p.communicate()[0] for p in procs]  # stderr goes through: warnings, errors
+    docs: list[dict[str, Any]] = []
+    failed = []
+    for k, p, out in zip(ordinals, procs, outs, strict=True):
+        try:
+            doc = json.loads(out) if p.returncode == 0 else None
+        except json.JSONDecodeError:
+            doc = None
+        if doc is None:
+            failed.append(f"device {k} (exit {p.returncode})")
+            continue
+        docs.append({"ordinal": k, **doc})
+    if args.json:
+        print(json.dumps({"workers": docs, "failed": failed}, indent=2))
+    else:
+        _print_summary(docs)
+    if failed:
+        print(f"reducetune: worker failed: {', '.join(failed)}; the others finished; run the "
+              "same command again to resume", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_summary(docs: list[dict[str, Any]]) -> None:
+    """Per worker and workload: its device, what it measured, and the best it saw."""
+    for d in docs:
+        for run in d.get("runs", [d]):
+            dev = run["device"]
+            for s in run["sizes"]:
+                best = s.get("best") or {}
+                label = f"{best.get('variant_label', '-')} {best.get('launch_label', '')}"
+                print(f"GPU {d['ordinal']} {dev['name']} ({dev['uuid']}) "
+                      f"{run.get('dtype', '')} {run.get('op', '')} n={s['n']}: "
+                      f"{s['evaluated']} measured, {s['points']} points in the study "
+                      f"({s['stopped']}); best {label}")

@@ -1,0 +1,4 @@
+"""Where a point's measurement comes from: ``gpu`` (a worker process, ``worker``, on a GPU),
+``replay`` (a recorded database), ``base`` (what every evaluator shares), and ``evaluation``
+(served from the store when this context already measured it, else evaluated and recorded).
+"""

@@ -1,0 +1,58 @@
+"""What every source of measurements shares: the Evaluator protocol, the workload and
+sampling dicts the worker reads, and the protocol constants (defined in C++).
+
+Every evaluator gives the same dicts: ``{"status": "ok", "samples_s", "median_s", "gbps",
+"pct_of_peak", "pct_of_ceiling", ...}`` or ``{"status": "failed" | "invalid" | "wrong",
+"kind", "reason"}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from reducetune import _core
+
+__all__ = ["Evaluator", "CEILING_WORKLOAD", "MIN_SAMPLES", "MAX_NOISE", "WORKLOAD_SEED",
+           "sampling_options", "workload"]
+
+# The streaming ceiling is stored as a baseline under this conventional workload key (the
+# read itself is 4 GiB, or an eighth of the device memory: baseline/streaming_ceiling.hpp).
+CEILING_WORKLOAD = {"dtype": "float32", "op": "sum", "n": 1 << 28, "data_pattern": "uniform",
+                    "seed": 0}
+
+
+# The measurement protocol of issue 3, defined in C++ (measure/stopping_rule.hpp): at least
+# MIN_SAMPLES cold samples, stop once their relative standard deviation is below MAX_NOISE.
+# Tuning changes only the caps (time, count) and hot samples. WORKLOAD_SEED is the data seed of
+# a workload that names none (verify/patterns.hpp). Kept here as names other modules import.
+MIN_SAMPLES: int = _core.MIN_SAMPLES
+MAX_NOISE: float = _core.MAX_NOISE
+WORKLOAD_SEED: int = _core.WORKLOAD_SEED
+
+
+def sampling_options(time_cap_s: float, max_samples: int, hot: bool) -> dict[str, Any]:
+    """The stopping rule the worker applies to cold (and, with hot, hot) samples: the keys
+    ``_core.evaluate`` and ``_core.evaluate_cub`` read from their ``options``."""
+    return {"hot": bool(hot), "min_samples": MIN_SAMPLES, "max_samples": int(max_samples),
+            "max_noise": MAX_NOISE, "time_cap_s": float(time_cap_s)}
+
+
+def workload(dtype: str, op: str, n: int, pattern: str = "uniform",
+             seed: int = WORKLOAD_SEED) -> dict:
+    return {"dtype": dtype, "op": op, "n": int(n), "data_pattern": pattern, "pattern": pattern,
+            "seed": seed}
+
+
+class Evaluator(Protocol):
+    """What the tuner needs from a source of measurements."""
+
+    device: dict[str, Any]  # name, uuid, cc_major, cc_minor, ..., driver/toolkit versions
+    limits: Any  # DeviceLimits
+    calls: int  # evaluate() calls so far (what "measured" means in tests)
+
+    def set_sampling(self, options: dict[str, Any]) -> None: ...
+    def precompile(self, variant_labels: list[str]) -> dict[str, Any] | None: ...
+    def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]: ...
+    def cub(self, w: dict) -> dict[str, Any] | None: ...
+    def ceiling_bytes_per_s(self) -> float | None: ...
+    def close(self) -> None: ...

@@ -1,0 +1,211 @@
+"""Measurements from the GPU, taken in a worker process (evaluate/worker.py) so that a
+variant that faults the CUDA context or hangs is a failed point, not the end of the run."""
+
+from __future__ import annotations
+
+import json
+import selectors
+import signal
+import subprocess
+import sys
+from typing import Any
+
+from reducetune import _core
+from reducetune._no_gpu import device_problem
+from reducetune._space import limits_for_arch
+from reducetune.errors import DeviceError
+
+__all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT"]
+
+
+class WorkerClient:
+    """One worker process at a time; a dead or stuck one is replaced at the next call.
+
+    The worker inherits this process's environment (REDUCETUNE_TEMPLATE_DIR included)."""
+
+    # A worker that announced its exit, or closed its output, is waited for this long and then
+    # killed: tearing down a poisoned CUDA context can hang.
+    exit_grace_s = 10.0
+
+    def __init__(self, timeout_s: float = 60.0, argv: list[str] | None = None) -> None:
+        self.timeout_s = timeout_s
+        self.argv = argv or [sys.executable, "-m", "reducetune.evaluate.worker"]
+        self.started = 0  # worker processes started so far
+        self._proc: subprocess.Popen[str] | None = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            )
+            self.started += 1
+        return self._proc
+
+    def _gone(self, proc: subprocess.Popen[str], kill: bool) -> str:
+        if kill:
+            proc.kill()
+        try:
+            code = proc.wait(timeout=self.exit_grace_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        self._proc = None
+        if code < 0:
+            return f"worker died with {signal.Signals(-code).name} (signal {-code})"
+        return f"worker exited with status {code}"
+
+    @property
+    def running(self) -> bool:
+        """False once the worker died or was killed (and before the first call)."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def call(self, name: str, timeout_s: float | None = None, **args: Any) -> dict[str, Any]:
+        """{"ok": True, "result": ...} or {"ok": False, "error", "message"}; a crash or a
+        timeout (``timeout_s``, default the client's) is reported as error "worker_crashed" /
+        "timed_out"."""
+        timeout_s = self.timeout_s if timeout_s is None else timeout_s
+        proc = self._start()
+        assert proc.stdin and proc.stdout
+        try:
+            proc.stdin.write(json.dumps({"call": name, "args": args}) + "\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            return {"ok": False, "error": "worker_crashed", "message": self._gone(proc, False)}
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        ready = sel.select(timeout_s)
+        sel.close()
+        if not ready:
+            self._gone(proc, True)
+            return {"ok": False, "error": "timed_out",
+                    "message": f"no reply within {timeout_s:g} s (worker killed)"}
+        line = proc.stdout.readline()
+        if not line:
+            return {"ok": False, "error": "worker_crashed", "message": self._gone(proc, False)}
+        try:
+            reply = dict(json.loads(line))
+        except ValueError:
+            reason = self._gone(proc, True)
+            return {"ok": False, "error": "worker_crashed",
+                    "message": f"worker wrote {line[:200]!r}, not a reply ({reason})"}
+        if reply.pop("exits", False):
+            self._gone(proc, False)  # it exits after a sticky CUDA error; the next call starts one
+        return reply
+
+    def close(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            assert self._proc.stdin
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._proc = None
+
+
+_ERRORS = {"DeviceError": DeviceError}
+
+class _InProcess:
+    """The worker's calls made in this process (no fault isolation: a faulting variant
+    leaves the CUDA context unusable for the rest of the run). For debugging."""
+
+    running = True  # this process: its compile cache lives as long as the run
+
+    def call(self, name: str, timeout_s: float | None = None, **args: Any) -> dict[str, Any]:
+        try:
+            return {"ok": True, "result": getattr(_core, name)(**args)}
+        except Exception as e:
+            return {"ok": False, "error": type(e).__name__, "message": str(e)}
+
+    def close(self) -> None:
+        pass
+
+
+# Allowance per variant when precompiling, on top of the per-call timeout: NVRTC compiles
+# about 20 variants/s per core (docs/results), so this is ten times a single core's time.
+PRECOMPILE_S_PER_VARIANT = 0.5
+
+
+class GpuEvaluator:
+    """Measures on a GPU: every call runs in the worker process (in_process=True: here).
+
+    ``options`` go to every evaluate and CUB call (keys: ``sampling_options``); the tuner
+    replaces their sampling keys with its config's through ``set_sampling``."""
+
+    def __init__(self, ordinal: int = 0, timeout_s: float = 60.0,
+                 options: dict[str, Any] | None = None, in_process: bool = False) -> None:
+        self.ordinal = ordinal
+        self.timeout_s = timeout_s
+        self.options = dict(options or {})
+        self._worker: Any = _InProcess() if in_process else WorkerClient(timeout_s)
+        reply = self._worker.call("query_device", ordinal=ordinal)
+        if not reply["ok"]:
+            raise _ERRORS.get(reply["error"], DeviceError)(
+                device_problem(reply["message"], ordinal))
+        info = reply["result"]
+        self.device = dict(info, toolkit_version=info["runtime_version"])
+        self.limits = limits_for_arch(str(info["arch"]))
+        self.limits.sm_count = info["sm_count"]
+        self.limits.max_threads_per_block = info["max_threads_per_block"]
+        self.calls = 0
+        self._ceiling: float | None = None
+        self.ceiling_samples_s: list[float] = []  # kept so the tuner can record them
+        self._precompiled: list[str] = []  # compiled into the current worker's cache
+
+    @property
+    def workers_started(self) -> int:
+        """Worker processes started so far (a fault or a timeout costs one; 0 in process)."""
+        return int(getattr(self._worker, "started", 0))
+
+    def set_sampling(self, options: dict[str, Any]) -> None:
+        """The stopping rule for the variants and CUB alike (``sampling_options``)."""
+        self.options.update(options)
+
+    def precompile(self, variant_labels: list[str]) -> dict[str, Any]:
+        """Compiles the variants in parallel in the worker, whose cache evaluate() serves
+        from: {requested, compiled, cached, failed, failures, seconds, threads}, or {error,
+        message} when the call itself failed (then each variant compiles when measured)."""
+        labels = list(dict.fromkeys(variant_labels))
+        self._precompiled = labels
+        timeout = self.timeout_s + PRECOMPILE_S_PER_VARIANT * len(labels)
+        reply = self._worker.call("precompile", timeout_s=timeout, variant_labels=labels,
+                                  arch=str(self.device["arch"]), threads=0)
+        if not reply["ok"]:
+            self._precompiled = []
+            return {"error": reply["error"], "message": reply["message"]}
+        return dict(reply["result"])
+
+    def _rewarm(self) -> None:
+        # A worker replaced after a crash or a timeout starts with an empty cache: fill it
+        # again rather than compile every remaining variant alone.
+        if self._precompiled and not self._worker.running:
+            self.precompile(self._precompiled)
+
+    def _run(self, name: str, **args: Any) -> dict[str, Any]:
+        reply = self._worker.call(name, ordinal=self.ordinal, **args)
+        if reply["ok"]:
+            return dict(reply["result"])
+        return {"status": "failed", "kind": reply["error"], "reason": reply["message"]}
+
+    def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]:
+        self.calls += 1
+        self._rewarm()
+        options = dict(self.options)
+        if self._ceiling:
+            options["ceiling_bytes_per_s"] = self._ceiling
+        return self._run("evaluate", variant_label=variant_label, launch_label=launch_label,
+                         workload=w, options=options)
+
+    def cub(self, w: dict) -> dict[str, Any] | None:
+        return self._run("evaluate_cub", workload=w, options=self.options)
+
+    def ceiling_bytes_per_s(self) -> float | None:
+        if self._ceiling is None:
+            r = self._worker.call("streaming_ceiling", ordinal=self.ordinal)
+            self._ceiling = float(r["result"]["bytes_per_s"]) if r["ok"] else 0.0
+            self.ceiling_samples_s = list(r["result"]["samples_s"]) if r["ok"] else []
+        return self._ceiling or None
+
+    def close(self) -> None:
+        self._worker.close()

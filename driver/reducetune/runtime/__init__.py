@@ -1,0 +1,4 @@
+"""Job 2, use the best configuration from Python: ``reducer`` (``reduce`` and ``Reducer``),
+``arrays`` (what a PyTorch, CuPy or CUDA array says of itself), ``fast_call`` (the lean
+per-call path), ``calibrate`` (the bests timed as applications call them).
+"""

@@ -1,0 +1,259 @@
+"""One study run by several processes at once (two ``reducetune tune`` of the same command on
+one results file, or a batch of jobs): they share its budget and never measure a point twice.
+
+Each process keeps the points it has seen (``Proposal.seen``); on its own, it would count only
+its points against --max-evals and measure whatever its sampler proposes (two processes on one
+study measured 109 points against a budget of 60, 11 of them twice). So:
+
+- before a trial (``stop``), the points of the study's finished trials, whoever ran them,
+  join the seen set: the budget counts the study's distinct points, as a resumed run does. The
+  trials come from Optuna's cached storage, which reads only the trials that are new or still
+  running since its last read; still, a read costs a few milliseconds, so ``stop`` reads at
+  most every SYNC_EVERY_S (a GPU trial takes longer: every trial; a replayed one less).
+- before a new point is evaluated (``taken``), this process claims it: under the results
+  file's lock (``store.study_storage.file_lock``) it reads the study's running trials, and gives
+  the point up when another live process claims it, or when the points seen and those others
+  are measuring already reach --max-evals; otherwise it writes its claim (the trial's user
+  attribute ``claim``: the point's labels, host and pid) before releasing the lock. A point
+  measured meanwhile is in the store, so it is served from there rather than measured again.
+  This check, always read afresh, is what keeps the budget and the one measurement per point;
+  ``stop`` only lets a process notice sooner that the others have spent the budget.
+
+A claim of a process that died (same host, pid gone) no longer counts; one from another host
+counts while its trial runs. Without a results file (Optuna in memory) nothing is shared.
+
+Studies in a shared storage (``--storage``, several GPUs or machines; store/study_storage.py) use
+the storage's lock for claims (the journal file's, a PostgreSQL advisory lock). A worker that
+dies leaves its trial RUNNING: in an RDB storage its heartbeat stops and ``sync`` fails the
+trial once it is stale, re-queuing its point (Optuna's RetryFailedTrialCallback); elsewhere
+(the results file, a journal) a trial claimed by a dead process of this host is failed and
+its point re-queued the same way, by whichever process sees it first. A re-queued point is
+asked before any new one, and a grid sweep does not end while one waits (``pending``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
+
+from reducetune import _core
+from reducetune._space import Point
+from reducetune.store.study_storage import claim_lock, file_lock
+
+__all__ = ["CLAIM", "StudyShare", "study_device"]
+
+CLAIM = "claim"  # the trial user attribute holding the point a running trial measures
+SYNC_EVERY_S = 0.25  # how stale the budget check before a trial may be
+REAP_EVERY_S = 1.0  # how often dead workers' trials are looked for
+
+
+def study_device(device: dict[str, Any], by_model: bool) -> str:
+    """What a study's name says of the device: its UUID, or (``by_model``) its model, the same
+    for GPUs of one model, which then share the study ("model:" and the core's model key,
+    e.g. ``model:NVIDIA H200|132SM|2619000kHz``: db/reducetune/db/records.hpp)."""
+    if not by_model:
+        return str(device["uuid"])
+    return f"model:{_core.device_model_key(device)}"
+
+
+class StudyShare:
+    """What the other processes running the same study have measured, and are measuring."""
+
+    def __init__(self, study: Any, parse: Callable[[str, str], Point],
+                 eligible: Callable[[Point], bool], seen: set[Point]) -> None:
+        self.study = study
+        self.parse = parse
+        self.eligible = eligible
+        self.seen = seen  # the proposal's own set: others' points join it
+        self.shared, self._path = _results_file(study)
+        self._me = {"host": socket.gethostname(), "pid": os.getpid()}
+        self._folded: set[int] = set()  # numbers of the finished trials already read
+        self._others: set[Point] = set()  # what the last sync found others measuring
+        self._synced = float("-inf")  # time.monotonic() of the last sync
+        self._reaped = float("-inf")  # time.monotonic() of the last look for dead workers
+        self._stale_checked = float("-inf")  # and of the last heartbeat check
+        self.mine = -1  # the number of the trial this process runs now
+
+    def sync(self, locked: bool = False) -> set[Point]:
+        """Adds the points of the study's finished trials to the seen set; returns the points
+        other live processes are measuring now (not seen yet). ``locked``: under the claim
+        lock, where dead workers' trials may be failed."""
+        if not self.shared:
+            return set()
+        from optuna.trial import TrialState  # heavy (about 0.5 s): only where a study is used
+
+        self._reap(locked)
+        claimed: set[Point] = set()
+        for t in self.study.get_trials(deepcopy=False):
+            if t.number in self._folded or t.number == self.mine:
+                continue
+            attrs = t.user_attrs
+            if t.state.is_finished():
+                self._folded.add(t.number)
+                if "variant_label" in attrs:
+                    p = self.parse(attrs["variant_label"], attrs["launch_label"])
+                    if self.eligible(p):
+                        self.seen.add(p)
+            elif t.state == TrialState.RUNNING and self._other_live(attrs.get(CLAIM)):
+                claimed.add(self.parse(attrs[CLAIM]["variant_label"],
+                                       attrs[CLAIM]["launch_label"]))
+        self._others, self._synced = claimed, time.monotonic()
+        return claimed - self.seen
+
+    def stop(self, budget: Any, result: Any) -> str:
+        """``budget.stop(result)`` with the study's points, whoever measured them:
+        ``result.points`` becomes the study's distinct points, and the points others are
+        measuring now count against --max-evals too."""
+        if self.shared and time.monotonic() - self._synced >= SYNC_EVERY_S:
+            self.sync()
+        others = self._others - self.seen
+        if self.shared:
+            result.points = len(self.seen)
+        if budget.max_evals is not None and result.points + len(others) >= budget.max_evals:
+            return "max-evals"
+        return str(budget.stop(result))
+
+    def taken(self, trial: Any, point: Point, max_evals: int | None) -> bool:
+        """True, the trial told FAIL, when another process is measuring the point or the
+        study's budget is spent meanwhile; else the point is this process's to evaluate (its
+        claim written), or a repeat of a point already seen (served from the store)."""
+        self.mine = trial.number
+        if not self.shared or point in self.seen:
+            return False
+        with self._lock():
+            others = self.sync(locked=True)
+            if point in self.seen:
+                return False
+            why = ""
+            if point in others:
+                why = "another process is measuring this point"
+            elif max_evals is not None and len(self.seen) + len(others) >= max_evals:
+                why = "max-evals: the other processes of this study spent its budget"
+            if not why:
+                trial.set_user_attr(CLAIM, {"variant_label": point.variant_label,
+                                            "launch_label": point.launch_label, **self._me})
+                return False
+        _fail(self.study, trial, why)
+        return True
+
+    def busy(self, point: Point) -> bool:
+        """Seen, or being measured by another worker at the last sync."""
+        return point in self.seen or point in self._others
+
+    def _lock(self) -> Any:
+        lock = claim_lock(self.study._storage, self.study.study_name)
+        if lock is None:
+            lock = file_lock(self._path) if self._path else contextlib.nullcontext()
+        return lock
+
+    def asking(self) -> Any:
+        """A context for ``study.ask``: in a shared SQLite file, under its lock. There Optuna
+        takes a waiting (enqueued) trial with a read then a write that SQLite does not lock
+        as one (its FOR UPDATE is PostgreSQL's), so two processes could both take it."""
+        return file_lock(self._path) if self.shared and self._path else contextlib.nullcontext()
+
+    def beat(self, trial: Any) -> Any:
+        """A context that keeps the trial's heartbeat while it is evaluated (nothing where the
+        storage has none)."""
+        try:  # private in Optuna (3.1 to 5.x): without it, no heartbeat
+            # heavy (about 0.5 s): only where a study is used
+            from optuna.storages._heartbeat import get_heartbeat_thread
+        except ImportError:
+            return contextlib.nullcontext()
+        return get_heartbeat_thread(trial._trial_id, self.study._storage)
+
+    def pending(self, stopped: str) -> str:
+        """``stopped``, unless the proposal is exhausted while a re-queued point waits (a dead
+        worker's): then "" and the next trial asks it."""
+        if stopped != "exhausted" or not self.shared:
+            return stopped
+        from optuna.trial import TrialState  # heavy (about 0.5 s): only where a study is used
+
+        waiting = self.study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+        return "" if waiting else stopped
+
+    def _reap(self, locked: bool) -> None:
+        """Fails the trials of workers that died, and re-queues their points: by heartbeat
+        where the storage keeps one (any host), and (under the claim lock only, so that one
+        process does it) the trials claimed by a dead process of this host."""
+        import optuna  # heavy (about 0.5 s): only where a study is used
+        # heavy (about 0.5 s): only where a study is used
+        from optuna.storages._heartbeat import is_heartbeat_enabled
+        from optuna.trial import TrialState  # heavy (about 0.5 s): only where a study is used
+
+        storage, now = self.study._storage, time.monotonic()
+        if is_heartbeat_enabled(storage) and now - self._stale_checked >= REAP_EVERY_S:
+            self._stale_checked = now
+            optuna.storages.fail_stale_trials(self.study)  # its retry callback re-queues
+        if not locked or now - self._reaped < REAP_EVERY_S:
+            return
+        self._reaped = now
+        for t in self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+            claim = t.user_attrs.get(CLAIM)
+            if (t.number == self.mine or not isinstance(claim, dict)
+                    or claim.get("host") != self._me["host"] or self._other_live(claim)
+                    or claim.get("pid") == self._me["pid"]):
+                continue
+            try:  # only one process wins this: the trial is RUNNING once
+                storage.set_trial_user_attr(t._trial_id, "reason", "its worker died")
+                storage.set_trial_state_values(t._trial_id, state=TrialState.FAIL)
+            except (optuna.exceptions.UpdateFinishedTrialError, RuntimeError, ValueError):
+                continue
+            self.study.enqueue_trial(t.params, user_attrs={"retried": t.number})
+
+    def _other_live(self, claim: Any) -> bool:
+        """A claim of another process that may still be measuring."""
+        if not isinstance(claim, dict) or "variant_label" not in claim:
+            return False
+        if claim.get("host") != self._me["host"]:
+            return True  # cannot be checked from here: it holds while its trial runs
+        pid = claim.get("pid")
+        return pid != self._me["pid"] and isinstance(pid, int) and pid_runs(pid)
+
+
+def _fail(study: Any, trial: Any, reason: str) -> None:
+    import optuna  # heavy (about 0.5 s): only where a study is used
+
+    trial.set_user_attr("outcome", "claimed")
+    trial.set_user_attr("reason", reason)
+    study.tell(trial, state=optuna.trial.TrialState.FAIL)
+
+
+def pid_runs(pid: int) -> bool:
+    """Whether a process of this pid exists on this host (another user's included)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, another user's
+    return True
+
+
+def _results_file(study: Any) -> tuple[bool, str | None]:
+    """(whether other processes can reach the study's storage, its SQLite file if any): an
+    Optuna RDB or journal storage is shared; a SQLite one is a file, which file_lock can
+    lock."""
+    import optuna  # heavy (about 0.5 s): only where a study is used
+
+    storage = getattr(study, "_storage", None)
+    if isinstance(storage, optuna.storages.JournalStorage):
+        return True, None
+    backend = getattr(storage, "_backend", storage)  # an RDBStorage behind Optuna's cache
+    url = getattr(backend, "url", None)
+    if not isinstance(url, str):
+        return False, None  # in memory: this process's alone
+    # heavy (optuna's database layer): only for an RDB storage
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite"):
+        return True, None
+    database = parsed.database or ""
+    if database in ("", ":memory:") or database.startswith("file::memory:"):
+        return False, None
+    return True, database

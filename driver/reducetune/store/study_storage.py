@@ -1,0 +1,260 @@
+"""Optuna's storage for the studies of a results database: the same SQLite file (Optuna's own
+tables beside the ``rt_`` ones), for the command line and the Python API alike.
+
+Several processes may open one file at once (``reducetune tune`` in two terminals, a batch of
+jobs). Optuna creates its tables without a lock of its own: two processes opening a new file
+together both try, and one dies (``table studies already exists``, ``UNIQUE constraint
+failed: alembic_version.version_num``). ``file_lock`` serializes that creation, the store's
+own (its migration backup may otherwise be taken twice, or after the other's migration), and
+the claims of points in a shared study (store/study_share.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+import sqlite3
+import warnings
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from reducetune.errors import StoreError
+
+__all__ = ["claim_lock", "file_lock", "open_shared_storage", "open_storage", "storage_url"]
+
+
+def storage_url(path: str | os.PathLike[str]) -> str:
+    """``sqlite:///`` URL of the file at path (absolute), built by SQLAlchemy so that a ``?``,
+    ``%`` or ``#`` in the path is quoted instead of read as a query or an escape.
+
+    Optuna fills its URL in as a ``str.format`` template, so braces are doubled too (SQLAlchemy
+    quotes them already; this only guards against a version that does not)."""
+    # heavy (optuna's database layer): only for an RDB storage
+    from sqlalchemy.engine import URL, make_url
+
+    database = str(Path(path).resolve())
+    url = URL.create("sqlite", database=database).render_as_string(hide_password=False)
+    if make_url(url).database != database:  # an older SQLAlchemy that does not quote paths
+        raise StoreError(f"this SQLAlchemy cannot name {database} in a URL; use a path "
+                         "without '?', '%' or '#' for the database")
+    return url.replace("{", "{{").replace("}", "}}")
+
+
+def open_storage(path: str | os.PathLike[str]) -> Any:
+    """Optuna's RDBStorage in the results file at path, its tables created under file_lock
+    (a file that has them is opened without: RDBStorage then only reads)."""
+    import optuna  # heavy (about 0.5 s): only where a study is used
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    url = storage_url(path)
+    with contextlib.nullcontext() if _optuna_ready(path) else file_lock(path):
+        return optuna.storages.RDBStorage(url, engine_kwargs=sqlite_engine_kwargs())
+
+
+class _Connection(sqlite3.Connection):
+    """Optuna's SQLite connections, in a WAL file, with ``synchronous = NORMAL``: what the store
+    sets on its own connections to the same file (db/reducetune/db/schema.cpp). SQLite's
+    default (FULL) syncs the WAL to disk at every commit, and Optuna's RDBStorage commits
+    about 20 times a trial (each parameter, each user attribute, ask and tell): a grid sweep
+    replayed from tests/data/recorded/h100_float32_sum_grid.db.xz at 2^16 (2,304 trials)
+    took 172-179 s here, of which ~90 s waiting on fsync, and 70-72 s with NORMAL. In WAL
+    mode NORMAL never corrupts the file; a power cut may lose the last commits, which a
+    resumed study measures again. Left as it is in a file not in WAL mode (--storage
+    sqlite:///PATH of another tool), where NORMAL is not that safe."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if str(self.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+            self.execute("PRAGMA synchronous = NORMAL")
+
+
+def sqlite_engine_kwargs() -> dict[str, Any]:
+    """What Optuna's RDBStorage gets for an SQLite file: a lock waited for up to a minute, and
+    _Connection (a module-level class: RDBStorage pickles its engine_kwargs)."""
+    return {"connect_args": {"timeout": 60, "factory": _Connection}}
+
+
+def _optuna_ready(path: str | os.PathLike[str]) -> bool:
+    """Optuna's tables are complete: stamping alembic_version is its last step on a new file.
+    Any doubt (no file, no table, a file SQLite cannot open) says no. Opened read-write
+    (rw never creates the file) yet only read: the last connection to close a WAL file
+    removes its -wal and -shm files, which a read-only one cannot."""
+    try:
+        con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=rw", uri=True, timeout=60)
+    except (sqlite3.Error, ValueError):
+        return False
+    try:
+        return con.execute("SELECT 1 FROM alembic_version LIMIT 1").fetchone() is not None
+    except sqlite3.Error:
+        return False
+    finally:
+        con.close()
+
+
+@contextlib.contextmanager
+def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Holds an exclusive lock on the results file at path among the processes that take it
+    (an flock on ``PATH.lock`` beside it, removed on release). Not the database file itself:
+    closing any descriptor of it drops SQLite's own POSIX locks of this process.
+
+    Nothing is locked where the lock file cannot be made (a read-only folder, where no one
+    can write the database either) or where there is no flock (not POSIX)."""
+    lock = Path(os.path.realpath(path) + ".lock")  # one lock for every spelling of the path
+    fd = _acquire(lock)
+    try:
+        yield
+    finally:
+        if fd is not None:
+            _release(fd, lock)
+
+
+def _acquire(lock: Path) -> int | None:
+    try:
+        import fcntl  # POSIX only: elsewhere no lock (one process per file)
+    except ImportError:
+        return None
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            # The holder before us removes the file when it releases it: a lock on a removed
+            # file (or on one since replaced) excludes no one, so take the current file's.
+            held, now = os.fstat(fd), os.stat(lock)
+            if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                return fd
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+
+
+def _release(fd: int, lock: Path) -> None:
+    try:
+        lock.unlink()  # still locked: whoever waits on this file will open the path again
+    except OSError:
+        pass
+    finally:
+        os.close(fd)  # releases the flock
+
+
+# --storage: Optuna's studies in a storage several processes or machines share. A worker that
+# dies leaves its trial RUNNING; with a heartbeat (RDB storages), the others fail it once it is
+# HEARTBEAT_GRACE_S stale and re-queue its point (RetryFailedTrialCallback).
+HEARTBEAT_S = 2
+HEARTBEAT_GRACE_S = 10
+JOURNAL = "journal:"
+
+_LOCKS: dict[int, Any] = {}  # id(storage backend) -> a context manager factory for its claims
+
+
+def open_shared_storage(spec: str) -> Any:
+    """Optuna's storage named by ``--storage``: ``journal:PATH`` (a JournalStorage file, for the
+    processes of one host) or an SQLAlchemy URL (``postgresql+psycopg2://...``, or
+    ``sqlite:///PATH``), an RDBStorage with a heartbeat."""
+    import optuna  # heavy (about 0.5 s): only where a study is used
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if spec.startswith(JOURNAL):
+        path = Path(spec[len(JOURNAL):]).resolve()
+        if not spec[len(JOURNAL):]:
+            raise StoreError("--storage journal:PATH needs a file path")
+        # heavy (about 0.5 s): only where a study is used
+        from optuna.storages.journal import JournalFileBackend, JournalFileOpenLock
+
+        backend = JournalFileBackend(str(path), lock_obj=JournalFileOpenLock(str(path)))
+        storage = optuna.storages.JournalStorage(backend)
+        # not PATH.lock: JournalFileOpenLock's own lock file
+        _LOCKS[id(storage)] = lambda _name: file_lock(f"{path}.claims")
+        return storage
+    if "://" not in spec:
+        raise StoreError(f"--storage {spec!r}: an SQLAlchemy URL (postgresql+psycopg2://user@"
+                         "host/db) or journal:PATH")
+    return _rdb(spec)
+
+
+def _rdb(url: str) -> Any:
+    import optuna  # heavy (about 0.5 s): only where a study is used
+
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    # ask/tell with a heartbeat: _study_share keeps it (beat) and fails stale trials (_reap)
+    warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used")
+    # RetryHeartbeatStaleTrialCallback since Optuna 4.9 (the older name is deprecated there)
+    retry = getattr(optuna.storages, "RetryHeartbeatStaleTrialCallback",
+                    optuna.storages.RetryFailedTrialCallback)(max_retry=3)
+    params = inspect.signature(optuna.storages.RDBStorage).parameters
+    callback = ("heartbeat_stale_trial_callback" if "heartbeat_stale_trial_callback" in params
+                else "failed_trial_callback")
+    kwargs: dict[str, Any] = {"heartbeat_interval": HEARTBEAT_S,
+                              "grace_period": HEARTBEAT_GRACE_S, callback: retry}
+    if url.startswith("sqlite"):
+        kwargs["engine_kwargs"] = sqlite_engine_kwargs()
+    try:
+        with _creating(url):  # Optuna creates its tables without a lock of its own
+            storage = optuna.storages.RDBStorage(url, **kwargs)
+    except ImportError as e:  # the URL's driver (psycopg2, ...) is not installed
+        raise StoreError(f"--storage {url.split('://')[0]}: {e} (pip install "
+                         "'reducetune[distributed]' for PostgreSQL)") from e
+    except Exception as e:  # an unreachable server, a refused login, ...
+        raise StoreError(f"cannot open --storage {url}: {e}") from e
+    if storage.engine.dialect.name == "postgresql":
+        _LOCKS[id(storage)] = lambda name: _pg_lock(storage.engine, name)
+    elif storage.engine.dialect.name == "sqlite" and storage.engine.url.database:
+        path = storage.engine.url.database
+        _LOCKS[id(storage)] = lambda _name: file_lock(path)
+    return storage
+
+
+@contextlib.contextmanager
+def _creating(url: str) -> Iterator[None]:
+    """Serializes the creation of Optuna's tables: a PostgreSQL advisory lock, a SQLite
+    file's file_lock; nothing elsewhere."""
+    from sqlalchemy import create_engine  # heavy (optuna's database layer): only for an RDB storage
+    # heavy (optuna's database layer): only for an RDB storage
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database:
+        with file_lock(parsed.database):
+            yield
+        return
+    if parsed.get_backend_name() != "postgresql":
+        yield
+        return
+    engine = create_engine(url)
+    try:
+        with _pg_lock(engine, "reducetune: Optuna's tables"):
+            yield
+    finally:
+        engine.dispose()
+
+
+def claim_lock(storage: Any, study_name: str) -> Any:
+    """The lock under which a process claims a point of a study in this storage (the results
+    file's, the journal's, a PostgreSQL advisory lock), or None where none is known."""
+    factory = _LOCKS.get(id(storage))
+    if factory is None:  # an RDBStorage behind Optuna's cache
+        factory = _LOCKS.get(id(getattr(storage, "_backend", storage)))
+    return None if factory is None else factory(study_name)
+
+
+@contextlib.contextmanager
+def _pg_lock(engine: Any, name: str) -> Iterator[None]:
+    """A session-level advisory lock keyed by the study's name: released when the holder's
+    connection ends, a killed process's included."""
+    from sqlalchemy import text  # heavy (optuna's database layer): only for an RDB storage
+
+    key = zlib.crc32(name.encode()) - (1 << 31)  # a signed 32-bit key
+    with engine.connect() as con:
+        con.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+        try:
+            yield
+        finally:
+            con.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+            con.commit()

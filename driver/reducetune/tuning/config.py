@@ -1,0 +1,164 @@
+"""What a tuning run is asked (TuneConfig) and what each size gives back (SizeResult), and the
+study's name: plain data shared by the tuner's units (_proposal, _evaluation, _budget)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from reducetune._space import Point
+from reducetune.errors import InvalidConfiguration
+from reducetune.evaluate.base import MIN_SAMPLES, sampling_options
+
+__all__ = ["SizeResult", "TuneConfig", "median_of", "study_name"]
+
+
+@dataclass
+class TuneConfig:
+    dtype: str = "float32"
+    op: str = "sum"
+    sizes: list[int] = field(default_factory=lambda: [1 << 20])
+    family: str = "tunable"
+    strategy: str = "tpe"
+    max_evals: int | None = None  # distinct valid points per size (served ones included)
+    time_limit_s: float | None = None  # for the whole run, split evenly over the sizes
+    target_pct: float | None = None  # stop a size once within P% of the ceiling
+    seed: int | None = None
+    base_preset: str = "good"
+    pattern: str = "uniform"
+    # Only these values of these parameters (a smaller space, e.g. for an exhaustive sweep).
+    restrict: dict[str, list[Any]] = field(default_factory=dict)
+    # How long each point is sampled (variants and CUB alike; driver/README.md says why):
+    # cold samples stop at 1% noise, after sample_time_s or after max_samples.
+    sample_time_s: float = 0.1
+    max_samples: int = 200
+    hot: bool = False  # also back-to-back samples (not stored: they only cost time here)
+    # Points with a value the family flags (family.json "flags", e.g. warp=volatile_unsafe,
+    # racy by construction) are skipped unless this is set: a tuner should not hand an
+    # application a racy kernel because it happened to pass verification.
+    allow_flagged: bool = False
+    # Points whose result changes from run to run (a float sum finished by atomics) are not
+    # proposed unless this is set: CUB's DeviceReduce is run-to-run deterministic, and so are
+    # the answers a tuner hands out by default (one rule: search_space::determinism_of).
+    nondeterministic: bool = False
+    # A new study first measures other devices' bests for the same workload (tuning/warm_start.py):
+    # one evaluation each, often near this device's optimum (--no-warm-start turns it off).
+    warm_start: bool = True
+    # Studies keyed by the device model (name, SMs, memory clock) instead of its UUID, so that
+    # GPUs of one model share them (--devices, --storage: store.study_share.study_device).
+    by_model: bool = False
+
+    def sampling(self) -> dict[str, Any]:
+        """The evaluator options of this run's stopping rule."""
+        return sampling_options(self.sample_time_s, self.max_samples, self.hot)
+
+    def validate(self) -> None:
+        """InvalidConfiguration for budgets and sampling that cannot work."""
+        if self.max_evals is not None and self.max_evals < 1:
+            raise InvalidConfiguration("--max-evals must be at least 1")
+        if self.target_pct is not None and not 0 <= self.target_pct < 100:
+            raise InvalidConfiguration("--target is a percentage in [0, 100)")
+        if not (math.isfinite(self.sample_time_s) and self.sample_time_s > 0):
+            raise InvalidConfiguration(
+                f"--sample-time must be a positive number of seconds, not {self.sample_time_s}")
+        if self.max_samples < MIN_SAMPLES:
+            raise InvalidConfiguration(
+                f"--max-samples must be at least {MIN_SAMPLES} (every measurement takes at "
+                f"least {MIN_SAMPLES} samples), not {self.max_samples}")
+
+
+def study_name(config: TuneConfig, n: int, device_uuid: str) -> str:
+    # The selection is part of the name: it changes the values a study proposes, and Optuna
+    # refuses a parameter whose categorical choices change within one study.
+    name = f"{config.family}.{config.dtype}.{config.op}.n_{n}.{config.strategy}"
+    name += ".all" if config.nondeterministic else ".det"
+    if config.allow_flagged:
+        name += "+flagged"
+    if config.restrict:  # another restriction is another space, hence another study
+        name += "." + ",".join(f"{k}={'|'.join(map(str, v))}"
+                               for k, v in sorted(config.restrict.items()))
+    return f"{name}@{device_uuid}"
+
+
+def median_of(row: dict[str, Any]) -> float | None:
+    """A status-ok row's median time (what the study minimizes); None otherwise."""
+    if row.get("status") != "ok":
+        return None
+    if row.get("median_s"):
+        return float(row["median_s"])
+    samples = sorted(row.get("samples_s") or [])
+    return samples[len(samples) // 2] if samples else None
+
+
+@dataclass
+class SizeResult:
+    """One size's best and its counts. Every trial lands in exactly one count: ``evaluated``
+    (measured and stored), ``not_recorded`` (a replay's recording lacks the point: nothing
+    measured, nothing stored), ``served`` (from the database), ``invalid``, ``flagged``, or a
+    repeat of a point already seen (no count)."""
+
+    n: int
+    best: dict[str, Any] | None = None  # variant_label, launch_label, median_s, gbps, ...
+    # The best run-to-run deterministic point: what × CUB compares (CUB's sum is deterministic);
+    # the same as best unless the run admits nondeterministic points.
+    best_deterministic: dict[str, Any] | None = None
+    cub_gbps: float | None = None
+    evaluated: int = 0  # points measured (GPU) or copied from a recording, and stored
+    not_recorded: int = 0  # replayed points the recording lacks: not measured, not stored
+    served: int = 0  # points taken from the database instead
+    invalid: int = 0  # trials rejected by check(), never evaluated
+    flagged: int = 0  # trials skipped for a flagged value (not allow_flagged), never evaluated
+    nondeterministic: int = 0  # trials skipped as nondeterministic (not asked for), never evaluated
+    failed: int = 0  # evaluated, not ok
+    points: int = 0  # distinct valid points in the study (its budget)
+    proposed: int = 0  # trials asked in this run, whatever became of them
+    escapes: int = 0  # random unseen points enqueued after STALL_ESCAPE stalled trials
+    # other devices' bests enqueued first (warm start): device name -> points
+    warm: dict[str, int] = field(default_factory=dict)
+    stopped: str = ""
+
+    @property
+    def rejected(self) -> int:
+        """Proposals turned away before compiling: the waste the space's proposable values
+        are there to avoid."""
+        return self.invalid + self.flagged + self.nondeterministic
+
+    @property
+    def rejected_rate(self) -> float:
+        """Rejected proposals per trial of this run."""
+        return self.rejected / self.proposed if self.proposed else 0.0
+
+    @property
+    def x_cub(self) -> float | None:
+        """The best deterministic point's GB/s over CUB's: like against like."""
+        return _ratio(self.best_deterministic, self.cub_gbps)
+
+    @property
+    def x_cub_any(self) -> float | None:
+        """The best point's, nondeterministic ones included when the run admitted them."""
+        return _ratio(self.best, self.cub_gbps)
+
+    def consider(self, point: Point, row: dict[str, Any], ceiling: float | None) -> None:
+        """Takes the point as the best when its row is ok and faster than the best so far."""
+        value = median_of(row)
+        if value is None:
+            return
+        gbps = row.get("gbps")
+        pct_ceiling = row.get("pct_of_ceiling")
+        if not pct_ceiling and ceiling and gbps:
+            pct_ceiling = 100.0 * float(gbps) * 1e9 / ceiling
+        entry = {"variant_label": point.variant_label, "launch_label": point.launch_label,
+                 "median_s": value, "gbps": gbps, "pct_of_peak": row.get("pct_of_peak"),
+                 "pct_of_ceiling": pct_ceiling, "determinism": point.determinism}
+        if self.best is None or value < self.best["median_s"]:
+            self.best = entry
+        if point.deterministic and (self.best_deterministic is None
+                                    or value < self.best_deterministic["median_s"]):
+            self.best_deterministic = entry
+
+
+def _ratio(best: dict[str, Any] | None, cub_gbps: float | None) -> float | None:
+    if best and cub_gbps and best.get("gbps"):
+        return float(best["gbps"]) / cub_gbps
+    return None

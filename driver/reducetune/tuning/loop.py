@@ -1,0 +1,170 @@
+"""The tuning loop: an Optuna study per workload over one family's search space.
+
+Each size runs three separate units until one says stop: the proposal (tuning/proposal.py: the
+sampler and its queue) gives a trial and its Point; the point is checked (invalid, including
+outside --restrict: FAIL with the reasons, never evaluated) and its flags read (a value the
+family flags, e.g. a racy warp unroll: FAIL "flagged: ...", never evaluated, unless
+allow_flagged); the evaluation (evaluate/evaluation.py) serves it from the store when this context
+already measured it, else evaluates (GPU worker or replay) and records it; the study is told
+the median time, or FAIL with the reason. The budget (tuning/budget.py) says when a size stops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from reducetune._space import Point, Space, describe_flags
+from reducetune.evaluate.base import Evaluator, workload
+from reducetune.evaluate.evaluation import KNOWN, MEASURED, NOT_RECORDED, Evaluation, StoreContext
+from reducetune.store.study_share import study_device
+from reducetune.store.study_storage import open_storage
+from reducetune.tuning.budget import Budget
+from reducetune.tuning.config import SizeResult, TuneConfig, median_of, study_name
+from reducetune.tuning.proposal import STALL_ESCAPE, STALL_LIMIT, Proposal, open_study
+
+__all__ = [
+    "STALL_ESCAPE",
+    "STALL_LIMIT",
+    "SizeResult",
+    "TuneConfig",
+    "study_name",
+    "tune_size",
+    "variant_labels",
+]
+
+
+def _study_config(config: TuneConfig, n: int, gpu: bool) -> dict[str, Any]:
+    """What rt_studies.config records. The sampling is the rule this study's points (the rows
+    with its study_id) were measured with; null when they are copied from a replay recording,
+    which kept its own protocol."""
+    return {"n": n, "max_evals": config.max_evals, "seed": config.seed, "family": config.family,
+            "restrict": config.restrict, "sampling": config.sampling() if gpu else None,
+            "allow_flagged": config.allow_flagged, "nondeterministic": config.nondeterministic}
+
+
+def _rejection(space: Space, point: Point, config: TuneConfig) -> tuple[str, str] | None:
+    """("invalid" | "flagged" | "nondeterministic", reason) for a point that must not be
+    evaluated, else None."""
+    reasons = space.check(point)
+    if reasons:
+        return "invalid", "; ".join(why for _, why in reasons)
+    if point.flagged and not config.allow_flagged:
+        return "flagged", describe_flags(point.flags) + "; --allow-flagged to tune such points"
+    if not space.selected(point, config.allow_flagged, config.nondeterministic):
+        return "nondeterministic", (f"determinism {point.determinism}: its result changes from "
+                                    "run to run; --nondeterministic to tune such points")
+    return None
+
+
+def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
+           ceiling: float | None) -> None:
+    """One trial: asked, checked, served or evaluated, told; its outcome counted once."""
+    with proposal.share.asking():
+        trial, point = proposal.ask()
+    result.proposed += 1
+    with proposal.share.beat(trial):  # a worker that dies stops beating: its trial is failed
+        _answer(proposal, evaluation, result, ceiling, trial, point)
+
+
+def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
+            ceiling: float | None, trial: Any, point: Point) -> None:
+    """The trial checked, served or evaluated, and told."""
+    import optuna  # heavy (about 0.5 s): only where a study is used
+
+    study, config = proposal.study, proposal.config
+    rejected = _rejection(proposal.space, point, config)
+    if rejected is not None:
+        kind, reason = rejected
+        trial.set_user_attr("outcome", "invalid")
+        trial.set_user_attr("reason", reason)
+        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        setattr(result, kind, getattr(result, kind) + 1)
+        proposal.rejected()
+        return
+    if proposal.share.taken(trial, point, config.max_evals):  # by another process
+        proposal.rejected()
+        return
+    new = proposal.note(point)
+    result.points += new
+    if not new and evaluation.known(point) is None:  # seen in a study shared with another
+        trial.set_user_attr("outcome", "repeat")  # device or machine: measured there
+        trial.set_user_attr("reason", "measured by another worker of this study")
+        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        return
+    source, row = evaluation.row(point)
+    if source == KNOWN:
+        outcome = "served" if new else "repeat"
+        result.served += new
+    elif source == NOT_RECORDED:
+        outcome = NOT_RECORDED
+        result.not_recorded += 1
+    else:
+        outcome = MEASURED
+        result.evaluated += 1
+        result.failed += row["status"] != "ok"
+    # Only now: a trial interrupted mid-evaluation must not count as a point seen.
+    # launch_label first: a trial with a variant_label has both, even if killed in between
+    trial.set_user_attr("launch_label", point.launch_label)
+    trial.set_user_attr("variant_label", point.variant_label)
+    trial.set_user_attr("outcome", outcome)
+    value = median_of(row)
+    if value is None:
+        trial.set_user_attr("reason", row.get("reason") or row["status"])
+        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        return
+    noise = float(row.get("rel_stddev") or 0.0)
+    study.tell(trial, [value, noise] if config.strategy == "nsga2" else value)
+    result.consider(point, row, ceiling)
+
+
+def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = None,
+              storage: Any = None, deadline: float | Callable[[], float | None] | None = None,
+              on_trial: Callable[[SizeResult], None] | None = None,
+              ctx: StoreContext | None = None, space: Space | None = None,
+              ceiling: float | None = None) -> SizeResult:
+    """One workload's study. ``store`` (a reducetune Store) serves and records points;
+    ``storage`` is Optuna's (None: the store's file, in memory without a store)."""
+    ctx = ctx or StoreContext(evaluator, store, config.family)
+    space = space or Space(config.family, config.dtype, config.op, evaluator.limits,
+                           config.restrict)
+    if storage is None and ctx.store is not None:
+        storage = open_storage(ctx.store.path)
+    w = workload(config.dtype, config.op, n, config.pattern)
+    result = SizeResult(n)
+    gpu = not hasattr(evaluator, "table")
+    evaluator.set_sampling(config.sampling())  # before CUB: both are measured alike
+    result.cub_gbps = ctx.cub_gbps(evaluator, w, gpu)
+    if ceiling is None and config.target_pct is not None:
+        ceiling = evaluator.ceiling_bytes_per_s()
+
+    study = open_study(config, n, study_device(evaluator.device, config.by_model), storage)
+    study_id = ctx.create_study(study.study_name, config, _study_config(config, n, gpu))
+    evaluation = Evaluation(evaluator, ctx, w, study_id)
+    proposal = Proposal(study, space, config)
+    for p in proposal.resume():  # a resumed study keeps its budget and its best
+        row = evaluation.known(p)
+        if row is not None:
+            result.consider(p, row, ceiling)
+    result.points = len(proposal.seen)
+    result.warm = proposal.start(ctx.store, n, evaluator.device["uuid"])
+
+    budget = Budget(config.max_evals, deadline, config.target_pct)
+    share = proposal.share  # a grid sweep goes on while a dead worker's point waits
+    while not (stopped := share.stop(budget, result) or share.pending(proposal.prepare())):
+        _trial(proposal, evaluation, result, ceiling)
+        result.escapes = proposal.escapes
+        if on_trial:
+            on_trial(result)
+    result.stopped = stopped
+    result.escapes = proposal.escapes
+    return result
+
+
+def variant_labels(space: Space, allow_flagged: bool = True,
+                   nondeterministic: bool = True) -> list[str]:
+    """The distinct variant labels of every valid point of the (restricted) space, in
+    enumeration order: what a study of that space may compile (only the selection's points:
+    without the flagged or nondeterministic ones unless allowed)."""
+    return list(dict.fromkeys(p.variant_label for p in space.points()
+                              if space.selected(p, allow_flagged, nondeterministic)))

@@ -1,0 +1,137 @@
+"""Where a study's next point comes from: the strategy's Optuna sampler, with a queue in front
+of it (the base preset first; for grid, every unseen valid point in enumeration order; after
+STALL_ESCAPE trials without a new point, a random unseen one). Each trial's parameters become
+one Point (``space.point``); what is valid, flagged or already seen is decided on Points."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+from reducetune._space import Point, Space
+from reducetune.store.study_share import StudyShare
+from reducetune.tuning.config import TuneConfig, study_name
+from reducetune.tuning.samplers import decode, distributions, encode, make_sampler
+from reducetune.tuning.warm_start import warm_counts, warm_points
+
+__all__ = ["STALL_ESCAPE", "STALL_LIMIT", "Proposal", "open_study"]
+
+# Trials in a row that bring no new point before a study is declared stuck (a sampler that
+# keeps proposing points it has already seen, or invalid ones).
+STALL_LIMIT = 2000
+# After this many trials in a row without a new point, the next trial is a random unseen valid
+# point instead of the sampler's proposal. Model-based samplers (gp above all) otherwise keep
+# proposing the same invalid or already measured point: a failed trial is invisible to their
+# model, so nothing changes their mind, and each ask costs more as trials pile up.
+STALL_ESCAPE = 10
+
+
+def open_study(config: TuneConfig, n: int, device_uuid: str, storage: Any) -> Any:
+    """The size's Optuna study, resumed when ``storage`` already holds one of its name."""
+    import optuna  # heavy (about 0.5 s): only where a study is used
+
+    multi = config.strategy == "nsga2"  # two objectives: median time and its noise
+    return optuna.create_study(
+        study_name=study_name(config, n, device_uuid), storage=storage,
+        sampler=make_sampler(config.strategy, config.seed), load_if_exists=True,
+        directions=["minimize", "minimize"] if multi else ["minimize"])
+
+
+class Proposal:
+    """The points a study is asked to try, and which of them it has seen."""
+
+    def __init__(self, study: Any, space: Space, config: TuneConfig) -> None:
+        self.study = study
+        self.space = space
+        self.config = config
+        # Only values some selected valid point takes: nothing proposed is invalid for the
+        # workload, flagged or nondeterministic unless the run admits those (space.hpp).
+        self.choices = space.proposable(config.allow_flagged, config.nondeterministic)
+        self.dists = distributions(self.choices, config.strategy)
+        self.seen: set[Point] = set()
+        # other processes running this study: their points join seen (store/study_share.py)
+        self.share = StudyShare(study, space.parse, self.eligible, self.seen)
+        self.stall = 0  # trials in a row without a new point
+        self.escapes = 0
+        self._grid: list[Point] | None = None
+
+    def eligible(self, p: Point) -> bool:
+        return self.space.selected(p, self.config.allow_flagged, self.config.nondeterministic)
+
+    def resume(self) -> list[Point]:
+        """The points of the study's finished trials (a resumed study keeps its budget),
+        without the flagged ones unless allowed: those are not this run's points."""
+        for t in self.study.trials:
+            if t.state.is_finished() and "variant_label" in t.user_attrs:
+                p = self.space.parse(t.user_attrs["variant_label"], t.user_attrs["launch_label"])
+                if self.eligible(p):
+                    self.seen.add(p)
+        return list(self.seen)
+
+    def start(self, store: Any = None, n: int = 0, device_uuid: str = "") -> dict[str, int]:
+        """The queue's first entries: grid's every unseen point, else the base preset (only
+        in a new study: ``Space.base``), then other devices' bests in
+        ``store`` for this n (tuning/warm_start.py; not for grid, which measures every point in its
+        order anyway). Returns the warm-start points enqueued per device name."""
+        if self.config.strategy == "grid":
+            self._grid = self._unseen()
+            if self.config.by_model and self._grid:  # workers of one study start apart
+                k = os.getpid() * 2654435761 % len(self._grid)
+                self._grid = self._grid[k:] + self._grid[:k]
+            self._grid.reverse()  # popped from the end: enumeration order
+        elif not self.study.trials:
+            base = self.space.base(self.config.base_preset, self.config.allow_flagged,
+                                   self.config.nondeterministic)
+            first = [base] if base is not None else []
+            warm = warm_points(store, self.space, self.config, n, device_uuid, set(first))
+            for p in first + [w.point for w in warm]:
+                self._enqueue(p)
+            return warm_counts(warm)
+        return {}
+
+    def _unseen(self) -> list[Point]:
+        return [p for p in self.space.points() if p not in self.seen and self.eligible(p)]
+
+    def _enqueue(self, p: Point) -> None:
+        self.study.enqueue_trial(encode(p.params, self.choices, self.config.strategy))
+
+    def prepare(self) -> str:
+        """Queues what the next trial tries, or says why there is nothing left to try
+        (``exhausted``, ``stalled``)."""
+        if self._grid is not None:
+            # measured, or being measured, by another worker of the study
+            while self._grid and self.share.busy(self._grid[-1]):
+                self._grid.pop()
+            if not self._grid:
+                return "exhausted"
+            self._enqueue(self._grid.pop())
+        elif self.stall >= STALL_LIMIT:
+            left = sum(1 for p in self.space.points() if self.eligible(p))
+            return "exhausted" if len(self.seen) >= left else "stalled"
+        elif self.stall and self.stall % STALL_ESCAPE == 0:
+            unseen = self._unseen()
+            if not unseen:
+                return "exhausted"
+            # Seeded by the study's seed and its point count: a replayed study is deterministic.
+            self._enqueue(random.Random(f"{self.config.seed}:{len(self.seen)}").choice(unseen))
+            self.escapes += 1
+        return ""
+
+    def ask(self) -> tuple[Any, Point]:
+        """The next trial and its point (InvalidConfiguration for an undeclared value)."""
+        trial = self.study.ask(self.dists)
+        return trial, self.space.point(decode(trial.params, self.choices, self.config.strategy))
+
+    def rejected(self) -> None:
+        """The trial's point was invalid or flagged: no new point."""
+        self.stall += 1
+
+    def note(self, p: Point) -> bool:
+        """Marks the point seen; True when it is new (a point of the budget)."""
+        if p in self.seen:
+            self.stall += 1
+            return False
+        self.seen.add(p)
+        self.stall = 0
+        return True

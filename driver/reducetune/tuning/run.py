@@ -1,0 +1,152 @@
+"""A tuning run: one or more workloads ((dtype, op) pairs, each over its sizes) under one time
+limit, one study per (dtype, op, n).
+
+The run measures the streaming ceiling once, precompiles every variant any of its spaces can
+propose in one parallel batch, then tunes its units one after the other, each until its
+budget says stop (tuning/budget.py). The time limit (from the moment tune_all is called) is shared
+by cost (``Schedule``): every unit is answered, and a unit whose evaluations cost more (a
+larger input) gets a longer share, not the same one.
+
+The order of the units (``unit_order``) is element type by element type, largest size first,
+the operators of one size together: the evaluating process then generates each type's data
+once, at its largest size, and every smaller size and every operator but a product takes a
+prefix of it (measure/prepared_workload.hpp). Generating 2^30 elements and computing their
+reference costs seconds; in ascending order, per (dtype, op), an H100 run of 12 workloads
+spent most of a 6-minute limit preparing data.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from reducetune import _core
+from reducetune._space import Space
+from reducetune.evaluate.base import Evaluator
+from reducetune.evaluate.evaluation import StoreContext
+from reducetune.store.study_storage import open_storage
+from reducetune.tuning.budget import Schedule
+from reducetune.tuning.config import SizeResult, TuneConfig
+from reducetune.tuning.loop import tune_size, variant_labels
+
+__all__ = ["element_bytes", "tune", "tune_all", "unit_order"]
+
+SizeCallback = Callable[[TuneConfig, int, SizeResult | None], None]
+
+
+def element_bytes(dtype: str) -> int:
+    """Bytes of one element (decided in C++: space/element.hpp)."""
+    return int(_core.element_bytes(dtype))
+
+
+def unit_order(configs: list[TuneConfig]) -> list[tuple[int, int]]:
+    """(config index, n) in the order the run tunes them (see the module's docstring)."""
+    units: list[tuple[int, int]] = []
+    for dtype in dict.fromkeys(c.dtype for c in configs):
+        group = [k for k, c in enumerate(configs) if c.dtype == dtype]
+        for n in sorted({n for k in group for n in configs[k].sizes}, reverse=True):
+            units += [(k, n) for k in group if n in configs[k].sizes]
+    return units
+
+
+def _spaces(evaluator: Evaluator, configs: list[TuneConfig]) -> list[Space]:
+    """Each config's space, checked (base preset, a non-empty selection) before anything is
+    measured."""
+    spaces = []
+    for c in configs:
+        c.validate()
+        space = Space(c.family, c.dtype, c.op, evaluator.limits, c.restrict)
+        space.preset(c.base_preset)  # an unknown base preset fails here
+        space.proposable(c.allow_flagged, c.nondeterministic)  # an empty selection fails here
+        spaces.append(space)
+    return spaces
+
+
+def _precompile(evaluator: Evaluator, configs: list[TuneConfig], spaces: list[Space],
+                on_precompile: Callable[[dict[str, Any]], None] | None) -> None:
+    """Every variant the run's studies may propose, compiled in parallel once, instead of
+    one at a time when first measured. A failure is not fatal: that point fails when
+    measured."""
+    labels: list[str] = []
+    for c, space in zip(configs, spaces, strict=True):
+        labels += variant_labels(space, c.allow_flagged, c.nondeterministic)
+    summary = evaluator.precompile(list(dict.fromkeys(labels)))
+    if summary is not None and on_precompile:
+        on_precompile(summary)
+
+
+def tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any = None,
+             storage: Any = None, on_trial: Callable[[SizeResult], None] | None = None,
+             on_size: SizeCallback | None = None,
+             on_precompile: Callable[[dict[str, Any]], None] | None = None
+             ) -> list[list[SizeResult]]:
+    """Each config's SizeResults, in the configs' order. The first config's time limit is the
+    run's (precompiling included). With a ``store`` and no ``storage``, the Optuna studies
+    live in the store's file (``reducetune tune`` resumes them)."""
+    began = time.monotonic()
+    spaces = _spaces(evaluator, configs)
+    contexts: dict[str, StoreContext] = {}
+    for c in configs:
+        contexts.setdefault(c.family, StoreContext(evaluator, store, c.family))
+    if storage is None and store is not None:
+        storage = open_storage(store.path)
+    # The streaming ceiling, once per run: % of ceiling in the results, and --target.
+    ceiling = evaluator.ceiling_bytes_per_s()
+    next(iter(contexts.values())).record_ceiling(evaluator, ceiling)
+    _precompile(evaluator, configs, spaces, on_precompile)
+    units = unit_order(configs)
+    dtypes = [configs[k].dtype for k, _ in units]
+    schedule = Schedule(configs[0].time_limit_s,
+                        [n * element_bytes(configs[k].dtype) for k, n in units], start=began,
+                        first=[i == dtypes.index(d) for i, d in enumerate(dtypes)])
+    results: list[list[SizeResult]] = [[] for _ in configs]
+    for i, (k, n) in enumerate(units):
+        c = configs[k]
+        if on_size:
+            on_size(c, n, None)
+        r = _unit(evaluator, c, n, schedule, i, store=store, storage=storage,
+                  ctx=contexts[c.family], space=spaces[k], ceiling=ceiling, on_trial=on_trial)
+        if on_size:
+            on_size(c, n, r)
+        results[k].append(r)
+    return [sorted(rs, key=lambda r: r.n) for rs in results]
+
+
+def _unit(evaluator: Evaluator, config: TuneConfig, n: int, schedule: Schedule, i: int, *,
+          on_trial: Callable[[SizeResult], None] | None, **kw: Any) -> SizeResult:
+    """One study under its share of the time; what it cost teaches the schedule."""
+    t0 = time.monotonic()
+    first: list[float] = []  # when the first trial ended, and how many evaluations it had seen
+
+    def trial(r: SizeResult) -> None:
+        if not first:
+            first.extend((time.monotonic(), float(r.evaluated)))
+        if on_trial:
+            on_trial(r)
+
+    # the deadline is asked once the unit is answered: its fixed part is then a fact
+    r = tune_size(evaluator, config, n, deadline=lambda: schedule.deadline(i, fixed_spent=True),
+                  on_trial=trial, **kw)
+    end = time.monotonic()
+    mandatory = (first[0] if first else end) - t0
+    evals = r.evaluated - int(first[1]) if first else 0
+    schedule.observe(i, mandatory, evals, end - first[0] if first else 0.0)
+    return r
+
+
+def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage: Any = None,
+         on_trial: Callable[[SizeResult], None] | None = None,
+         on_size: Callable[[int, SizeResult | None], None] | None = None,
+         on_precompile: Callable[[dict[str, Any]], None] | None = None) -> list[SizeResult]:
+    """Every size of the config, in ascending order, under its time limit (precompiling
+    included) shared by cost (``tune_all``). With a ``store`` and no ``storage``, the Optuna
+    studies live in the store's file, as the command line keeps them (``reducetune tune``
+    resumes them). ``on_precompile`` gets the precompile summary."""
+
+    def size(_: TuneConfig, n: int, r: SizeResult | None) -> None:
+        if on_size:
+            on_size(n, r)
+
+    return tune_all(evaluator, [config], store=store, storage=storage, on_trial=on_trial,
+                    on_size=size, on_precompile=on_precompile)[0]
