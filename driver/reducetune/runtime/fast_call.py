@@ -53,7 +53,7 @@ def _torch_path() -> Callable[[Any], Prepared | None]:
     def prepare(x: Any) -> Prepared | None:
         dtype = names.get(x.dtype)
         n = x.numel()
-        if dtype is None or n == 0 or not x.is_cuda or not x.is_contiguous():
+        if dtype is None or n == 0 or not x.is_cuda or not x.is_contiguous() or x.requires_grad:
             return None
         dev = x.get_device()
         stream = raw(dev)

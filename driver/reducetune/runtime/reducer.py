@@ -67,6 +67,7 @@ class Reducer:
             ptr, n, _, device, stream, out, out_ptr = p
             self._launch(ptr, n, out_ptr, stream, device)
             return out
+        _refuse_autograd(x)
         a = describe(x)  # the slow path: other libraries, empty arrays, and every error
         if a.dtype != self.dtype:
             raise InvalidConfiguration(f"this Reducer reduces {self.dtype}, not {a.dtype}")
@@ -86,6 +87,19 @@ class Reducer:
         return list(self._core.fallbacks())
 
 
+def _refuse_autograd(x: Any) -> None:
+    """A tensor that records gradients is refused: the result would carry no grad_fn, and a
+    silent break of autograd is worse than an error (README, "Use")."""
+    if getattr(x, "requires_grad", False):
+        import torch  # only a PyTorch tensor has requires_grad
+
+        if torch.is_grad_enabled():
+            raise InvalidConfiguration(
+                "this tensor requires grad, and reducetune.reduce records no backward: call it "
+                "under torch.no_grad() or on x.detach(), or use torch.sum where a gradient "
+                "is needed")
+
+
 def _pointer(out: Any) -> int:
     return out.data_ptr() if hasattr(out, "data_ptr") else out.data.ptr
 
@@ -100,15 +114,20 @@ _reducers: dict[tuple, Reducer] = {}
 
 
 def reduce(x: Any, op: str = "sum", *, db: str | os.PathLike | None = None,
-           table: str | os.PathLike | None = None, nondeterministic: bool = False) -> Any:
+           table: str | os.PathLike | None = None, nondeterministic: bool = False,
+           ranking: str = "application") -> Any:
     """Reduces every element of a CuPy array, a PyTorch tensor or another CUDA array with the
     kernel tuned for this GPU, on the array's current stream; returns a 0-d array of the
     same library, type and device. Reducers are kept per (type, operator, database or
-    exported table); see Reducer."""
-    key = (type(x), getattr(x, "dtype", None), op, db, table, nondeterministic)
+    exported table, ranking); see Reducer. Safe to capture in a CUDA graph
+    (torch.cuda.graph): a captured call allocates nothing on the capturing stream, and each
+    capture keeps its own scratch; ``ranking="median"`` picks the point that is fastest when
+    replayed, as a graph replays it."""
+    key = (type(x), getattr(x, "dtype", None), op, db, table, nondeterministic, ranking)
     r = _reducers.get(key)
     if r is None:
+        _refuse_autograd(x)
         a = describe(x)
         r = _reducers[key] = Reducer(a.dtype, op, db=db, table=table,
-                                      nondeterministic=nondeterministic)
+                                      nondeterministic=nondeterministic, ranking=ranking)
     return r(x)
