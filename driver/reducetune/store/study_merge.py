@@ -21,25 +21,43 @@ from __future__ import annotations
 
 import inspect
 import os
+import shutil
 import sqlite3
 import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from reducetune.store.study_share import pid_runs
 from reducetune.store.study_storage import open_storage, storage_url
 
 __all__ = ["merge_studies"]
 
 CLAIM = "claim"  # a claim names a process of the other file: meaningless here
+COPY_PREFIX = "reducetune-merge-"  # then the merging process's pid: $TMPDIR/PREFIX<pid>-*
+
+
+def _writable(p: Path) -> bool:
+    """Writable by its mode bits and by access(), as the store decides (read_only.cpp)."""
+    try:
+        bits = p.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    except OSError:
+        return False
+    return bool(bits) and os.access(p, os.W_OK)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    """The other file, only read and left as it was (as the store reads, db/README.md): a
-    file whose mode bits forbid writing is opened immutable; another read-write but
-    query_only, so that its last close removes the -wal and -shm it may have made."""
-    uri = path.resolve().as_uri()
-    if not path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+    """The other file, only read and left as it was, opened as the store opens a file it reads
+    (db/reducetune/db/read_only.cpp, open_reader): a -wal with frames (commits maybe not in the
+    file yet) is read through a read-only connection, which never folds it into the file nor
+    removes it; without frames, a file or folder whose mode bits forbid writing is opened
+    immutable, another read-write but query_only, so that its last close removes the -wal and
+    -shm it made (copying nothing into the file)."""
+    uri = path.resolve().as_uri()  # percent-encodes '#', '?' and '%'
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        return sqlite3.connect(uri + "?mode=ro", uri=True, timeout=60)
+    if not _writable(path) or not _writable(path.resolve().parent):
         return sqlite3.connect(uri + "?immutable=1", uri=True)
     con = sqlite3.connect(uri + "?mode=rw", uri=True, timeout=60)
     con.execute("PRAGMA query_only = 1")
@@ -96,7 +114,8 @@ def merge_studies(db: str | os.PathLike[str], other: str | os.PathLike[str]) -> 
     import optuna  # heavy (about 0.5 s): only where a study is used
 
     stats = {"studies_added": 0, "studies_skipped": 0, "trials_added": 0}
-    with tempfile.TemporaryDirectory(prefix="reducetune-merge-") as folder:
+    _remove_dead_copies()
+    with tempfile.TemporaryDirectory(prefix=f"{COPY_PREFIX}{os.getpid()}-") as folder:
         copy = _snapshot(Path(other), folder)
         if copy is None:
             return stats
@@ -111,6 +130,15 @@ def merge_studies(db: str | os.PathLike[str], other: str | os.PathLike[str]) -> 
             source.engine.dispose()
             target.engine.dispose()
     return stats
+
+
+def _remove_dead_copies() -> None:
+    """Removes the reducetune-merge-<pid>-* folders of merges that no longer run: one killed
+    (SIGKILL) while it read the other file's studies left its copy of that file there."""
+    for folder in Path(tempfile.gettempdir()).glob(COPY_PREFIX + "*"):
+        pid = folder.name[len(COPY_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and folder.is_dir() and not pid_runs(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _merge_one(summary: Any, source: Any, target: Any, existing: Any,
