@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from reducetune import _core
 from reducetune.cli.args import add_db, db_path
-from reducetune.errors import StoreError
+from reducetune.errors import InvalidConfiguration, StoreError
 from reducetune.store.results import open_store
 from reducetune.store.study_merge import merge_studies
 
@@ -53,6 +54,7 @@ def _check(args: argparse.Namespace) -> int:
 def _merge(args: argparse.Namespace) -> int:
     for other in args.others:  # each one refused before --db is created or written
         open_store(other, read_only=True).close()
+        _refuse_self(other, db_path(args))
     store = open_store(db_path(args))
     for other in args.others:
         s = store.merge_from(str(other))
@@ -64,6 +66,14 @@ def _merge(args: argparse.Namespace) -> int:
         print(f"merged {other}'s studies: {t['studies_added']} added, {t['trials_added']} "
               f"trials added, {t['studies_skipped']} skipped (other directions)")
     return 0
+
+
+
+def _refuse_self(other: Path, db: Path) -> None:
+    """The same file by device and inode (./a.db, a symlink, a hard link), refused before --db
+    is opened: opening it migrates an older file, and a file merged into itself gains nothing."""
+    if db.exists() and os.path.samefile(other, db):
+        raise InvalidConfiguration(f"cannot merge {other} into {db}: they are the same file")
 
 
 COMMANDS = {"db": cmd_db}
