@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import shutil
-import sqlite3
 import sys
 import tempfile
 from contextlib import closing
@@ -15,6 +14,7 @@ from typing import Any
 
 from reducetune import errors
 from reducetune._sizes import parse_sizes
+from reducetune._space import Space
 from reducetune.cli.args import (COUNT_MAX, INT_MAX, MIN_SAMPLES, RUN_MAX_S, SAMPLE_TIME_MAX_S,
                                  SEED_MAX, TIMEOUT_MAX_S, add_allow_flagged, add_db,
                                  add_nondeterministic, add_workload, db_path, duration, integer,
@@ -25,7 +25,9 @@ from reducetune.cli.report import results_json, results_table
 from reducetune.cli.tune_devices import parse_devices, run_devices
 from reducetune.evaluate.gpu import GpuEvaluator
 from reducetune.evaluate.replay import REPLAY_PREFIX, ReplayEvaluator
+from reducetune.store.files import holds_no_results
 from reducetune.store.results import open_store
+from reducetune.store.storage_check import check_storage
 from reducetune.store.study_share import pid_runs
 from reducetune.store.study_storage import open_shared_storage, open_storage
 from reducetune.tuning.config import TuneConfig
@@ -87,6 +89,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
+    if args.storage:  # before any file is opened: Optuna writes into whatever it is given
+        check_storage(args.storage, db_path(args), args.replay)
     if args.devices is not None:  # one worker per GPU (cli/tune_devices.py)
         ordinals = parse_devices(args.devices, args.replay is not None)
         if len(ordinals) > 1:
@@ -103,35 +107,37 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     if args.replay is not None:
         remove_stale_replay_folders()
-    fresh = not db.exists()
-    store = open_store(db)  # refuses a corrupt or foreign file before anything runs
-    storage = None
-    try:
-        # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
-        with closing(_evaluator(args)) as evaluator:
+    # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
+    with closing(_evaluator(args)) as evaluator:  # a missing recording, a device not in it
+        _check_spaces(evaluator, configs)  # before the results file is opened (or migrated)
+        fresh = not db.exists()
+        store = open_store(db)  # refuses a corrupt or foreign file before anything runs
+        storage = None
+        try:
             storage = _storage(args, db)
             results = _run(args, configs, evaluator, store, storage)
-    except BaseException:
-        # No GPU, a --restrict or --base the space refuses, ...: a results file this run
-        # created and nothing measured was recorded in (by this run or another one) is not
-        # left behind, empty. A file that cannot be read as expected is kept.
-
-        try:
-            with closing(sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)) as c:
-                empty = fresh and not any(c.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone()
-                                          for t in ("rt_measurements", "rt_baselines"))
-        except sqlite3.Error:
-            empty = False
-        if empty:
-            store.close()
-            if getattr(storage, "engine", None) is not None:
-                storage.engine.dispose()
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
-        raise
+        except BaseException:
+            # No GPU, an interruption, ...: a results file this run created and nothing
+            # measured was recorded in (by this run or another one) is not left behind,
+            # empty. A file that cannot be read as expected is kept.
+            if fresh and holds_no_results(db):
+                store.close()
+                if getattr(storage, "engine", None) is not None:
+                    storage.engine.dispose()
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    Path(f"{db}{suffix}").unlink(missing_ok=True)
+            raise
     _print_results(args, configs, evaluator, results, db)
     _print_skipped(args, configs, results)
     return 0
+
+
+def _check_spaces(evaluator: Any, configs: list[Any]) -> None:
+    """Each config's space, asked before any file is opened whether it exists (--family), takes
+    the --restrict keys and values, and has the --base preset: tune_all asks again when it
+    builds them, after the results file was opened (and an older one migrated)."""
+    for c in configs:
+        Space(c.family, c.dtype, c.op, evaluator.limits, c.restrict).preset(c.base_preset)
 
 
 def _storage(args: argparse.Namespace, db: Path) -> Any:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune.errors import StoreError
+from reducetune.store.storage_check import JOURNAL, check_storage
 
 __all__ = ["claim_lock", "file_lock", "open_shared_storage", "open_storage", "storage_url"]
 
@@ -149,7 +150,6 @@ def _release(fd: int, lock: Path) -> None:
 # HEARTBEAT_GRACE_S stale and re-queue its point (RetryFailedTrialCallback).
 HEARTBEAT_S = 2
 HEARTBEAT_GRACE_S = 10
-JOURNAL = "journal:"
 
 _LOCKS: dict[int, Any] = {}  # id(storage backend) -> a context manager factory for its claims
 
@@ -161,10 +161,9 @@ def open_shared_storage(spec: str) -> Any:
     import optuna  # heavy (about 0.5 s): only where a study is used
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    check_storage(spec)  # the command line checks it earlier, knowing --db and --replay
     if spec.startswith(JOURNAL):
         path = Path(spec[len(JOURNAL):]).resolve()
-        if not spec[len(JOURNAL):]:
-            raise StoreError("--storage journal:PATH needs a file path")
         # heavy (about 0.5 s): only where a study is used
         from optuna.storages.journal import JournalFileBackend, JournalFileOpenLock
 
@@ -173,9 +172,6 @@ def open_shared_storage(spec: str) -> Any:
         # not PATH.lock: JournalFileOpenLock's own lock file
         _LOCKS[id(storage)] = lambda _name: file_lock(f"{path}.claims")
         return storage
-    if "://" not in spec:
-        raise StoreError(f"--storage {spec!r}: an SQLAlchemy URL (postgresql+psycopg2://user@"
-                         "host/db) or journal:PATH")
     return _rdb(spec)
 
 
