@@ -17,6 +17,7 @@ from reducetune.evaluate.base import Evaluator, workload
 from reducetune.evaluate.gpu import GpuEvaluator
 from reducetune.evaluate.replay import ReplayEvaluator
 from reducetune.runtime.reducer import Reducer, reduce
+from reducetune.store.measurements import measurements
 from reducetune.store.paths import default_db_path
 from reducetune.store.results import Store, best, export_header, export_json, open_store
 from reducetune.tuning.config import SizeResult, TuneConfig
@@ -39,6 +40,7 @@ def compile_points(family: str, dtype: str, op: str, arch: int, points: list[dic
 __all__ = [
     "DTYPES", "OPS", "Space", "Point", "Preset", "families", "family", "limits_for_arch",
     "Store", "open_store", "best", "export_header", "export_json", "default_db_path",
+    "measurements",
     "Evaluator", "GpuEvaluator", "ReplayEvaluator", "workload",
     "TuneConfig", "SizeResult", "tune", "tune_size", "parse_sizes",
     "query_device", "compile_points", "Reducer", "reduce",

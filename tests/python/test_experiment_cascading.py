@@ -37,7 +37,7 @@ def build_cascading_fixture(path: Path, device: dict, peak_at: float,
                             sizes: tuple[int, ...] = (1 << 20, 1 << 28),
                             passes: tuple[int, ...] = (1 << 10, 1 << 20)) -> None:
     from reducetune._space import limits_for_arch
-    from reducetune.experiments._xp_db import write_fact
+    from reducetune.store.experiment_tables import write_fact
     from reducetune.experiments.cascading import (BLOCK_SIZES, DTYPES, PASSES_DTYPE,
                                                   passes_points, sweep_points)
 

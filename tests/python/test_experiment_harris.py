@@ -37,7 +37,7 @@ def build_harris_fixture(path: Path, scale: float = 1.0, wrong: str = "harris4")
     wrong result; one ncu row. Returns how many measurements were written."""
     from reducetune._space import limits_for_arch
     from reducetune.experiments._seed_tables import TABLES
-    from reducetune.experiments._xp_db import write_fact, write_ncu
+    from reducetune.store.experiment_tables import write_fact, write_ncu
     from reducetune.experiments.harris import plan
 
     store = _core.Store(str(path))

@@ -33,10 +33,6 @@ LAZY_OK = {"torch", "cupy", "numpy", "matplotlib", "optuna", "sqlalchemy", "pand
 LOCAL_OWN_ALLOWED: dict[tuple[str, str], str] = {
 }
 
-# Modules that still hold SQL outside the store, until item 4 moves it into store/ (empty then).
-SQL_NOT_YET_MOVED: set[str] = {"reducetune.cli.tune", "reducetune.experiments._pack",
-                               "reducetune.experiments._xp_db", "reducetune.experiments.multi_gpu"}
-
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|CREATE\s+(TABLE|VIEW|INDEX)|"
                  r"DROP\s+(TABLE|VIEW)|UPDATE\s+\w+\s+SET|DELETE\s+FROM|PRAGMA\s+\w+|"
                  r"ATTACH\s+DATABASE|VACUUM\b)", re.I | re.S)
@@ -187,7 +183,7 @@ def sql_outside_store(root: Path) -> list[str]:
     """``import sqlite3`` or SQL in a string literal (docstrings aside) outside root/store."""
     bad = []
     for name, (path, tree) in modules(root).items():
-        if name.startswith(f"{root.name}.store") or name in SQL_NOT_YET_MOVED:
+        if name.startswith(f"{root.name}.store"):
             continue
         where = path.relative_to(root.parent)
         for node in ast.walk(tree):

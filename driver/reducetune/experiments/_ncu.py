@@ -3,7 +3,7 @@
 For each row, ``ncu`` runs a small probe (``python -m reducetune.experiments._ncu_probe``: the
 same point, the same workload, a few samples) and profiles the first launch of the row's
 first-pass kernel (``-c 1``, matched by its demangled name). The metrics, the ncu command
-and its status are stored in ``xp_ncu`` beside the point's measurement (``_xp_db.py``), so
+and its status are stored in ``xp_ncu`` beside the point's measurement (``store/experiment_tables.py``), so
 ``--replay`` shows them without a GPU. A failed profile (no ncu, no permission to read the
 counters, a metric the GPU lacks) is stored with its reason; the timings are not affected.
 """
@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from reducetune.cli.args import TIMEOUT_MAX_S, duration
-from reducetune.experiments._xp_db import _side_rows, write_ncu
+from reducetune.store.experiment_tables import ncu_by_measurement, write_ncu
 
 __all__ = ["METRICS", "add_ncu_arguments", "profile_rows", "parse_csv", "kernel_regex"]
 
@@ -145,7 +145,7 @@ def _profile_once(ncu: str, point: Any, n: int, timeout_s: float,
 def profile_rows(runner: Any, jobs: list[Any], args: argparse.Namespace) -> None:
     """Profiles each job whose point has a measurement and no ncu row yet."""
     ncu = _ncu_path(args.ncu_path)
-    done = _side_rows(runner.db_path, "xp_ncu")
+    done = ncu_by_measurement(runner.db_path)
     start = time.monotonic()
     for i, job in enumerate(jobs):
         row = runner.known(job)

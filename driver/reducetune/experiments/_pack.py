@@ -14,11 +14,14 @@ import hashlib
 import json
 import lzma
 import shutil
-import sqlite3
 import sys
-from contextlib import closing
+from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from reducetune.store.files import studies, vacuum
+from reducetune.store.measurements import measurement_rows
+from reducetune.store.results import open_store
 
 
 def _sha256(path: Path) -> str:
@@ -30,27 +33,29 @@ def _sha256(path: Path) -> str:
 
 
 def describe(db: Path) -> dict[str, Any]:
-    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
-        devices = [dict(zip(("name", "uuid", "cc_major", "cc_minor", "sm_count",
-                             "driver_version", "toolkit_version"), r)) for r in con.execute(
-            "SELECT name, uuid, cc_major, cc_minor, sm_count, driver_version, toolkit_version "
-            "FROM rt_devices ORDER BY id")]
-        first, last = con.execute("SELECT MIN(created_at), MAX(created_at) FROM "
-                                  "rt_measurements").fetchone()
-        status = dict(con.execute("SELECT status, COUNT(*) FROM rt_measurements "
-                                  "GROUP BY status").fetchall())
-        configs = [json.loads(c) for (c,) in con.execute(
-            "SELECT config FROM rt_studies WHERE name LIKE 'experiment.%' ORDER BY id")]
+    """What the recording holds, read through the store's public read path."""
+    store = open_store(db, create=False, read_only=True)
+    try:
+        devices = [{k: d[k] for k in ("name", "uuid", "cc_major", "cc_minor", "sm_count",
+                                      "driver_version", "toolkit_version")}
+                   for d in sorted(store.devices(), key=lambda d: d["id"])]
+    finally:
+        store.close()
+    rows = measurement_rows(db)
+    stamps = [r["created_at"] for r in rows]
+    status = Counter(r["status"] for r in rows)
+    configs = [s["config"] for s in studies(db).values() if s["name"].startswith("experiment.")]
     return {"what": "measurements of a reducetune experiment on a GPU (real, not synthetic)",
-            "devices": devices, "measured_utc": [first, last], "status": status,
+            "devices": devices,
+            "measured_utc": [min(stamps), max(stamps)] if stamps else [None, None],
+            "status": dict(sorted(status.items())),
             "commands": list(dict.fromkeys(c.get("command", "") for c in configs)),
             "sampling": configs[0].get("sampling") if configs else None}
 
 
 def main(argv: list[str]) -> int:
     db, packed = Path(argv[0]), Path(argv[1])
-    with closing(sqlite3.connect(db)) as con:
-        con.execute("VACUUM")
+    vacuum(db)
     packed.parent.mkdir(parents=True, exist_ok=True)
     with db.open("rb") as fin, lzma.open(packed, "wb", preset=9) as fout:
         shutil.copyfileobj(fin, fout, 1 << 20)

@@ -25,7 +25,7 @@ from typing import Any
 from reducetune._core import element_bytes
 from reducetune.evaluate.base import CEILING_WORKLOAD, workload
 from reducetune.evaluate.evaluation import WORKLOAD_KEYS, StoreContext
-from reducetune.experiments._xp_db import write_fact
+from reducetune.store.experiment_tables import write_fact
 from reducetune.store.results import same_model_ids
 
 __all__ = ["Job", "Runner", "Counts"]

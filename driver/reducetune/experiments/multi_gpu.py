@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sqlite3
 import statistics
 import sys
 from collections import Counter
@@ -29,26 +28,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-ROWS = ("SELECT d.uuid, d.name, v.label, m.launch_label, w.n, m.median_s, m.status"
-        " FROM rt_measurements m JOIN rt_devices d ON d.id = m.device_id"
-        " JOIN rt_variants v ON v.id = m.variant_id JOIN rt_workloads w ON w.id = m.workload_id")
+from reducetune.store.measurements import measurement_rows
+
+# What the report reads of each measurement (reducetune.measurements' columns), in order.
+FIELDS = ("device_uuid", "device", "variant_label", "launch_label", "n", "median_s", "status")
 
 
 def read(db: Path) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-        return con.execute(ROWS).fetchall()
+    """Every measurement of the file as a tuple of FIELDS."""
+    return [tuple(r[k] for k in FIELDS) for r in measurement_rows(db)]
 
 
 def measuring_s(db: Path) -> float:
     """Seconds from the first measurement to the last (created_at): the sweep without its
     fixed costs (starting workers, compiling, the ceiling and CUB)."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-        lo, hi = con.execute("SELECT min(created_at), max(created_at) FROM rt_measurements"
-                             " m JOIN rt_workloads w ON w.id = m.workload_id").fetchone()
-    if not lo:
+    stamps = [r["created_at"] for r in measurement_rows(db)]
+    if not stamps:
         return 0.0
-    stamp = [datetime.fromisoformat(t.replace("Z", "+00:00")) for t in (lo, hi)]
-    return (stamp[1] - stamp[0]).total_seconds()
+    lo, hi = (datetime.fromisoformat(t.replace("Z", "+00:00")) for t in (min(stamps),
+                                                                           max(stamps)))
+    return (hi - lo).total_seconds()
 
 
 def spread(pairs: list[tuple[float, float]]) -> dict[str, float]:
