@@ -226,6 +226,26 @@ def test_the_subpackages_are_the_jobs():
     assert flat <= {"__init__", "__main__", "errors", "_space", "_sizes", "_no_gpu"}
 
 
+# "100 * a / b" written out: a percentage computed outside evaluate/base.py's percent_of.
+PERCENT = re.compile(r"\b100(\.0)?\s*\*[^,)\n]*?/")
+
+
+def percentages_outside_percent_of(root: Path) -> list[str]:
+    bad = []
+    for name, (path, _) in modules(root).items():
+        if name == f"{root.name}.evaluate.base":
+            continue
+        for k, line in enumerate(path.read_text().splitlines(), 1):
+            if PERCENT.search(line.split("#")[0]):
+                bad.append(f"{path.relative_to(root.parent)}:{k}: {line.strip()[:60]}")
+    return bad
+
+
+def test_percentages_of_peak_or_ceiling_come_from_one_function():
+    # issue 23 item 3: "% of peak", "% of ceiling" (and of the optimum) computed once
+    assert percentages_outside_percent_of(PACKAGE) == []
+
+
 @pytest.fixture
 def broken(tmp_path: Path) -> Path:
     """A package that breaks every rule once."""
@@ -236,7 +256,8 @@ def broken(tmp_path: Path) -> Path:
                                "from pkg import f\n    return json\n")
     (root / "b.py").write_text("import sqlite3\n\ndef g():\n    from pkg.a import f\n    "
                                "import optuna\n    return 'SELECT x FROM t'\n")
-    (root / "store" / "__init__.py").write_text("import sqlite3\nQ = 'SELECT x FROM t'\n")
+    (root / "store" / "__init__.py").write_text("import sqlite3\nQ = 'SELECT x FROM t'\n"
+                                                "P = 100.0 * 3 / 4\n")
     return root
 
 
@@ -250,3 +271,4 @@ def test_each_check_fails_on_a_package_that_breaks_its_rule(broken: Path):
         "pkg/b.py:5: lazy import of optuna without a one-line reason"]
     assert sql_outside_store(broken) == ["pkg/b.py:1: import sqlite3",
                                          "pkg/b.py:6: SQL 'SELECT x FROM t'"]
+    assert percentages_outside_percent_of(broken) == ["pkg/store/__init__.py:3: P = 100.0 * 3 / 4"]

@@ -96,3 +96,17 @@ def test_export_csv_writes_the_same_rows(cli, tmp_path):
     code, _, err = cli("export", "csv", "--db", H100, "-o", foreign)
     assert code == 2 and "not written by reducetune export csv" in err
     assert foreign.read_text() == "mine\n"
+
+
+def test_percent_of_agrees_with_the_cores_stored_percentages():
+    # the one Python "% of ceiling" (evaluate/base.py) gives what measure/bandwidth.hpp
+    # stored for each point, against the recording's own streaming ceiling
+    from reducetune.evaluate.base import percent_of
+    from reducetune.store.files import ceilings_by_gpu
+
+    rows = measurement_rows(H100, n=65536)
+    ceiling = ceilings_by_gpu(H100)[rows[0]["device_uuid"]]
+    assert all(percent_of(r["gbps"], ceiling) == pytest.approx(r["pct_of_ceiling"], rel=1e-9)
+               for r in rows)
+    assert percent_of(1.0, 0.0) is None and percent_of(None, 2.0) is None
+    assert percent_of(1.0, 4.0) == 25.0

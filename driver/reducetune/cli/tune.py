@@ -23,6 +23,7 @@ from reducetune.cli.console import console
 from reducetune.cli.progress import TuneProgress
 from reducetune.cli.report import results_json, results_table
 from reducetune.cli.tune_devices import parse_devices, run_devices
+from reducetune.evaluate.base import percent_of
 from reducetune.evaluate.gpu import GpuEvaluator
 from reducetune.evaluate.replay import REPLAY_PREFIX, ReplayEvaluator
 from reducetune.store.files import holds_no_results
@@ -244,7 +245,7 @@ def _print_skipped(args: argparse.Namespace, configs: list[Any],
     if not proposed:
         return
     line = (f"reducetune: {rejected} of {proposed} proposals rejected before compiling "
-            f"({100.0 * rejected / proposed:.1f} %)")
+            f"({percent_of(rejected, proposed):.1f} %)")
     kinds = [(sum(r.invalid for r in every), "invalid"),
              (sum(r.flagged for r in every), "with a flagged value (--allow-flagged)"),
              (sum(r.nondeterministic for r in every), "nondeterministic (--nondeterministic)")]

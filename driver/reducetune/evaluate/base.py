@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from reducetune import _core
 
 __all__ = ["Evaluator", "CEILING_WORKLOAD", "MIN_SAMPLES", "MAX_NOISE", "WORKLOAD_SEED",
-           "sampling_options", "workload"]
+           "percent_of", "sampling_options", "workload"]
 
 # The streaming ceiling is stored as a baseline under this conventional workload key (the
 # read itself is 4 GiB, or an eighth of the device memory: baseline/streaming_ceiling.hpp).
@@ -28,6 +28,16 @@ CEILING_WORKLOAD = {"dtype": "float32", "op": "sum", "n": 1 << 28, "data_pattern
 MIN_SAMPLES: int = _core.MIN_SAMPLES
 MAX_NOISE: float = _core.MAX_NOISE
 WORKLOAD_SEED: int = _core.WORKLOAD_SEED
+
+
+def percent_of(achieved: float | None, reference: float | None) -> float | None:
+    """100 × achieved / reference: the one "% of peak", "% of ceiling" (and "% of the optimum")
+    in Python, as measure/bandwidth.hpp ``percent_of`` is in C++; None when either is unknown
+    (missing, or a reference of 0). Both in the same unit (GB/s with GB/s, bytes/s with
+    bytes/s)."""
+    if achieved is None or not reference or reference <= 0:
+        return None
+    return 100.0 * float(achieved) / float(reference)
 
 
 def sampling_options(time_cap_s: float, max_samples: int, hot: bool) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reducetune.evaluate.base import percent_of
 from reducetune.experiments._cascading_plots import compare_figure, passes_figure, sweep_figure
 from reducetune.experiments._harris_report import slug
 
@@ -40,13 +41,13 @@ def finding(d: dict[str, Any]) -> str:
             f"{_eff(o['effective'])} elements per thread (block {o['block_size']}, grid "
             f"{o['grid']}): {o['gbps']:.0f} GB/s")
     if d.get("ceiling_gbps"):
-        text += f" ({100 * o['gbps'] / d['ceiling_gbps']:.0f}% of the streaming ceiling)"
+        text += f" ({percent_of(o['gbps'], d['ceiling_gbps']):.0f}% of the streaming ceiling)"
     text += (f", {o['effective'] / w['brent_target']:.1f}× Brent's choice of "
              f"{w['brent_target']:.0f}; the point nearest Brent's choice "
              f"({_eff(b['effective'])} elements per thread) reaches {b['gbps']:.0f} GB/s: "
              f"the optimum is ×{o['gbps'] / b['gbps']:.2f} its bandwidth")
     text += (f"; the best point within Harris's 1024–4096 reaches {h['gbps']:.0f} GB/s "
-             f"({100 * h['gbps'] / o['gbps']:.0f}% of the optimum)." if h else
+             f"({_pct(h, o)} of the optimum)." if h else
              "; no measured point falls within Harris's 1024–4096 at this size.")
     sh = w.get("shrink")
     if sh and sh["first_short"]:
@@ -60,7 +61,7 @@ def finding(d: dict[str, Any]) -> str:
 
 
 def _pct(p: dict[str, Any], o: dict[str, Any]) -> str:
-    return f"{100 * p['gbps'] / o['gbps']:.0f}%"
+    return f"{percent_of(p['gbps'], o['gbps']):.0f}%"
 
 
 def _host_cost(d: dict[str, Any]) -> str:
@@ -184,7 +185,8 @@ def _run_line(r: dict[str, Any], first: dict[str, Any] | None = None) -> str:
                if r.get("ceiling_gbps") else "")
     if (ceiling and first is not None and first.get("ceiling_gbps")
             and first["gpu"] != r["gpu"]):
-        ceiling += f" ({100 * r['ceiling_gbps'] / first['ceiling_gbps']:.1f}% of the first GPU's)"
+        share = percent_of(r["ceiling_gbps"], first["ceiling_gbps"])
+        ceiling += f" ({share:.1f}% of the first GPU's)"
     command = f"`{r['command']}`" if r["command"] else "(no command recorded)"
     return (f"- Measured with {command} on {r['gpu']}, {when} UTC: {counts} points"
             + (f" (by family: {families})" if families else "") + ceiling)

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reducetune.evaluate.base import percent_of
+
 __all__ = ["markdown", "plot", "quantile", "SPACE_SHARE", "TARGET"]
 
 TARGET = 0.98  # issue 5: within 2% of the exhaustive optimum ...
@@ -90,7 +92,7 @@ def markdown(report: dict[str, Any], replay: Path) -> str:
                   + f"; {SPACE_SHARE:.0%} of the space = {five} evaluations."]
         if "points_within_target" in e:
             near = e["points_within_target"]
-            lines.append(f"{near} points ({100 * near / v:.1f}%) are within {TARGET:.2f} of the "
+            lines.append(f"{near} points ({percent_of(near, v):.1f}%) are within {TARGET:.2f} of the "
                          f"optimum: {five} uniform draws without repeats hit one with probability "
                          f"{e['random_chance_at_k_5pct']:.3f}.")
         lines += ["", "| strategy | " + " | ".join(f"k={k}" for k in ks) + " |",

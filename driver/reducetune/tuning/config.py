@@ -9,7 +9,7 @@ from typing import Any
 
 from reducetune._space import Point
 from reducetune.errors import InvalidConfiguration
-from reducetune.evaluate.base import MIN_SAMPLES, sampling_options
+from reducetune.evaluate.base import MIN_SAMPLES, percent_of, sampling_options
 
 __all__ = ["SizeResult", "TuneConfig", "median_of", "study_name"]
 
@@ -147,7 +147,7 @@ class SizeResult:
         gbps = row.get("gbps")
         pct_ceiling = row.get("pct_of_ceiling")
         if not pct_ceiling and ceiling and gbps:
-            pct_ceiling = 100.0 * float(gbps) * 1e9 / ceiling
+            pct_ceiling = percent_of(float(gbps) * 1e9, ceiling)  # ceiling in bytes/s
         entry = {"variant_label": point.variant_label, "launch_label": point.launch_label,
                  "median_s": value, "gbps": gbps, "pct_of_peak": row.get("pct_of_peak"),
                  "pct_of_ceiling": pct_ceiling, "determinism": point.determinism}
