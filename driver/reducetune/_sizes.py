@@ -21,8 +21,10 @@ MAX_POWER = 40
 MAX_SIZE = 1 << MAX_POWER
 MAX_SIZES = 1000  # each size is a study of its own: more is a typo, not a plan
 
-_POWER = re.compile(r"^2\^(\d+)$")
-_INT = re.compile(r"^\d+$")
+# ASCII digits only: \d (and int()) would also read Arabic-Indic or fullwidth digits, which
+# no other tool reading a command line or a script takes for a number.
+_POWER = re.compile(r"^2\^([0-9]+)$")
+_INT = re.compile(r"^[0-9]+$")
 _LIMIT = f"the largest size is 2^{MAX_POWER} = {MAX_SIZE}"
 
 

@@ -1,4 +1,4 @@
-"""``reducetune bench``'s verdict against CUB: ahead, within the two medians' noise (nvbench's
+"""``reducetune bench``'s verdict against CUB: ahead, a tie, within the two medians' noise (nvbench's
 relative standard deviation, combined in quadrature), or behind."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ def _m(median_us: float, noise: float, status: str = "ok") -> dict:
 
 def test_ahead_within_noise_and_behind():
     assert verdict(_m(4.0, 0.05), _m(4.1, 0.05)) == "ahead"
-    assert verdict(_m(4.1, 0.05), _m(4.1, 0.05)) == "ahead"  # a tie is not behind
+    assert verdict(_m(4.1, 0.05), _m(4.1, 0.05)) == "tie"  # neither ahead nor behind
+    assert verdict(_m(4.1, 0.0), _m(4.1, 0.0)) == "tie"  # not even with no noise at all
     # 0.19 us behind at 4.38 vs 4.19 with 4.5 % and 4 % noise: sqrt(0.197^2 + 0.168^2) = 0.26
     assert verdict(_m(4.38, 0.045), _m(4.19, 0.04)) == "within noise"
     assert verdict(_m(4.38, 0.01), _m(4.19, 0.01)) == "behind"  # quiet medians: a real gap

@@ -186,7 +186,8 @@ def make(c: Ctx, slot: str, kind: str) -> tuple[Path, list[Path]]:
     folder_slot = role == WRITE_FOLDER
     good = good_content(c, role, slot)
     if kind.startswith("name_"):
-        x = c.target / NAMES[kind[5:]]
+        # a report folder not yet made may not be named like a database (issue 24, R2 2)
+        x = c.target / (NAMES[kind[5:]].removesuffix(".db") if folder_slot else NAMES[kind[5:]])
         put(x, None if role in (WRITE_FILE, WRITE_FOLDER) else good, folder_slot)
         return x, []
     if kind == "readonly":

@@ -166,8 +166,11 @@ def test_every_numeric_option_shows_its_range_in_its_help():
     for name, parser in _parsers(build_parser()):
         shown = " ".join(parser.format_help().split())
         for action in parser._actions:
-            # a number: any converting type (int, float, a factory), or a size option
-            if action.type in (None, str, Path) and action.dest not in ("n", "sizes"):
+            # a number: any converting type (int, float, a factory), or a size option; not
+            # a type that args.py marks as reading text (names, a folder, a namespace)
+            reads_text = getattr(action.type, "reads_text", False)
+            if (action.type in (None, str, Path) or reads_text) \
+                    and action.dest not in ("n", "sizes"):
                 continue
             numeric += 1
             flag = action.option_strings[-1] if action.option_strings else action.dest

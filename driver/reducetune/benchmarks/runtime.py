@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import time
 from contextlib import closing
@@ -65,7 +66,15 @@ def _cupy_timer(call: Callable[[], Any]) -> Callable[[], float]:
 
 
 def interleaved_medians(timers: dict[str, Callable[[], float]], samples: int) -> dict[str, float]:
-    """The median of `samples` samples of each contender, taken in rounds: every round times
+    """The median of each contender's samples (interleaved_stats)."""
+    return {name: s["median_s"] for name, s in interleaved_stats(timers, samples).items()}
+
+
+def interleaved_stats(timers: dict[str, Callable[[], float]], samples: int
+                      ) -> dict[str, dict[str, float]]:
+    """The median and the relative standard deviation (stdev / mean, nvbench's noise: what
+    tells a 0.5 % margin from noise) of `samples` samples of each contender, taken in
+    rounds: every round times
     each contender once, in an order that rotates from round to round. Timing one contender's
     calls after another's let the host's drift (several µs at small n on an H100,
     docs/results/h100_2026-11-23_peak_probe/) decide the ratio; in rounds each contender
@@ -79,7 +88,13 @@ def interleaved_medians(timers: dict[str, Callable[[], float]], samples: int) ->
         k = i % len(names)
         for name in names[k:] + names[:k]:
             times[name].append(timers[name]())
-    return {name: statistics.median(t) for name, t in times.items()}
+    return {name: {"median_s": statistics.median(t), "rel_stddev": _rel_stddev(t),
+                   "samples": len(t)} for name, t in times.items()}
+
+
+def _rel_stddev(t: list[float]) -> float:
+    mean = statistics.fmean(t)
+    return statistics.stdev(t) / mean if len(t) > 1 and mean > 0 else 0.0
 
 
 def _input(dtype: str, n: int) -> Any:
@@ -106,7 +121,8 @@ def _reference_ok(got: Any, x: Any, op: str) -> bool:
     return abs(got.item() - ref) <= bound
 
 
-def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]) -> dict[str, float]:
+def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]
+         ) -> dict[str, dict[str, float]]:
     import cupy  # optional: only for CuPy arrays
     import torch  # optional: only for PyTorch tensors
 
@@ -126,15 +142,14 @@ def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]) -> dict[str
         "reduce_cupy": _cupy_timer(lambda: reduce(xc, op, **src)),
         "cupy": _cupy_timer(lambda: c_op(xc)),
     }
-    times = interleaved_medians(timers, samples)
-    return times
+    return interleaved_stats(timers, samples)
 
 
 def _protocol(ev: Any, choice: dict[str, Any], dtype: str, op: str, n: int) -> dict[str, Any]:
     w = workload(dtype, op, n)
     tuned = ev.evaluate(choice["variant"], choice["launch"], w)
     cub = ev.cub(w) or {"status": "failed"}
-    keep = ("status", "median_s", "gbps", "pct_of_peak", "reason")
+    keep = ("status", "median_s", "rel_stddev", "gbps", "pct_of_peak", "reason")
     return {"tuned": {k: tuned.get(k) for k in keep}, "cub": {k: cub.get(k) for k in keep}}
 
 
@@ -153,8 +168,12 @@ def run(src: dict[str, Any], cases: tuple[tuple[str, str], ...], sizes: tuple[in
                 x = _input(dtype, n)
                 choice = r.choice(n)
                 ok = _reference_ok(reduce(x, op, **src), x, op)
+                app = _app(r, x, op, samples, src) if ok else {}
+                # app_s keeps its medians (the report's input); app_noise each contender's
+                # relative standard deviation over the same calls
                 row = {"dtype": dtype, "op": op, "n": n, "choice": choice, "correct": ok,
-                       "app_s": _app(r, x, op, samples, src) if ok else {},
+                       "app_s": {k: v["median_s"] for k, v in app.items()},
+                       "app_noise": {k: v["rel_stddev"] for k, v in app.items()},
                        "protocol": _protocol(ev, choice, dtype, op, n)}
                 rows.append(row)
                 del x
@@ -164,8 +183,33 @@ def run(src: dict[str, Any], cases: tuple[tuple[str, str], ...], sizes: tuple[in
             rows[-1]["fallbacks"] = r.fallbacks
         device = dict(ev.device)
     return {"device": device, "ceiling_gbps": (ceiling or 0) / 1e9, "samples": samples,
-            "rows": rows, "versions": {"torch": torch.__version__,
-                                       "cupy": __import__("cupy").__version__}}
+            "rows": rows, **provenance(samples, sample_time),
+            "versions": {"torch": torch.__version__, "cupy": __import__("cupy").__version__}}
+
+
+def reducetune_commit() -> str:
+    """``git describe --always --dirty`` of the tree this package was imported from, or
+    "unknown" (an installed wheel is no git tree): which code produced the numbers."""
+    try:
+        out = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "describe",
+                              "--always", "--dirty", "--tags"], capture_output=True, text=True,
+                             timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+
+
+def provenance(samples: int, sample_time: float) -> dict[str, Any]:
+    """What a reader needs beside the numbers to judge them: the commit, and how each column
+    was measured (its noise is in the rows: app_noise, protocol.*.rel_stddev)."""
+    return {"commit": reducetune_commit(), "protocol": {
+        "application": (f"one call between two CUDA events on the current stream, the GPU idle "
+                        f"before each call, hot data; {samples} calls per contender in rounds "
+                        "whose order rotates, after 3 warm-up calls each; median and relative "
+                        "standard deviation (app_s, app_noise)"),
+        "tuner": (f"the tuner's measurement in its worker: L2 flushed before each cold sample, "
+                  f"graph replay, at most {sample_time:g} s and 1000 samples per point; median "
+                  "and relative standard deviation (protocol.tuned, protocol.cub)")}}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -52,17 +52,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def one_line(e: BaseException) -> str:
+    """An error's message as one line: a message that a library wrote on several lines
+    (SQLAlchemy adds "(Background on this error at: <link into its docs>)", nanobind lists
+    the signatures it tried) keeps its lines joined, without SQLAlchemy's link."""
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()
+             and not line.strip().startswith("(Background on this error at:")]
+    return " ".join(lines)
+
+
 def dispatch(args: argparse.Namespace) -> int:
     try:
         return COMMANDS[args.command](args)
     except errors.InvalidConfiguration as e:
-        print(f"reducetune: error: {e}", file=sys.stderr)
+        print(f"reducetune: error: {one_line(e)}", file=sys.stderr)
         return 2
     except errors.Error as e:
-        print(f"reducetune: error: {e}", file=sys.stderr)
+        print(f"reducetune: error: {one_line(e)}", file=sys.stderr)
         return 1
     except OSError as e:  # a file or folder the command could not read or write
-        print(f"reducetune: error: {e}", file=sys.stderr)
+        print(f"reducetune: error: {one_line(e)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("reducetune: interrupted; every measurement so far is stored: run the same "

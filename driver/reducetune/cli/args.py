@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from reducetune import _core, errors
-from reducetune._sizes import MAX_POWER, MAX_SIZES
+from reducetune._sizes import MAX_POWER, MAX_SIZES, parse_sizes
 from reducetune._space import DTYPES, OPS
-from reducetune.store.paths import default_db_path
+from reducetune.store.paths import check_output_folder, default_db_path
 
 
 # The largest values the consumers of each option accept (checked on the command line, where
@@ -34,6 +34,7 @@ MIN_SAMPLES: int = _core.MIN_SAMPLES  # a measurement's cold samples at least (s
 def seconds(text: str) -> float:
     """``90``, ``90s``, ``10m``, ``2h``, ``100ms``."""
     units = {"ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+    _ascii(text, "a duration (90, 90s, 10m, 2h, 100ms)")
     try:
         for unit in sorted(units, key=len, reverse=True):  # "ms" before "s"
             if text.endswith(unit):
@@ -49,17 +50,27 @@ def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _ascii(text: str, what: str) -> None:
+    """Refuses digits other than 0-9: int() and float() read Arabic-Indic or fullwidth digits
+    (and other scripts'), which no shell, script or other tool takes for a number."""
+    if not text.isascii():
+        raise argparse.ArgumentTypeError(
+            f"'{_short(text)}' is not {what}: write it with the digits 0-9")
+
+
 def _whole(text: str) -> float:
+    _ascii(text, "an integer")
     try:
         return int(text)
     except ValueError:
         # More digits than int() reads (4300): beyond every bound, and refused as such.
-        if re.fullmatch(r"\s*[+-]?\d+\s*", text):
+        if re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
             return -math.inf if text.strip().startswith("-") else math.inf
         raise argparse.ArgumentTypeError(f"'{_short(text)}' is not an integer")
 
 
 def _real(text: str) -> float:
+    _ascii(text, "a number")
     try:
         return float(text)
     except ValueError:
@@ -169,6 +180,113 @@ def show_ranges(parser: argparse.ArgumentParser) -> None:
         if isinstance(action, argparse._SubParsersAction):
             for sub in dict.fromkeys(action.choices.values()):
                 show_ranges(sub)
+
+
+def one_size(text: str | None, option: str = "--n") -> int | None:
+    """The one size of an option that takes one (None when not given): a list, a range or an
+    empty text is refused instead of answering for its first size only."""
+    if text is None:
+        return None
+    sizes = parse_sizes(text)
+    if len(sizes) != 1:
+        raise errors.InvalidConfiguration(
+            f"{option} '{_short(text)}' is not one size: {option} takes one (1048576 or 2^20)")
+    return sizes[0]
+
+
+# The names a database file goes by (an .xz recording included), refused as a report folder.
+_DB_SUFFIXES = (".db", ".db3", ".sqlite", ".sqlite3", ".xz")
+
+
+def _reads_text(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """Marks an argparse type that reads names, not a number (show_ranges and the test that
+    every numeric option shows its range leave it alone)."""
+    parse.reads_text = True  # type: ignore[attr-defined]
+    return parse
+
+
+@_reads_text
+def out_folder(text: str) -> Path:
+    """The type of an experiment's ``--out``: an empty name is refused (Path("") is the
+    current folder, where the report would land among whatever is there)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "is empty: name the folder for the report (for example --out reports/harris)")
+    return Path(text)
+
+
+def check_report_folder(folder: Path) -> None:
+    """Refuses, before any work, an experiment's --out that is not a folder it may write
+    (check_output_folder), or that is named like a database file (``new.db``: a typo for --db
+    or --replay) and does not exist yet as a folder."""
+    check_output_folder(folder, "--out")
+    if folder.name.lower().endswith(_DB_SUFFIXES) and not folder.is_dir():
+        raise errors.InvalidConfiguration(
+            f"--out {folder} is named like a database; --out is the folder the report goes "
+            "into (for example --out reports/harris): name a folder")
+
+
+def name_list(text: str, known: tuple[str, ...], option: str) -> list[str]:
+    """A comma-separated list of names from ``known`` (at least one; duplicates kept once, in
+    the order given); InvalidConfiguration names the option and the choices."""
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise errors.InvalidConfiguration(
+            f"{option} '{_short(text)}' names nothing: choose from {', '.join(known)}")
+    for t in items:
+        if t not in known:
+            raise errors.InvalidConfiguration(
+                f"{option}: unknown '{_short(t)}' (choose from: {', '.join(known)})")
+    return list(dict.fromkeys(items))
+
+
+def integer_list(text: str, lo: int, hi: int, option: str) -> list[int]:
+    """A comma-separated list of whole numbers in [lo, hi] written with the digits 0-9 (at
+    least one; duplicates kept once, in the order given); InvalidConfiguration otherwise."""
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise errors.InvalidConfiguration(
+            f"{option} '{_short(text)}' names no number: write for example {lo},{hi}")
+    for t in items:
+        if not re.fullmatch(r"[0-9]{1,10}", t) or not lo <= int(t) <= hi:
+            raise errors.InvalidConfiguration(
+                f"{option}: '{_short(t)}' is not a whole number from {lo} to {hi} (digits 0-9)")
+    return list(dict.fromkeys(int(t) for t in items))
+
+
+CXX_KEYWORDS = frozenset("""
+alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
+co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
+extern false float for friend goto if inline int long mutable namespace new noexcept not
+not_eq nullptr operator or or_eq private protected public register reinterpret_cast requires
+return short signed sizeof static static_assert static_cast struct switch template this
+thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+wchar_t while xor xor_eq""".split())
+
+
+@_reads_text
+def cxx_namespace(text: str) -> str:
+    """The type of ``export header --namespace``: ``name`` or ``outer::inner`` (C++17's nested
+    form), each part an identifier that is not a keyword, not reserved to the compiler
+    (``__x``, ``_X``) and not ``std`` at the top: anything else makes a header that does not
+    compile, or that the standard forbids."""
+    parts = text.split("::")
+    for part in parts:
+        why = ("is empty (a leading, trailing or doubled ::)" if not part else
+               "is not an identifier (letters, digits, _; not starting with a digit)"
+               if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part) else
+               "is a C++ keyword" if part in CXX_KEYWORDS else
+               "is reserved to the compiler (__ or _ and a capital)"
+               if "__" in part or re.match(r"_[A-Z]", part) else "")
+        if why:
+            raise argparse.ArgumentTypeError(
+                f"'{_short(text)}' is not a C++ namespace: '{_short(part)}' {why}; write "
+                "for example my_app::dispatch")
+    if parts[0] == "std":
+        raise argparse.ArgumentTypeError(
+            f"'{_short(text)}': a program may not add to namespace std; name your own")
+    return text
 
 
 def add_db(p: argparse.ArgumentParser) -> None:

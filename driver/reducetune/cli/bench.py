@@ -95,14 +95,17 @@ def _row(ev: Any, db: Any, dtype: str, op: str, n: int, nondeterministic: bool,
 
 
 def verdict(tuned: dict[str, Any], cub: dict[str, Any]) -> str:
-    """"ahead" (tuned median <= CUB's), "within noise" (behind by no more than the two
-    medians' noise combined: sqrt((t * noise_t)^2 + (c * noise_c)^2), nvbench's noise being
-    the samples' relative standard deviation; at the 4-5 us floor that is 4-5 % of a median),
-    "behind", or "" when either was not measured."""
+    """"ahead" (tuned median below CUB's), "tie" (the same median: neither is ahead),
+    "within noise" (behind by no more than the two medians' noise combined:
+    sqrt((t * noise_t)^2 + (c * noise_c)^2), nvbench's noise being the samples' relative
+    standard deviation; at the 4-5 us floor that is 4-5 % of a median), "behind", or "" when
+    either was not measured."""
     t, c = tuned.get("median_s"), cub.get("median_s")
     if tuned.get("status") != "ok" or cub.get("status") != "ok" or not t or not c:
         return ""
-    if t <= c:
+    if t == c:
+        return "tie"
+    if t < c:
         return "ahead"
     noise = math.hypot(t * (tuned.get("rel_stddev") or 0.0), c * (cub.get("rel_stddev") or 0.0))
     return "within noise" if t - c <= noise else "behind"

@@ -22,7 +22,14 @@ def cmd_devices(args: argparse.Namespace) -> int:
         for d in open_store(db, read_only=True).devices():
             found += 1
             print(f"in {db}: {d['name']} sm_{d['cc_major']}{d['cc_minor']} {d['uuid']}")
-    return 0 if found else 1
+    elif args.db is not None:  # named and missing: a typo, said even when GPUs were listed
+        raise errors.StoreError(f"no database at {db}: name an existing results file with "
+                                "--db (reducetune tune writes one)")
+    if not found:  # an exit status of 1 says why, on stderr, not only on stdout
+        where = f"{db} holds no device" if db.exists() else f"no database at {db}"
+        raise errors.DeviceError(f"no GPU on this machine and {where}: run on a machine with "
+                                 "an NVIDIA GPU and its driver, or name a results file with --db")
+    return 0
 
 
 def _print_gpus() -> int:

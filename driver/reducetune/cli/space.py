@@ -6,7 +6,7 @@ import argparse
 
 from rich.table import Table
 
-from reducetune import _core
+from reducetune import _core, errors
 from reducetune._space import Space, families, limits_for_arch
 from reducetune.cli.args import COUNT_MAX, THREADS_MAX, add_workload, check_workload, integer
 from reducetune.cli.console import console
@@ -47,7 +47,17 @@ def cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_family(name: str) -> None:
+    """An unknown --family is refused by name (compile_jobs would compile nothing and say it
+    compiled 0 variants, exit 0)."""
+    known = [f["name"] for f in families()]
+    if name and name not in known:
+        raise errors.InvalidConfiguration(
+            f"unknown family '{name}' (choose one of: {', '.join(known)})")
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
+    _check_family(args.family)
     r = _core.compile_jobs(arch=args.arch, all=args.all, sample=args.sample, family=args.family,
                            dtypes=args.dtype, ops=args.op, threads=args.threads)
     for label, error in r["failures"][:3]:

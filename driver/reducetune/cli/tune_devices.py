@@ -21,30 +21,46 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from typing import Any
 
 from reducetune import errors
+from reducetune.cli.args import INT_MAX
 
 __all__ = ["parse_devices", "run_devices"]
 
 
 def parse_devices(text: str, replay: bool) -> list[int]:
-    """GPU ordinals from ``0,1,3`` or ``all`` (every GPU the driver reports; in replay, 0)."""
+    """GPU ordinals from ``0,1,3`` or ``all`` (every GPU the driver reports; in replay, 0).
+    Outside replay an ordinal must be a GPU of this machine, asked before any file is touched
+    (a worker for a GPU that does not exist would only fail later). In replay the ordinals
+    name workers, but stay C ints as ordinals are."""
     if text.strip() == "all":
-        return [0] if replay else list(range(_gpu_count()))
-    try:
-        ordinals = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
+        return [0] if replay else list(range(_gpu_count(text)))
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    # 0-9 only: int() would also read Arabic-Indic or fullwidth digits
+    if not items or not all(re.fullmatch(r"[0-9]{1,10}", x) for x in items):
         raise errors.InvalidConfiguration(
-            f"--devices takes GPU ordinals (0,1) or all, not {text!r}") from None
-    if not ordinals or min(ordinals) < 0 or len(set(ordinals)) != len(ordinals):
+            f"--devices takes GPU ordinals (0,1) or all, not {text[:40]!r}")
+    ordinals = [int(x) for x in items]
+    if len(set(ordinals)) != len(ordinals):
         raise errors.InvalidConfiguration(f"--devices {text!r}: distinct ordinals >= 0")
+    if max(ordinals) > INT_MAX:
+        raise errors.InvalidConfiguration(
+            f"--devices {text!r}: an ordinal is at most {INT_MAX} (a CUDA device ordinal)")
+    if not replay:
+        count = _gpu_count(text)
+        beyond = [k for k in ordinals if k >= count]
+        if beyond:
+            raise errors.InvalidConfiguration(
+                f"--devices {text}: this machine has {count} GPU(s), ordinals 0 to {count - 1}; "
+                f"no GPU {', '.join(map(str, beyond))}")
     return ordinals
 
 
-def _gpu_count() -> int:
+def _gpu_count(option: str) -> int:
     """How many GPUs the driver reports, asked in a child process so that this one (which
     only waits for the workers) creates no CUDA context."""
     code = ("from reducetune import _core\nn = 0\nwhile n < 64:\n    try:\n"
@@ -54,7 +70,9 @@ def _gpu_count() -> int:
                          check=False)
     count = int(out.stdout.strip() or 0)
     if count == 0:
-        raise errors.DeviceError("--devices all: no GPU found " + out.stderr.strip()[-200:])
+        raise errors.DeviceError(f"--devices {option}: no GPU found on this machine "
+                                 f"{out.stderr.strip()[-200:]}(use --replay DB to tune from a "
+                                 "recorded database)")
     return count
 
 

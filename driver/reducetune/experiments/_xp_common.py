@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -15,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from reducetune.cli.args import (INT_MAX, RUN_MAX_S, SAMPLE_TIME_MAX_S, TIMEOUT_MAX_S, duration,
-                                 integer)
+                                 check_report_folder, integer, out_folder)
+from reducetune.errors import InvalidConfiguration
 from reducetune.evaluate import gpu
 from reducetune.evaluate.base import sampling_options
 from reducetune.experiments._xp_db import open_views
 from reducetune.experiments._xp_run import Runner
-from reducetune.store.paths import check_output_folder
 from reducetune.store.results import open_store
 
 __all__ = ["add_common", "databases", "command_line", "utc_today", "study_config"]
@@ -34,7 +35,7 @@ def add_common(p: argparse.ArgumentParser, name: str, sample_time: float,
     p.add_argument("--db", type=Path, default=None, metavar="PATH",
                    help=f"where the measurements go (default OUT/{name}.db); a run cut short "
                         "resumes from it without measuring again")
-    p.add_argument("--out", type=Path, default=Path(name), metavar="OUT",
+    p.add_argument("--out", type=out_folder, default=Path(name), metavar="OUT",
                    help="folder for report.md, report.json and the PNG plots")
     p.add_argument("--device", type=integer(0, INT_MAX), default=0,
                    help="GPU ordinal (default 0)")
@@ -74,11 +75,13 @@ def databases(args: argparse.Namespace, name: str,
               measure: Callable[[Any], None]) -> list[Path]:
     """The databases the report is built from: the --replay ones, or the one the GPU run
     measures into (``measure(runner)``), then --also."""
-    check_output_folder(Path(args.out), "--out")
+    check_report_folder(Path(args.out))
+    db = Path(args.db) if args.db is not None else Path(args.out) / f"{name}.db"
+    _each_once([("--replay", p) for p in args.replay] or [("--db", db)],
+               [("--also", p) for p in args.also])
     if args.replay:
         return list(args.replay) + list(args.also)
 
-    db = Path(args.db) if args.db is not None else Path(args.out) / f"{name}.db"
     deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
     # gpu.GpuEvaluator is looked up at each call: tests stand a fake GPU in for it
     with closing(gpu.GpuEvaluator(args.device, timeout_s=args.timeout)) as ev, \
@@ -90,16 +93,36 @@ def databases(args: argparse.Namespace, name: str,
 
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """One file under two names (./x.db, a link): by device and inode when both exist."""
+    if a.exists() and b.exists():
+        return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
+
+
+def _each_once(inputs: list[tuple[str, Path]], also: list[tuple[str, Path]]) -> None:
+    """Refuses a database named twice (--replay A --replay A, or --also naming the replayed
+    or measured file): its device would be reported twice, as if measured twice."""
+    seen: list[tuple[str, Path]] = []
+    for option, path in inputs + also:
+        for first, earlier in seen:
+            if _same_file(path, earlier):
+                raise InvalidConfiguration(
+                    f"{option} {path} is the file that {first} {earlier} names: the report "
+                    "takes each database once")
+        seen.append((option, path))
+
+
 def write_report(out: Path, paths: list[Path], collect: Callable[[Any], dict[str, Any]],
                  extra: dict[str, Any], plot: Callable[..., dict[str, str]],
                  markdown: Callable[..., str]) -> int:
     """Builds an experiment's report from its databases only: report.json (every number, with
-    the measurement it came from), the plots and report.md, in folder `out`."""
-
-    out.mkdir(parents=True, exist_ok=True)
+    the measurement it came from), the plots and report.md, in folder `out`, created only
+    once every database has been read (a refused input leaves no folder behind)."""
     with open_views(paths) as views:
         report = {"command": command_line(), "date": utc_today(), **extra,
                   "devices": [collect(v) for v in views]}
+    out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=1))
     images = plot(report, out)
     (out / "report.md").write_text(markdown(report, images))

@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._sizes import parse_sizes
+from reducetune._space import DTYPES as ALL_DTYPES
 from reducetune._space import Space
-from reducetune.cli.args import sizes_text
+from reducetune.cli.args import integer_list, name_list, sizes_text
 from reducetune.evaluate.base import workload
 from reducetune.experiments._cascading_report import markdown, plot
 from reducetune.experiments._xp_common import add_common, databases, study_config, write_report
@@ -135,8 +136,8 @@ def passes_points(limits: Any) -> list[tuple[str, Any]]:
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    dtypes = args.dtypes.split(",")
-    block_sizes = [int(b) for b in args.block_sizes.split(",")]
+    dtypes = name_list(args.dtypes, ALL_DTYPES, "--dtypes")
+    block_sizes = integer_list(args.block_sizes, 32, 1024, "--block-sizes")
     if args.quick:
         dtypes = [d for d in dtypes if d != "float64"]
         block_sizes = [256]

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._space import Space
+from reducetune.cli.args import name_list
 from reducetune.errors import InvalidConfiguration
 from reducetune.experiments._harris_report import markdown, plot
 from reducetune.experiments._ncu import add_ncu_arguments, profile_rows
@@ -161,7 +162,8 @@ def _ncu_points(args: argparse.Namespace, tables: list[SeedTable], runner: Any) 
 
 def run_from_args(args: argparse.Namespace) -> int:
     try:
-        tables = [table_named(k) for k in args.tables.split(",") if k]
+        keys = name_list(args.tables, tuple(t.key for t in TABLES), "--tables")
+        tables = [table_named(k) for k in keys]
     except KeyError as e:
         raise InvalidConfiguration(f"--tables: no seed table {e} (known: "
                                    + ", ".join(t.key for t in TABLES) + ")") from None

@@ -34,15 +34,15 @@ from typing import Any
 
 from reducetune._sizes import parse_sizes
 from reducetune._space import Space
-from reducetune.cli.args import (SEEDS_MAX, THREADS_MAX, integer, positive_int,
-                                 restrictions as _restrictions, sizes_text)
+from reducetune.cli.args import (SEEDS_MAX, THREADS_MAX, check_report_folder, integer,
+                                 out_folder, positive_int, restrictions as _restrictions,
+                                 sizes_text)
 from reducetune.errors import InvalidConfiguration, StoreError
 from reducetune.evaluate.replay import ReplayEvaluator
 from reducetune.experiments._journal import Journal
 from reducetune.experiments._runs import (BUDGET_HELP, all_curves, curve_for, curves_for,
                                           default_budget, plain_recording)
 from reducetune.experiments._se_report import SPACE_SHARE, TARGET, markdown, plot, quantile
-from reducetune.store.paths import check_output_folder
 from reducetune.tuning.samplers import make_sampler
 
 __all__ = ["add_arguments", "curve_for", "curves_for", "run", "run_from_args"]
@@ -65,7 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=BUDGET_HELP)
     p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
                    help="the same restriction as the recording sweep's (repeatable)")
-    p.add_argument("--out", type=Path, default=Path("search-efficiency"),
+    p.add_argument("--out", type=out_folder, default=Path("search-efficiency"),
                    help="folder for report.md, curves.json and curves.png")
     # below 1, run() refuses it with the message scripts rely on
     p.add_argument("--jobs", type=integer(1, THREADS_MAX, defer_below=-math.inf), default=1,
@@ -130,7 +130,7 @@ def run(replay: Path, dtype: str, op: str, sizes: list[int] | None, family: str,
         raise InvalidConfiguration(f"--max-evals must be at least 1 (got {max_evals})")
     if not Path(replay).exists():
         raise StoreError(f"replay database {replay} does not exist")
-    check_output_folder(Path(out), "--out")
+    check_report_folder(Path(out))
     with plain_recording(Path(replay)) as db:
         evaluator = ReplayEvaluator(db)
         try:

@@ -31,14 +31,14 @@ from typing import Any
 
 from reducetune._sizes import parse_sizes
 from reducetune._space import Space
-from reducetune.cli.args import SEEDS_MAX, integer, positive_int, restrictions, sizes_text
+from reducetune.cli.args import (SEEDS_MAX, check_report_folder, integer, out_folder,
+                                 positive_int, restrictions, sizes_text)
 from reducetune.errors import InvalidConfiguration, StoreError
 from reducetune.evaluate.replay import ReplayEvaluator
 from reducetune.experiments._runs import BUDGET_HELP, default_budget, plain_recording
 from reducetune.experiments._se_report import TARGET
 from reducetune.experiments._transfer_report import write_report
 from reducetune.experiments.search_efficiency import sidecar_of
-from reducetune.store.paths import check_output_folder
 from reducetune.store.results import open_store
 from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.loop import tune_size
@@ -68,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=BUDGET_HELP)
     p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
                    help="the recording sweep's restriction (repeatable)")
-    p.add_argument("--out", type=Path, default=Path("transfer"),
+    p.add_argument("--out", type=out_folder, default=Path("transfer"),
                    help="folder for report.md, transfer.json and transfer.png")
 
 
@@ -86,7 +86,7 @@ def run(recording: Path, source: Path, dtype: str, op: str, sizes: list[int] | N
     for path in (recording, source):
         if not Path(path).exists():
             raise StoreError(f"recording {path} does not exist")
-    check_output_folder(Path(out), "--out")
+    check_report_folder(Path(out))
     with plain_recording(Path(recording)) as a_db, plain_recording(Path(source)) as b_db, \
             tempfile.TemporaryDirectory(prefix="reducetune-transfer-") as tmp:
         evaluator = ReplayEvaluator(a_db)
