@@ -9,6 +9,7 @@ import shutil
 import sys
 import tempfile
 from contextlib import closing
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,21 @@ from reducetune.tuning.run import tune_all
 from reducetune.tuning.samplers import STRATEGIES
 
 
+# TuneConfig's defaults are the command's (one source, tuning/config.py): an option's default
+# and the "(default ...)" of its help are read from here, never restated.
+DEFAULT: dict[str, Any] = {f.name: f.default for f in fields(TuneConfig)
+                           if f.default is not MISSING}
+DEFAULT["sizes"] = TuneConfig().sizes  # a default_factory's value
+
+
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("tune", help="search the space for each workload; store every result")
     add_workload(p, lists=True)
+    # the switches (--hot, --allow-flagged, --nondeterministic, --no-warm-start) flip these
+    p.set_defaults(dtype=DEFAULT["dtype"], op=DEFAULT["op"],
+                   sizes=[str(n) for n in DEFAULT["sizes"]], hot=DEFAULT["hot"],
+                   allow_flagged=DEFAULT["allow_flagged"],
+                   nondeterministic=DEFAULT["nondeterministic"], warm_start=DEFAULT["warm_start"])
     p.add_argument("--device", type=integer(0, INT_MAX), default=0, help="GPU ordinal (default 0)")
     p.add_argument("--devices", default=None, metavar="0,1|all",
                    help="one worker process per GPU; GPUs of one model share each study "
@@ -46,18 +59,23 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--storage", default=None, metavar="URL",
                    help="Optuna studies in a shared storage: postgresql+psycopg2://... (many "
                         "machines) or journal:PATH (one host); default: the --db file")
-    p.add_argument("--family", default="tunable", help="template family (default tunable)")
-    p.add_argument("--strategy", default="tpe", help=f"{' | '.join(STRATEGIES)} (default tpe)")
-    p.add_argument("--max-evals", type=positive_int, default=None,
+    p.add_argument("--family", default=DEFAULT["family"],
+                   help=f"template family (default {DEFAULT['family']})")
+    p.add_argument("--strategy", default=DEFAULT["strategy"],
+                   help=f"{' | '.join(STRATEGIES)} (default {DEFAULT['strategy']})")
+    p.add_argument("--max-evals", type=positive_int, default=DEFAULT["max_evals"],
                    help="distinct valid points per size (default: no limit)")
-    p.add_argument("--time-limit", type=duration(0, RUN_MAX_S, lo_open=True), default=None,
+    p.add_argument("--time-limit", type=duration(0, RUN_MAX_S, lo_open=True),
+                   default=DEFAULT["time_limit_s"],
                    help="for the whole run (90, 10m, 2h): every size is answered first, the "
                         "rest shared by what an evaluation costs at each size")
-    p.add_argument("--target", type=real(0, 100, hi_open=True), default=None, metavar="P",
+    p.add_argument("--target", type=real(0, 100, hi_open=True), default=DEFAULT["target_pct"],
+                   metavar="P",
                    help="stop a size once within P%% of the streaming ceiling")
-    p.add_argument("--seed", type=integer(0, SEED_MAX), default=None,
+    p.add_argument("--seed", type=integer(0, SEED_MAX), default=DEFAULT["seed"],
                    help="sampler seed (reproducible runs)")
-    p.add_argument("--base", default="good", help="preset measured first (default good)")
+    p.add_argument("--base", default=DEFAULT["base_preset"],
+                   help=f"preset measured first (default {DEFAULT['base_preset']})")
     p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
                    help="only these values of a parameter (repeatable): a smaller space")
     p.add_argument("--replay", type=Path, default=None, metavar="DB",
@@ -66,12 +84,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="per evaluation, before the worker is killed (default 120 s)")
     # Below their ranges, --sample-time and --max-samples are refused by TuneConfig.validate,
     # whose messages scripts and tests rely on.
-    p.add_argument("--sample-time", default=0.1, metavar="S",
+    p.add_argument("--sample-time", default=DEFAULT["sample_time_s"], metavar="S",
                    type=duration(0, SAMPLE_TIME_MAX_S, lo_open=True, defer_below=float("-inf")),
-                   help="cold sampling time cap per point, CUB included (default 0.1 s)")
-    p.add_argument("--max-samples", default=200, metavar="N",
+                   help="cold sampling time cap per point, CUB included "
+                        f"(default {DEFAULT['sample_time_s']:g} s)")
+    p.add_argument("--max-samples", default=DEFAULT["max_samples"], metavar="N",
                    type=integer(MIN_SAMPLES, COUNT_MAX, defer_below=1),
-                   help="cold samples per point at most, at least 10 (default 200)")
+                   help=f"cold samples per point at most, at least {MIN_SAMPLES} "
+                        f"(default {DEFAULT['max_samples']})")
     p.add_argument("--hot", action="store_true",
                    help="also take back-to-back hot samples (not stored; default off)")
     p.add_argument("--in-process", action="store_true",
