@@ -2,7 +2,9 @@
 // reducetune-compile (presets + a seeded sample or every valid point), or the variants a
 // study is about to measure (precompile, into the cache that evaluate uses). No GPU needed.
 #include "common.hpp"
+#include "py_point.hpp"
 
+#include "reducetune/errors.hpp"
 #include "reducetune/jit/space_jobs.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/space/device_limits.hpp"
@@ -80,32 +82,26 @@ nb::dict compile_jobs(const std::string &arch, bool all, std::size_t sample,
   return d;
 }
 
-// First occurrences, in order.
-std::vector<std::string> distinct(std::vector<std::string> labels) {
-  std::set<std::string> seen;
-  std::erase_if(labels, [&](const std::string &l) { return !seen.insert(l).second; });
-  return labels;
-}
-
-// One request per label; a label that names no family, type or declared value throws
-// invalid_configuration (the caller's bug: the tuner only passes labels of its own space).
-std::vector<rt::compile_request> requests_for(const std::vector<std::string> &labels, int arch) {
-  std::vector<rt::compile_request> requests;
-  requests.reserve(labels.size());
-  for (const auto &label : labels) {
-    const rt::family &f = family_named(label.substr(0, label.find('.')));
-    requests.push_back(rt::request_for(f, rt::parse_variant_label(f, label), arch));
-  }
-  return requests;
-}
+} // namespace
 
 // Compiles the variants into the process-wide compiler's memory cache, so that evaluate()
 // finds them there instead of compiling each one alone, on one thread, when first measured.
 // A variant that fails is not cached: evaluating it compiles it again and reports the failure
-// as that point's (the run goes on).
-nb::dict precompile(std::vector<std::string> labels, const std::string &arch, unsigned threads) {
-  labels = distinct(std::move(labels)); // counts and failures are per distinct variant
-  const auto requests = requests_for(labels, rt::device_limits::for_arch(arch).arch);
+// as that point's (the run goes on). Counts and failures are per distinct variant, reported
+// by its label.
+nb::dict precompile_variants(const std::vector<variant_job> &jobs, const std::string &arch,
+                             unsigned threads) {
+  const int cc = rt::device_limits::for_arch(arch).arch;
+  std::vector<std::string> labels;
+  std::vector<rt::compile_request> requests;
+  std::set<std::string> seen;
+  for (const auto &job : jobs) {
+    std::string label = rt::to_label(*job.family, job.v);
+    if (!seen.insert(label).second)
+      continue; // first occurrences, in order
+    labels.push_back(std::move(label));
+    requests.push_back(rt::request_for(*job.family, job.v, cc));
+  }
   rt::batch_options opts;
   opts.threads = threads;
   std::vector<rt::compile_outcome> outcomes;
@@ -135,6 +131,26 @@ nb::dict precompile(std::vector<std::string> labels, const std::string &arch, un
   d["seconds"] = seconds;
   d["threads"] = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   return d;
+}
+
+namespace {
+
+// The variants of typed points: Points, or their plain dicts (Point.to_dict()).
+std::vector<variant_job> jobs_of(const nb::list &points) {
+  std::vector<variant_job> jobs;
+  for (const nb::handle h : points) {
+    if (nb::isinstance<py_point>(h)) {
+      const auto &pt = nb::cast<const py_point &>(h);
+      jobs.push_back({&pt.family(), pt.p.compile});
+    } else {
+      if (!nb::isinstance<nb::dict>(h))
+        throw rt::invalid_configuration("precompile(points) takes Points or Point.to_dict()s, "
+                                        "not " + nb::cast<std::string>(nb::str(h.type())));
+      const plain_point pt = point_of_dict(nb::borrow<nb::dict>(h));
+      jobs.push_back({pt.family, pt.p.compile});
+    }
+  }
+  return jobs;
 }
 
 } // namespace
@@ -182,10 +198,15 @@ void bind_compile(nb::module_ &m) {
       nb::arg("family"), nb::arg("dtype"), nb::arg("op"), nb::arg("arch"), nb::arg("points"),
       "Compiles points of one space in a batch; failures are data (ok=False, error).");
 
-  m.def("precompile", &precompile, nb::arg("variant_labels"), nb::arg("arch") = "sm_90",
-        nb::arg("threads") = 0u,
-        "Compiles variants (by label) in parallel into the cache that evaluate() uses: "
-        "{requested, compiled, cached, failed, failures: {label: error}, seconds, threads}.");
+  m.def(
+      "precompile",
+      [](const nb::list &points, const std::string &arch, unsigned threads) {
+        return precompile_variants(jobs_of(points), arch, threads);
+      },
+      nb::arg("points"), nb::arg("arch") = "sm_90", nb::arg("threads") = 0u,
+      "Compiles the points' variants (Points or Point.to_dict()s) in parallel into the cache "
+      "that evaluate() uses: {requested, compiled, cached, failed, failures: {variant label: "
+      "error}, seconds, threads}.");
 }
 
 } // namespace rtpy

@@ -2,6 +2,7 @@
 // ceiling. In-process: the Python driver runs these in a worker process (reducetune._worker)
 // so that a variant that destroys the CUDA context does not end the study.
 #include "common.hpp"
+#include "py_point.hpp"
 
 #include "reducetune/baseline/cub_baseline.hpp"
 #include "reducetune/baseline/streaming_ceiling.hpp"
@@ -92,21 +93,23 @@ nb::dict evaluation_dict(const rt::evaluation &e) {
   return d;
 }
 
-nb::dict evaluate_variant(const std::string &variant_label, const std::string &launch_label,
-                          const nb::dict &workload, int ordinal, const nb::dict &options) {
+} // namespace
+
+nb::dict evaluate_point(const rt::family &f, const rt::point &p, const nb::dict &workload,
+                        int ordinal, const nb::dict &options) {
   const rt::workload w = to_workload(workload);
   const rt::evaluate_options opts = options_of(options);
-  const rt::family &f = family_named(variant_label.substr(0, variant_label.find('.')));
-  const auto v = rt::parse_variant_label(f, variant_label);
-  const auto c = rt::parse_launch_label(f, launch_label);
+  const auto &v = p.compile;
   if (v.type != w.type || v.op != w.op)
-    throw rt::invalid_configuration("variant " + variant_label + " is not for the workload's " +
-                                    rt::to_string(w.type) + " " + rt::to_string(w.op));
+    throw rt::invalid_configuration("variant " + rt::variant_label(f, p) +
+                                    " is not for the workload's " + rt::to_string(w.type) + " " +
+                                    rt::to_string(w.op));
   const rt::device_info &dev = device(ordinal);
+  // The device's own limits decide validity and the grid, whatever space the point came from.
   const rt::search_space space(f, v.type, v.op, rt::limits_of(dev));
-  if (const auto r = space.check(v, c); !r)
+  if (const auto r = space.check(p); !r)
     return failure_dict("invalid", "invalid_configuration", r.reasons());
-  const rt::launch_plan plan = space.plan_launch(v, c);
+  const rt::launch_plan plan = space.plan_launch(p.compile, p.launch);
   rt::evaluation result;
   std::string compile_failure; // a variant that does not compile is a failed point, not an error
   {
@@ -123,8 +126,6 @@ nb::dict evaluate_variant(const std::string &variant_label, const std::string &l
   return evaluation_dict(result);
 }
 
-} // namespace
-
 void bind_device(nb::module_ &m) {
   m.def(
       "query_device", [](int ordinal) { return device_to_dict(device(ordinal)); },
@@ -132,10 +133,25 @@ void bind_device(nb::module_ &m) {
   m.def(
       "device_limits", [](int ordinal) { return rt::limits_of(device(ordinal)); },
       nb::arg("ordinal") = 0);
-  m.def("evaluate", &evaluate_variant, nb::arg("variant_label"), nb::arg("launch_label"),
-        nb::arg("workload"), nb::arg("ordinal") = 0, nb::arg("options") = nb::dict(),
-        "Compiles (cached), runs, verifies and times one point: a measurement dict "
-        "(status 'ok') or a failure dict (status 'failed' | 'invalid' | 'wrong', kind, reason).");
+  // The point arrives typed: a Point, or its plain dict (Point.to_dict(), what a worker
+  // receives over JSON). bind_labels.cpp adds the label form the driver still sends.
+  m.def(
+      "evaluate",
+      [](const py_point &pt, const nb::dict &workload, int ordinal, const nb::dict &options) {
+        return evaluate_point(pt.family(), pt.p, workload, ordinal, options);
+      },
+      nb::arg("point"), nb::arg("workload"), nb::arg("ordinal") = 0,
+      nb::arg("options") = nb::dict(),
+      "Compiles (cached), runs, verifies and times one point: a measurement dict "
+      "(status 'ok') or a failure dict (status 'failed' | 'invalid' | 'wrong', kind, reason).");
+  m.def(
+      "evaluate",
+      [](const nb::dict &point, const nb::dict &workload, int ordinal, const nb::dict &options) {
+        const plain_point pt = point_of_dict(point);
+        return evaluate_point(*pt.family, pt.p, workload, ordinal, options);
+      },
+      nb::arg("point"), nb::arg("workload"), nb::arg("ordinal") = 0,
+      nb::arg("options") = nb::dict());
   m.def(
       "evaluate_cub",
       [](const nb::dict &workload, int ordinal, const nb::dict &options) {

@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "reducetune/errors.hpp"
 #include "reducetune/space/element.hpp"
 
 #include <nanobind/stl/shared_ptr.h>
@@ -92,6 +93,9 @@ void bind_point_class(nb::module_ &m) {
           },
           nb::arg("n"),
           "Blocks of the first pass at n: the family's grid expression, on the Space's device.")
+      .def("to_dict", [](const py_point &p) { return dict_of(p.family(), p.p); },
+           "{family, dtype, op, params}: the point as plain values (for JSON; evaluate() and "
+           "precompile() take it as they take the Point).")
       .def("__eq__", [](const py_point &a, const py_point &b) { return a.p == b.p; })
       .def("__hash__",
            [](const py_point &p) {
@@ -168,6 +172,26 @@ void bind_space_class(nb::module_ &m) {
 }
 
 } // namespace
+
+plain_point point_of_dict(const nb::dict &d) {
+  for (const char *key : {"family", "dtype", "op"})
+    if (!d.contains(key))
+      throw rt::invalid_configuration(std::string{"a point's dict needs \""} + key +
+                                      "\" (as Point.to_dict() gives)");
+  const rt::family &f = family_named(nb::cast<std::string>(d["family"]));
+  const auto given = d.contains("params") ? nb::cast<params>(d["params"]) : params{};
+  return {&f, rt::point_from(f, rt::dtype_from_string(nb::cast<std::string>(d["dtype"])),
+                             rt::op_from_string(nb::cast<std::string>(d["op"])), given)};
+}
+
+nb::dict dict_of(const rt::family &f, const rt::point &p) {
+  nb::dict d;
+  d["family"] = f.name;
+  d["dtype"] = rt::to_string(p.compile.type);
+  d["op"] = rt::to_string(p.compile.op);
+  d["params"] = rt::all_parameters(f, p);
+  return d;
+}
 
 void bind_points(nb::module_ &m) {
   bind_point_class(m);

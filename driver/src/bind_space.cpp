@@ -107,22 +107,6 @@ void bind_space(nb::module_ &m) {
       [](const std::string &dtype) { return rt::size_of(rt::dtype_from_string(dtype)); },
       nb::arg("dtype"), "Bytes of one element of the type (space/element.hpp).");
 
-  m.def(
-      "parse_labels",
-      [](const std::string &variant_label, const std::string &launch_label) {
-        const auto dot = variant_label.find('.');
-        const rt::family &f = family_named(variant_label.substr(0, dot));
-        const auto v = rt::parse_variant_label(f, variant_label);
-        const auto c = rt::parse_launch_label(f, launch_label);
-        nb::dict d;
-        d["family"] = f.name;
-        d["dtype"] = rt::to_string(v.type);
-        d["op"] = rt::to_string(v.op);
-        d["params"] = to_params(f, v, c);
-        return d;
-      },
-      nb::arg("variant_label"), nb::arg("launch_label"));
-
   bind_points(m);
 }
 

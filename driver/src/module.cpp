@@ -54,6 +54,7 @@ NB_MODULE(_core, m) {
   rtpy::bind_space(m);
   rtpy::bind_compile(m);
   rtpy::bind_device(m);
+  rtpy::bind_label_forms(m); // after the typed forms: overloads are tried in order
   rtpy::bind_store(m);
   rtpy::bind_reducer(m);
   rtpy::bind_app_timing(m);

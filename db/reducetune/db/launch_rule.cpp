@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reducetune/db/point_records.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/templates/template_library.hpp"
 #include "reducetune/space/reduction_plan.hpp"
@@ -84,6 +85,42 @@ std::vector<kernel_ref> kernels_of(const launch_plan &plan,
 
 } // namespace
 
+namespace {
+
+using names_fn = std::function<std::map<std::string, std::string>()>;
+
+// The rule of a typed point; its kernels' lowered names are asked for last, once the point is
+// known to have a rule (they may cost a compile).
+launch_rule rule_of(const search_space &s, const point &p, const names_fn &names) {
+  const launch_plan plan = s.plan_launch(p.compile, p.launch);
+  if (plan.proto == protocol::host)
+    throw invalid_configuration(
+        "its protocol 'host' combines the partials on the CPU (a research point of `experiment "
+        "cascading`): no launch rule can write the result to an application's device pointer");
+  launch_rule r;
+  r.protocol = to_string(plan.proto);
+  r.block_size = plan.block_size;
+  r.dynamic_shared_bytes = plan.dynamic_shared_bytes;
+  r.in_place = plan.in_place;
+  r.device_launches = plan.device_launches;
+  r.grid_expression = s.decl().grid.text();
+  fit_grid(plan.grid_for, r);
+  r.kernels = kernels_of(plan, names());
+  return r;
+}
+
+} // namespace
+
+std::variant<launch_rule, std::string>
+launch_rule_of(const search_space &s, const point &p,
+               const std::map<std::string, std::string> &lowered) {
+  try {
+    return rule_of(s, p, [&] { return lowered; });
+  } catch (const error &x) {
+    return std::string(x.what());
+  }
+}
+
 std::variant<launch_rule, std::string>
 launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e,
                const lowered_names_fn &lowered) {
@@ -93,25 +130,13 @@ launch_rule_of(const template_library &lib, const device_record &d, const catalo
       limits.sm_count = d.sm_count;
     const search_space s(family::load(lib, e.variant.family), dtype_from_string(e.variant.dtype),
                          op_from_string(e.variant.op), limits);
-    const point p = s.parse(e.variant.label, e.launch_label);
-    const launch_plan plan = s.plan_launch(p.compile, p.launch);
-    if (plan.proto == protocol::host)
-      return std::string("its protocol 'host' combines the partials on the CPU (a research "
-                         "point of `experiment cascading`): no launch rule can write the result "
-                         "to an application's device pointer");
-    launch_rule r;
-    r.protocol = to_string(plan.proto);
-    r.block_size = plan.block_size;
-    r.dynamic_shared_bytes = plan.dynamic_shared_bytes;
-    r.in_place = plan.in_place;
-    r.device_launches = plan.device_launches;
-    r.grid_expression = s.decl().grid.text();
-    fit_grid(plan.grid_for, r);
-    auto names = stored_names(e.lowered_json);
-    if (names.empty() && lowered)
-      names = lowered(s, p, d.compute_capability());
-    r.kernels = kernels_of(plan, names);
-    return r;
+    const point p = stored_point(s, e.variant.label, e.launch_label); // the store reads it once
+    return rule_of(s, p, [&] {
+      auto names = stored_names(e.lowered_json);
+      if (names.empty() && lowered)
+        names = lowered(s, p, d.compute_capability());
+      return names;
+    });
   } catch (const error &x) {
     return std::string(x.what());
   }

@@ -53,10 +53,20 @@ struct launch_rule {
 using lowered_names_fn =
     std::function<std::map<std::string, std::string>(const search_space &, const point &, int)>;
 
-// The launch rule of a Catalog entry on device d, with the families of lib; a text saying why
-// when there is none (a family lib lacks, a label that no longer parses, a grid that is not
-// of the form above, the host protocol, whose result is not on the device). Lowered names come from the entry's stored build, else from `lowered`
-// (when given), else are left empty.
+// The launch rule of a typed point of space s, on the device whose limits s holds: what the
+// reducer launches and the exports print, from the point itself (no label is written or read
+// on the way). `lowered` gives the kernels' lowered names ({name expression: lowered name};
+// empty: left empty). A text saying why when there is none (a grid that is not of the form
+// above, the host protocol, whose result is not on the device, a point the space refuses).
+[[nodiscard]] std::variant<launch_rule, std::string>
+launch_rule_of(const search_space &s, const point &p,
+               const std::map<std::string, std::string> &lowered = {});
+
+// The launch rule of a Catalog entry (a stored row) on device d, with the families of lib: the
+// store reads the entry's point once (point_records.hpp, stored_point), then as above; a text
+// saying why when there is none (also: a family lib lacks, a label that no longer parses).
+// Lowered names come from the entry's stored build, else from `lowered` (when given), else are
+// left empty.
 [[nodiscard]] std::variant<launch_rule, std::string>
 launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e,
                const lowered_names_fn &lowered = {});

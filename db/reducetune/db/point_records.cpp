@@ -128,6 +128,11 @@ std::string launch_parameters_json(const search_space &s, const point &p) {
   return parameters_json(s.decl(), s.decl().launch_parameters(), p.launch.values);
 }
 
+point stored_point(const search_space &s, const std::string &variant_label,
+                   const std::string &launch_label) {
+  return s.parse(variant_label, launch_label);
+}
+
 void repair_points(database &db, const template_library &lib) {
   space_cache spaces(lib);
   repair_variants(db, spaces);

@@ -23,6 +23,14 @@ namespace reducetune::db {
 // {name: value} of p's launch config, in declaration order.
 [[nodiscard]] std::string launch_parameters_json(const search_space &s, const point &p);
 
+// The typed point a stored row names (a measurement's two labels, a Catalog entry's, an
+// exported rule's), read back with the space of the row's family, type and operator: the one
+// reading of a stored label outside the migration below, so that every caller above the store
+// (exports, the runtime's tables) gets a typed point, never a label to parse. Throws
+// invalid_configuration saying which part of the label no longer fits the family.
+[[nodiscard]] point stored_point(const search_space &s, const std::string &variant_label,
+                                 const std::string &launch_label);
+
 // Rewrites every variant's parameters, flags and determinism and every measurement's launch
 // parameters from their labels, read with the families of `lib` (migration to schema 4,
 // inside its transaction). A label whose family `lib` lacks, or that no longer parses, gets

@@ -1,13 +1,16 @@
 #include "reducetune/runtime/reducer_device.hpp"
 
 #include "reducetune/cuda/device_limits_of.hpp"
+#include "reducetune/db/point_records.hpp"
 #include "reducetune/cuda/kernel_launch.hpp"
 #include "reducetune/cuda/reduction_steps.hpp"
+#include "reducetune/cuda/stream_capture.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/space/space.hpp"
 
 #include <limits>
+#include <optional>
 
 namespace reducetune {
 namespace {
@@ -15,35 +18,24 @@ namespace {
 // The family and preset an untuned device gets: the tunable family's general-purpose preset.
 constexpr const char *default_family = "tunable";
 
-db::device_record record_of(const device_info &d) {
-  db::device_record r;
-  r.name = d.name;
-  r.uuid = d.uuid;
-  r.cc_major = d.cc_major;
-  r.cc_minor = d.cc_minor;
-  r.sm_count = d.sm_count;
-  return r;
-}
-
 // The export's launch rule of a point on this device (block, shared memory, grid, kernels):
-// what `reducetune export` tells applications is exactly what the reducer launches.
-db::launch_rule rule_of(const template_library &lib, const device_info &d, const search_space &s,
-                        const point &p) {
-  db::catalog_entry e;
-  e.variant.family = s.decl().name;
-  e.variant.dtype = to_string(s.type());
-  e.variant.op = to_string(s.op());
-  e.variant.label = variant_label(s.decl(), p);
-  e.launch_label = launch_label(s.decl(), p);
-  auto r = db::launch_rule_of(lib, record_of(d), e);
+// what `reducetune export` tells applications is exactly what the reducer launches. The
+// point is the typed one the reducer holds, on the space of this device's limits.
+db::launch_rule rule_of(const search_space &s, const point &p) {
+  auto r = db::launch_rule_of(s, p);
   if (const auto *why = std::get_if<std::string>(&r))
     throw invalid_configuration("no launch rule: " + *why);
   return std::get<db::launch_rule>(std::move(r));
 }
 
-void ensure(device_buffer &b, std::size_t bytes) {
-  if (b.size() < bytes)
-    b = device_buffer(bytes); // cudaFree waits for the device: a buffer only ever grows
+// Grows b to at least `bytes`. `keep`: where an outgrown buffer goes instead of being freed,
+// because a captured graph holds its address (nullptr: free it).
+void ensure(device_buffer &b, std::size_t bytes, std::vector<device_buffer> *keep) {
+  if (b.size() >= bytes)
+    return;
+  if (keep != nullptr && b.size() > 0)
+    keep->push_back(std::move(b));
+  b = device_buffer(bytes); // cudaFree waits for the device: a buffer only ever grows
 }
 
 } // namespace
@@ -70,7 +62,7 @@ std::unique_ptr<prepared_point> reducer_device::prepare(const dispatch_rule *rul
   if (rule != nullptr) {
     try {
       s.emplace(family::load(lib, rule->family), m_context.type, m_context.op, limits_of(m_info));
-      p = s->parse(rule->variant, rule->launch);
+      p = db::stored_point(*s, rule->variant, rule->launch); // a stored row's point
       if (const auto c = s->check(*p); !c)
         throw invalid_configuration(c.reasons());
       if (!s->selected(*p, sel))
@@ -92,7 +84,7 @@ std::unique_ptr<prepared_point> reducer_device::prepare(const dispatch_rule *rul
                                   to_string(m_context.type) + " " + to_string(m_context.op));
     out->choice = {"default", "", 0};
   }
-  const db::launch_rule r = rule_of(lib, m_info, *s, *p);
+  const db::launch_rule r = rule_of(*s, *p);
   out->proto = protocol_from_string(r.protocol);
   out->block = r.block_size;
   out->shared = r.dynamic_shared_bytes;
@@ -133,28 +125,41 @@ const prepared_point &reducer_device::point_for(std::uint64_t n) {
   return *p;
 }
 
-reducer_device::scratch &reducer_device::scratch_for(cudaStream_t stream, const prepared_point &p,
-                                                     std::uint64_t n) {
-  scratch &s = m_scratch[stream];
+reducer_device::scratch &reducer_device::scratch_for(cudaStream_t stream,
+                                                     unsigned long long capture,
+                                                     const prepared_point &p, std::uint64_t n) {
+  scratch &s = m_scratch[{stream, capture}];
+  std::vector<device_buffer> *keep = capture != 0 ? &m_captured : nullptr;
   const std::size_t elem = size_of(m_context.type);
   const std::size_t blocks = p.grid(n);
-  ensure(s.partials, blocks * elem);
-  ensure(s.result, elem);
+  ensure(s.partials, blocks * elem, keep);
+  ensure(s.result, elem, keep);
   if (s.ticket.size() == 0) {
     s.ticket = device_buffer(sizeof(unsigned));
-    s.ticket.zero(); // a ticket kernel's last block resets it for the next launch
+    // Zeroed in stream order (a captured call records it in the graph): a synchronous memset
+    // would end a capture. A ticket kernel's last block resets it for the next launch.
+    RT_CUDA_CALL(cudaMemsetAsync(s.ticket.data(), 0, sizeof(unsigned), stream));
   }
   if (p.proto == protocol::multipass) {
-    ensure(s.ping, blocks * elem);
-    ensure(s.pong, blocks * elem);
+    ensure(s.ping, blocks * elem, keep);
+    ensure(s.pong, blocks * elem, keep);
   }
   if (p.in_place)
-    ensure(s.copy, n * elem);
+    ensure(s.copy, n * elem, keep);
   if (p.device_launches && m_pending_launch_grid < blocks) { // cuda/kernel_launch.hpp
     reserve_pending_launches(blocks);
     m_pending_launch_grid = blocks;
   }
   return s;
+}
+
+std::pair<const prepared_point *, reducer_device::scratch *>
+reducer_device::prepare_call(cudaStream_t stream, unsigned long long capture, std::uint64_t n) {
+  std::optional<relaxed_capture_mode> relaxed;
+  if (capture != 0)
+    relaxed.emplace();
+  const prepared_point &p = point_for(n);
+  return {&p, &scratch_for(stream, capture, p, n)};
 }
 
 } // namespace reducetune
