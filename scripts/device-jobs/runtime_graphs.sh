@@ -10,4 +10,4 @@ OUT=${OUT:-/tmp/out}
   > "$OUT/device.txt"
 python3 -c "import torch; print('torch', torch.__version__)" >> "$OUT/device.txt" 2>&1
 timeout 400 python3 -m pytest tests/python/test_reduce_graphs.py tests/python/test_reduce.py \
-  -q -rs -p no:cacheprovider 2>&1 | tee "$OUT/pytest_runtime_gpu.log" | tail -40
+  -v -rs -p no:cacheprovider 2>&1 | tee "$OUT/pytest_runtime_gpu.log" | tail -40

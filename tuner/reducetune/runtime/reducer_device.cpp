@@ -4,11 +4,13 @@
 #include "reducetune/db/point_records.hpp"
 #include "reducetune/cuda/kernel_launch.hpp"
 #include "reducetune/cuda/reduction_steps.hpp"
+#include "reducetune/cuda/stream_capture.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/space/space.hpp"
 
 #include <limits>
+#include <optional>
 
 namespace reducetune {
 namespace {
@@ -26,9 +28,14 @@ db::launch_rule rule_of(const search_space &s, const point &p) {
   return std::get<db::launch_rule>(std::move(r));
 }
 
-void ensure(device_buffer &b, std::size_t bytes) {
-  if (b.size() < bytes)
-    b = device_buffer(bytes); // cudaFree waits for the device: a buffer only ever grows
+// Grows b to at least `bytes`. `keep`: where an outgrown buffer goes instead of being freed,
+// because a captured graph holds its address (nullptr: free it).
+void ensure(device_buffer &b, std::size_t bytes, std::vector<device_buffer> *keep) {
+  if (b.size() >= bytes)
+    return;
+  if (keep != nullptr && b.size() > 0)
+    keep->push_back(std::move(b));
+  b = device_buffer(bytes); // cudaFree waits for the device: a buffer only ever grows
 }
 
 } // namespace
@@ -118,28 +125,41 @@ const prepared_point &reducer_device::point_for(std::uint64_t n) {
   return *p;
 }
 
-reducer_device::scratch &reducer_device::scratch_for(cudaStream_t stream, const prepared_point &p,
-                                                     std::uint64_t n) {
-  scratch &s = m_scratch[stream];
+reducer_device::scratch &reducer_device::scratch_for(cudaStream_t stream,
+                                                     unsigned long long capture,
+                                                     const prepared_point &p, std::uint64_t n) {
+  scratch &s = m_scratch[{stream, capture}];
+  std::vector<device_buffer> *keep = capture != 0 ? &m_captured : nullptr;
   const std::size_t elem = size_of(m_context.type);
   const std::size_t blocks = p.grid(n);
-  ensure(s.partials, blocks * elem);
-  ensure(s.result, elem);
+  ensure(s.partials, blocks * elem, keep);
+  ensure(s.result, elem, keep);
   if (s.ticket.size() == 0) {
     s.ticket = device_buffer(sizeof(unsigned));
-    s.ticket.zero(); // a ticket kernel's last block resets it for the next launch
+    // Zeroed in stream order (a captured call records it in the graph): a synchronous memset
+    // would end a capture. A ticket kernel's last block resets it for the next launch.
+    RT_CUDA_CALL(cudaMemsetAsync(s.ticket.data(), 0, sizeof(unsigned), stream));
   }
   if (p.proto == protocol::multipass) {
-    ensure(s.ping, blocks * elem);
-    ensure(s.pong, blocks * elem);
+    ensure(s.ping, blocks * elem, keep);
+    ensure(s.pong, blocks * elem, keep);
   }
   if (p.in_place)
-    ensure(s.copy, n * elem);
+    ensure(s.copy, n * elem, keep);
   if (p.device_launches && m_pending_launch_grid < blocks) { // cuda/kernel_launch.hpp
     reserve_pending_launches(blocks);
     m_pending_launch_grid = blocks;
   }
   return s;
+}
+
+std::pair<const prepared_point *, reducer_device::scratch *>
+reducer_device::prepare_call(cudaStream_t stream, unsigned long long capture, std::uint64_t n) {
+  std::optional<relaxed_capture_mode> relaxed;
+  if (capture != 0)
+    relaxed.emplace();
+  const prepared_point &p = point_for(n);
+  return {&p, &scratch_for(stream, capture, p, n)};
 }
 
 } // namespace reducetune

@@ -20,6 +20,8 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace reducetune {
 
@@ -61,8 +63,16 @@ private:
   };
   const prepared_point &point_for(std::uint64_t n);
   [[nodiscard]] std::unique_ptr<prepared_point> prepare(const dispatch_rule *rule);
-  scratch &scratch_for(cudaStream_t stream, const prepared_point &p, std::uint64_t n);
-  void enqueue(const prepared_point &p, const void *in, std::uint64_t n, void *out,
+  // A stream's scratch; during a CUDA-graph capture, the capture sequence's own (capture != 0),
+  // which the graph keeps using at every replay: it is never freed or shared.
+  scratch &scratch_for(cudaStream_t stream, unsigned long long capture, const prepared_point &p,
+                       std::uint64_t n);
+  // point_for and scratch_for for one call: relaxed capture mode while `capture` is nonzero, so
+  // that compiling, loading and allocating do not invalidate the caller's capture.
+  std::pair<const prepared_point *, scratch *> prepare_call(cudaStream_t stream,
+                                                            unsigned long long capture,
+                                                            std::uint64_t n);
+  void enqueue(const prepared_point &p, scratch &s, const void *in, std::uint64_t n, void *out,
                cudaStream_t stream);
 
   const reducer_context &m_context;
@@ -72,7 +82,8 @@ private:
   std::deque<std::unique_ptr<prepared_point>> m_points;
   std::map<const dispatch_rule *, const prepared_point *> m_by_rule;
   std::unordered_map<std::uint64_t, const prepared_point *> m_by_n; // memo of rule_for
-  std::unordered_map<cudaStream_t, scratch> m_scratch;
+  std::map<std::pair<cudaStream_t, unsigned long long>, scratch> m_scratch; // (stream, capture)
+  std::vector<device_buffer> m_captured; // outgrown buffers a captured graph may still read
   std::uint64_t m_pending_launch_grid = 0; // the largest grid the device pool fits
 };
 
