@@ -1,14 +1,18 @@
 """reducetune's C++ core (private: use the reducetune package)"""
 
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Annotated, overload
 
-# The measurement protocol's constants (driver/src/bind_protocol.cpp): defined in C++ only.
-MIN_SAMPLES: Final[int]  # cold samples per point at least (measure/stopping_rule.hpp)
-MAX_NOISE: Final[float]  # a point may stop once its relative standard deviation is below this
-WORKLOAD_SEED: Final[int]  # the data seed of a workload that names none (verify/patterns.hpp)
-SPACE_SEED: Final[int]  # the seed of a space's samples when none is given (space/space.hpp)
+from numpy.typing import NDArray
 
+
+MIN_SAMPLES: int = 10
+
+MAX_NOISE: float = 0.01
+
+WORKLOAD_SEED: int = 24301
+
+SPACE_SEED: int = 32199629485598068
 
 class DeviceLimits:
     def __init__(self) -> None: ...
@@ -69,71 +73,120 @@ def family(name: str) -> dict: ...
 
 def template_hash(family: str) -> str: ...
 
-def element_bytes(dtype: str) -> int: ...
+def element_bytes(dtype: str) -> int:
+    """Bytes of one element of the type (space/element.hpp)."""
 
 class Point:
-    """One tuning point (variant and launch config) of a Space, with what the C++ space decided
-    about it."""
+    """One tuning point (variant and launch config) of a Space."""
 
     @property
     def family(self) -> str: ...
+
     @property
     def dtype(self) -> str: ...
+
     @property
     def op(self) -> str: ...
+
     @property
     def variant_label(self) -> str: ...
+
     @property
     def launch_label(self) -> str: ...
+
     @property
     def labels(self) -> tuple[str, str]: ...
+
     @property
     def params(self) -> dict[str, int | str]: ...
+
     @property
     def compile_params(self) -> dict[str, int | str]: ...
+
     @property
     def launch_params(self) -> dict[str, int | str]: ...
+
     @property
     def flags(self) -> list[tuple[str, str, str]]:
         """The flagged values as (parameter, value, why)."""
+
     @property
     def flagged(self) -> bool: ...
+
     @property
-    def determinism(self) -> str:
-        """'run_to_run' or 'none'."""
+    def determinism(self) -> str: ...
+
     @property
     def deterministic(self) -> bool: ...
+
     def grid(self, n: int) -> int:
-        """Blocks of the first pass at n: the family's grid expression, on the Space's device."""
-    def __eq__(self, other: object) -> bool: ...
+        """
+        Blocks of the first pass at n: the family's grid expression, on the Space's device.
+        """
+
+    def to_dict(self) -> dict:
+        """
+        {family, dtype, op, params}: the point as plain values (for JSON; evaluate() and precompile() take it as they take the Point).
+        """
+
+    def __eq__(self, arg: Point, /) -> bool: ...
+
     def __hash__(self) -> int: ...
 
+    def __repr__(self) -> str: ...
+
 class Space:
-    """The search space of one family for one element type, operator and device, optionally
-    restricted to some values of some parameters."""
+    """
+    The search space of one family for one element type, operator and device, optionally restricted to some values of some parameters.
+    """
 
     def __init__(self, family: str, dtype: str, op: str, limits: DeviceLimits, restrict: Mapping[str, Sequence[int | str]] | None = None) -> None: ...
+
     @property
     def family(self) -> str: ...
+
     @property
     def dtype(self) -> str: ...
+
     @property
     def op(self) -> str: ...
+
     @property
     def limits(self) -> DeviceLimits: ...
+
     @property
     def restrict(self) -> dict[str, list[int | str]]: ...
-    def choices(self) -> dict[str, list[int | str]]: ...
-    def proposable(self, allow_flagged: bool = False, nondeterministic: bool = False) -> dict[str, list[int | str]]: ...
-    def selected(self, point: Point, allow_flagged: bool = False, nondeterministic: bool = False) -> bool: ...
-    def sizes(self) -> dict[str, int]: ...
-    def point(self, params: Mapping[str, int | str]) -> Point: ...
-    def parse(self, variant_label: str, launch_label: str) -> Point: ...
-    def check(self, point: Point) -> list[tuple[str, str]]: ...
-    def points(self) -> list[Point]: ...
-    def presets(self) -> list[dict]: ...
 
-def parse_labels(variant_label: str, launch_label: str) -> dict: ...
+    def choices(self) -> dict:
+        """Every parameter's proposable values, declaration order."""
+
+    def proposable(self, allow_flagged: bool = False, nondeterministic: bool = False) -> dict:
+        """
+        choices() less the values no valid point of the selection takes (space.hpp).
+        """
+
+    def selected(self, point: Point, allow_flagged: bool = False, nondeterministic: bool = False) -> bool:
+        """Whether the selection accepts the point's flags and determinism."""
+
+    def base(self, name: str, allow_flagged: bool = False, nondeterministic: bool = False) -> Point | None:
+        """
+        The starting point (search_space::base): the preset, or the family's first valid and selected one where the named preset is invalid here; None when none fits.
+        """
+
+    def sizes(self) -> dict: ...
+
+    def point(self, params: Mapping[str, int | str]) -> Point:
+        """The point of these parameters (others at their default)."""
+
+    def parse(self, variant_label: str, launch_label: str) -> Point: ...
+
+    def check(self, point: Point) -> list[tuple[str, str]]:
+        """The constraints the point fails as (expression, why); empty: valid."""
+
+    def points(self) -> list[Point]:
+        """Every valid point, in enumeration order."""
+
+    def presets(self) -> list: ...
 
 def compile_jobs(arch: str = 'sm_90', all: bool = False, sample: int = 500, family: str = '', dtypes: Sequence[str] = [], ops: Sequence[str] = [], seed: int = 32199629485598068, threads: int = 0, batch: int = 0, cached_pass: bool = True) -> dict:
     """
@@ -145,37 +198,47 @@ def compile_points(family: str, dtype: str, op: str, arch: int, points: Sequence
     Compiles points of one space in a batch; failures are data (ok=False, error).
     """
 
-def precompile(variant_labels: Sequence[str], arch: str = 'sm_90', threads: int = 0) -> dict:
+@overload
+def precompile(points: list, arch: str = 'sm_90', threads: int = 0) -> dict:
     """
-    Compiles variants (by label) in parallel into the cache that evaluate() uses: {requested, compiled, cached, failed, failures: {label: error}, seconds, threads}.
+    Compiles the points' variants (Points or Point.to_dict()s) in parallel into the cache that evaluate() uses: {requested, compiled, cached, failed, failures: {variant label: error}, seconds, threads}.
     """
+
+@overload
+def precompile(variant_labels: Sequence[str], arch: str = 'sm_90', threads: int = 0) -> dict: ...
 
 def query_device(ordinal: int = 0) -> dict:
     """The device's identity and limits; DeviceError without a GPU."""
 
 def device_limits(ordinal: int = 0) -> DeviceLimits: ...
 
-def evaluate(variant_label: str, launch_label: str, workload: dict, ordinal: int = 0, options: dict = {}) -> dict:
+@overload
+def evaluate(point: Point, workload: dict, ordinal: int = 0, options: dict = {}) -> dict:
     """
     Compiles (cached), runs, verifies and times one point: a measurement dict (status 'ok') or a failure dict (status 'failed' | 'invalid' | 'wrong', kind, reason).
     """
 
+@overload
+def evaluate(point: dict, workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
+
+@overload
+def evaluate(variant_label: str, launch_label: str, workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
+
 def evaluate_cub(workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 
-def streaming_ceiling(ordinal: int = 0, bytes: int = 0) -> dict: ...  # 0: 4 GiB or memory/8
+def streaming_ceiling(ordinal: int = 0, bytes: int = 0) -> dict: ...
 
 class Store:
     def __init__(self, path: str, read_only: bool = False) -> None:
         """
-        Opens (creating, or migrating after keeping a copy) a results file; read_only: never
-        writes it (an older file is migrated in memory). StoreError for a corrupt, foreign or
-        newer file, which is left untouched.
+        Opens (creating, or migrating after keeping a copy) a results file; read_only: never writes it (an older file is migrated in memory). StoreError for a corrupt, foreign or newer file, which is left untouched.
         """
 
-    @property
-    def migration(self) -> dict | None: ...
-
     def close(self) -> None: ...
+
+    @property
+    def migration(self) -> object:
+        """{from_version, to_version, backup} when opening migrated the file."""
 
     @property
     def path(self) -> str: ...
@@ -194,9 +257,13 @@ class Store:
 
     def create_study(self, arg: dict, /) -> int: ...
 
-    def record_measurement(self, point: Point, row: dict) -> int: ...
+    def record_measurement(self, point: Point, row: dict) -> int:
+        """
+        Records one measurement of a point (row: device_id, the workload, template_hash, driver/toolkit versions, study_id, samples_s, status, reason, gbps, ...).
+        """
 
-    def find_measurement(self, key: dict) -> dict | None: ...
+    def find_measurement(self, key: dict) -> object:
+        """The row measured in exactly this context, or None."""
 
     def is_measured(self, arg: dict, /) -> bool: ...
 
@@ -210,14 +277,52 @@ class Store:
 
     def merge_from(self, arg: str, /) -> dict: ...
 
-def check_file(path: str) -> dict: ...
+def check_file(path: str) -> dict:
+    """The file's schema version and integrity, read without writing it."""
 
 def export_header(path: str, namespace: str = 'reducetune_dispatch', allow_flagged: bool = False, nondeterministic: bool = False) -> str: ...
 
 def export_json(path: str, allow_flagged: bool = False, nondeterministic: bool = False) -> str: ...
 
-def catalog_best(path: str, device: str, dtype: str, op: str, n: int, allow_flagged: bool = False, nondeterministic: bool = False) -> dict | None: ...
+def catalog_best(path: str, device: str, dtype: str, op: str, n: int, allow_flagged: bool = False, nondeterministic: bool = False) -> object:
+    """
+    The export's rule (export json) for the measured size nearest to n, or None.
+    """
 
-def device_model_key(device: dict) -> str: ...
+def device_model_key(device: dict) -> str:
+    """The text naming a device's model (records.hpp, model_fields)."""
 
 def write_file_atomically(path: str, content: str) -> None: ...
+
+class Reducer:
+    def __init__(self, dtype: str, op: str, database: str | None = None, table: str | None = None, nondeterministic: bool = False, allow_flagged: bool = False, cache_dir: str | None = None, log_fallbacks: bool = True, extra_launch_s: float | None = None) -> None: ...
+
+    @staticmethod
+    def for_point(dtype: str, op: str, family: str, variant: str, launch: str, cache_dir: str | None = None) -> Reducer:
+        """
+        One point at every size (reducer.hpp, for_point): what calibrate times.
+        """
+
+    def reduce(self, data_ptr: int, n: int, out_ptr: int, stream: int = 0, device: int = -1) -> None: ...
+
+    def choice(self, n: int, device: int = -1) -> dict: ...
+
+    def fallbacks(self) -> list[str]: ...
+
+    @property
+    def dtype(self) -> str: ...
+
+    @property
+    def op(self) -> str: ...
+
+def array_info(array: Annotated[NDArray, dict(writable=False)]) -> tuple: ...
+
+def time_in_rounds(reducers: Sequence[Reducer], dtype: str, n: int, samples: int, device: int = 0) -> list[float]: ...
+
+def application_candidates(db: str, dtype: str, op: str, uuid: str, nondeterministic: bool = False, allow_flagged: bool = False) -> dict: ...
+
+def record_application_times(db: str, rows: Sequence[tuple[int, float, int]]) -> None: ...
+
+def app_time_reducer(reducer: Reducer, data_ptr: int, n: int, out_ptr: int, samples: int, stream: int = 0) -> list[float]: ...
+
+def app_time_cub(dtype: str, op: str, data_ptr: int, n: int, out_ptr: int, samples: int, stream: int = 0) -> list[float]: ...
