@@ -25,8 +25,8 @@ from reducetune.cli.progress import TuneProgress
 from reducetune.cli.report import results_json, results_table
 from reducetune.cli.tune_devices import parse_devices, run_devices
 from reducetune.evaluate.base import percent_of
-from reducetune.evaluate.gpu import GpuEvaluator
-from reducetune.evaluate.replay import REPLAY_PREFIX, ReplayEvaluator
+from reducetune.evaluate.replay import REPLAY_PREFIX
+from reducetune.evaluate.sources import open_evaluator
 from reducetune.store.files import holds_no_results
 from reducetune.store.results import open_store
 from reducetune.store.storage_check import check_storage
@@ -34,7 +34,7 @@ from reducetune.store.study_share import pid_runs
 from reducetune.store.study_storage import open_shared_storage, open_storage
 from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.run import tune_all
-from reducetune.tuning.samplers import STRATEGIES
+from reducetune.tuning.samplers import STRATEGIES, strategy_named
 
 
 # TuneConfig's defaults are the command's (one source, tuning/config.py): an option's default
@@ -188,9 +188,7 @@ def _configs(args: argparse.Namespace) -> list[Any]:
     """The run's TuneConfigs, one per (dtype, op), from arguments checked as far as they can
     be without a device."""
     pairs = workload_pairs(args)
-    if args.strategy not in STRATEGIES:
-        raise errors.InvalidConfiguration(
-            f"unknown strategy '{args.strategy}' (choose one of: {', '.join(STRATEGIES)})")
+    strategy_named(args.strategy)  # an unknown one refused before any file is touched
     sizes = parse_sizes(args.sizes)
     return [TuneConfig(dtype=dtype, op=op, sizes=sizes, family=args.family,
                        strategy=args.strategy, max_evals=args.max_evals,
@@ -204,9 +202,7 @@ def _configs(args: argparse.Namespace) -> list[Any]:
 
 
 def _evaluator(args: argparse.Namespace) -> Any:
-    if args.replay is not None:
-        return ReplayEvaluator(args.replay, args.device)
-    return GpuEvaluator(args.device, timeout_s=args.timeout, in_process=args.in_process)
+    return open_evaluator(vars(args))  # --replay DB: the recording; else the GPU
 
 
 def _run(args: argparse.Namespace, configs: list[Any], evaluator: Any, store: Any,

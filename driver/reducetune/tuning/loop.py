@@ -22,6 +22,7 @@ from reducetune.store.study_storage import open_storage
 from reducetune.tuning.budget import Budget
 from reducetune.tuning.config import SizeResult, TuneConfig, median_of, study_name
 from reducetune.tuning.proposal import STALL_ESCAPE, STALL_LIMIT, Proposal, open_study
+from reducetune.tuning.samplers import STRATEGY
 
 __all__ = [
     "STALL_ESCAPE",
@@ -114,7 +115,7 @@ def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         study.tell(trial, state=optuna.trial.TrialState.FAIL)
         return
     noise = float(row.get("rel_stddev") or 0.0)
-    study.tell(trial, [value, noise] if config.strategy == "nsga2" else value)
+    study.tell(trial, [value, noise] if STRATEGY[config.strategy].two_objectives else value)
     result.consider(point, row, ceiling)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from reducetune._space import Point, Space
 from reducetune.store.study_share import StudyShare
 from reducetune.tuning.config import TuneConfig, study_name
-from reducetune.tuning.samplers import decode, distributions, encode, make_sampler
+from reducetune.tuning.samplers import STRATEGY, decode, distributions, encode, make_sampler
 from reducetune.tuning.warm_start import warm_counts, warm_points
 
 __all__ = ["STALL_ESCAPE", "STALL_LIMIT", "Proposal", "open_study"]
@@ -31,7 +31,7 @@ def open_study(config: TuneConfig, n: int, device_uuid: str, storage: Any) -> An
     """The size's Optuna study, resumed when ``storage`` already holds one of its name."""
     import optuna  # heavy (about 0.5 s): only where a study is used
 
-    multi = config.strategy == "nsga2"  # two objectives: median time and its noise
+    multi = STRATEGY[config.strategy].two_objectives  # median time and its noise
     return optuna.create_study(
         study_name=study_name(config, n, device_uuid), storage=storage,
         sampler=make_sampler(config.strategy, config.seed), load_if_exists=True,
@@ -74,7 +74,7 @@ class Proposal:
         in a new study: ``Space.base``), then other devices' bests in
         ``store`` for this n (tuning/warm_start.py; not for grid, which measures every point in its
         order anyway). Returns the warm-start points enqueued per device name."""
-        if self.config.strategy == "grid":
+        if STRATEGY[self.config.strategy].exhaustive:
             self._grid = self._unseen()
             if self.config.by_model and self._grid:  # workers of one study start apart
                 k = os.getpid() * 2654435761 % len(self._grid)

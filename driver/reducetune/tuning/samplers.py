@@ -9,13 +9,54 @@ enqueued in enumeration order, so the invalid part of the product is never visit
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from reducetune.errors import InvalidConfiguration
 
-__all__ = ["STRATEGIES", "make_sampler", "distributions"]
+__all__ = ["STRATEGIES", "STRATEGY", "Strategy", "strategy_named", "make_sampler",
+           "distributions", "decode", "encode"]
 
-STRATEGIES = ("tpe", "random", "grid", "gp", "cmaes", "nsga2")
+
+@dataclass(frozen=True)
+class Strategy:
+    """A search strategy: how its Optuna sampler is made and what the study needs of it.
+    Adding a strategy is adding one entry to STRATEGY; nothing else names strategies."""
+
+    name: str
+    sampler: Callable[[Any, int | None], Any]  # (the optuna module, seed) -> sampler
+    needs: tuple[str, ...] = ()  # Python packages beyond optuna
+    # every unseen valid point enqueued in enumeration order (the sampler only fills in)
+    exhaustive: bool = False
+    # two objectives, median time and its relative noise, instead of the median alone
+    two_objectives: bool = False
+    # parameters as the index of their ordered values: the sampler models numbers only
+    indexed: bool = False
+
+
+STRATEGY: dict[str, Strategy] = {s.name: s for s in (
+    Strategy("tpe", lambda optuna, seed: optuna.samplers.TPESampler(seed=seed,
+                                                                    multivariate=True)),
+    Strategy("random", lambda optuna, seed: optuna.samplers.RandomSampler(seed=seed)),
+    Strategy("grid", lambda optuna, seed: optuna.samplers.RandomSampler(seed=seed),
+             exhaustive=True),
+    Strategy("gp", lambda optuna, seed: optuna.samplers.GPSampler(seed=seed),
+             needs=("torch", "scipy")),
+    Strategy("cmaes", lambda optuna, seed: optuna.samplers.CmaEsSampler(seed=seed),
+             needs=("cmaes",), indexed=True),
+    Strategy("nsga2", lambda optuna, seed: optuna.samplers.NSGAIISampler(seed=seed),
+             two_objectives=True),
+)}
+STRATEGIES = tuple(STRATEGY)
+
+
+def strategy_named(name: str) -> Strategy:
+    """The strategy of that name; InvalidConfiguration for an unknown one."""
+    if name not in STRATEGY:
+        raise InvalidConfiguration(
+            f"unknown strategy '{name}' (choose one of: {', '.join(STRATEGIES)})")
+    return STRATEGY[name]
 
 
 def _require(module: str, strategy: str) -> None:
@@ -27,28 +68,17 @@ def _require(module: str, strategy: str) -> None:
         ) from e
 
 
-def make_sampler(strategy: str, seed: int | None) -> Any:
+def make_sampler(name: str, seed: int | None) -> Any:
+    """The strategy's Optuna sampler; InvalidConfiguration for an unknown strategy or a
+    missing package it needs."""
     import optuna  # heavy (about 0.5 s): only where a study is used
 
     # multivariate TPE, GP and the like are "experimental" in Optuna: say it once, here.
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-
-    if strategy not in STRATEGIES:
-        raise InvalidConfiguration(
-            f"unknown strategy '{strategy}' (choose one of: {', '.join(STRATEGIES)})"
-        )
-    if strategy == "tpe":
-        return optuna.samplers.TPESampler(seed=seed, multivariate=True)
-    if strategy in ("random", "grid"):
-        return optuna.samplers.RandomSampler(seed=seed)
-    if strategy == "gp":
-        _require("torch", strategy)
-        _require("scipy", strategy)
-        return optuna.samplers.GPSampler(seed=seed)
-    if strategy == "cmaes":
-        _require("cmaes", strategy)
-        return optuna.samplers.CmaEsSampler(seed=seed)
-    return optuna.samplers.NSGAIISampler(seed=seed)
+    s = strategy_named(name)
+    for module in s.needs:
+        _require(module, name)
+    return s.sampler(optuna, seed)
 
 
 def distributions(choices: dict[str, list[Any]], strategy: str) -> dict[str, Any]:
@@ -57,18 +87,18 @@ def distributions(choices: dict[str, list[Any]], strategy: str) -> dict[str, Any
     # heavy (about 0.5 s): only where a study is used
     from optuna.distributions import CategoricalDistribution, IntDistribution
 
-    if strategy == "cmaes":
+    if STRATEGY[strategy].indexed:
         return {k: IntDistribution(0, len(v) - 1) for k, v in choices.items()}
     return {k: CategoricalDistribution(v) for k, v in choices.items()}
 
 
 def decode(params: dict[str, Any], choices: dict[str, list[Any]], strategy: str) -> dict[str, Any]:
-    if strategy == "cmaes":
+    if STRATEGY[strategy].indexed:
         return {k: choices[k][int(i)] for k, i in params.items()}
     return dict(params)
 
 
 def encode(params: dict[str, Any], choices: dict[str, list[Any]], strategy: str) -> dict[str, Any]:
-    if strategy == "cmaes":
+    if STRATEGY[strategy].indexed:
         return {k: choices[k].index(v) for k, v in params.items()}
     return dict(params)
