@@ -3,8 +3,8 @@
 For each row, ``ncu`` runs a small probe (``python -m reducetune.experiments._ncu_probe``: the
 same point, the same workload, a few samples) and profiles the first launch of the row's
 first-pass kernel (``-c 1``, matched by its demangled name). The metrics, the ncu command
-and its status are stored in ``xp_ncu`` beside the point's measurement (``store/experiment_tables.py``), so
-``--replay`` shows them without a GPU. A failed profile (no ncu, no permission to read the
+and its status are stored in ``xp_ncu`` beside the point's measurement
+(``store/experiment_tables.py``), so ``--replay`` shows them without a GPU. A failed profile (no ncu, no permission to read the
 counters, a metric the GPU lacks) is stored with its reason; the timings are not affected.
 """
 

@@ -92,7 +92,8 @@ def markdown(report: dict[str, Any], replay: Path) -> str:
                   + f"; {SPACE_SHARE:.0%} of the space = {five} evaluations."]
         if "points_within_target" in e:
             near = e["points_within_target"]
-            lines.append(f"{near} points ({percent_of(near, v):.1f}%) are within {TARGET:.2f} of the "
+            share = percent_of(near, v)
+            lines.append(f"{near} points ({share:.1f}%) are within {TARGET:.2f} of the "
                          f"optimum: {five} uniform draws without repeats hit one with probability "
                          f"{e['random_chance_at_k_5pct']:.3f}.")
         lines += ["", "| strategy | " + " | ".join(f"k={k}" for k in ks) + " |",
