@@ -14,8 +14,10 @@ from rich.table import Table
 from reducetune import _core, errors
 from reducetune._sizes import parse_sizes
 from reducetune.cli.args import (add_allow_flagged, add_db, add_nondeterministic, add_workload,
-                                 check_workload, db_path, positive_int, sizes_text)
+                                 check_workload, cxx_namespace, db_path, one_size, positive_int,
+                                 sizes_text)
 from reducetune.cli.console import console
+from reducetune.cli.output import export_target, is_stream, write_export
 from reducetune.store.measurements import measurements_csv
 from reducetune.store.results import export_header, export_json, open_store
 
@@ -42,8 +44,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p = sub.add_parser("export", help="the best table as a C++ header or JSON; csv: every "
                                       "measurement (reducetune.measurements' table)")
     p.add_argument("format", choices=["header", "json", "csv"])
-    p.add_argument("-o", "--output", type=Path, default=None, help="file (default: stdout)")
-    p.add_argument("--namespace", default="reducetune_dispatch")
+    p.add_argument("-o", "--output", type=Path, default=None, help=(
+        "file (default: stdout); a symbolic link is written through (its target replaced), "
+        "a device, pipe or FIFO streamed into"))
+    p.add_argument("--namespace", type=cxx_namespace, default="reducetune_dispatch",
+                   help="the header's C++ namespace (a::b allowed; default reducetune_dispatch)")
     p.add_argument("--force", action="store_true",
                    help="overwrite -o even if it is not a file reducetune exported")
     add_allow_flagged(p)
@@ -103,7 +108,7 @@ def _left_out(args: argparse.Namespace, ask: Any) -> str:
 
 def cmd_show(args: argparse.Namespace) -> int:
     check_workload(args)
-    n = parse_sizes(args.n)[0] if args.n else None
+    n = one_size(args.n)
     store = open_store(db_path(args), read_only=True)
     dev = _device_id(store, args.device)
     rows = list(store.history(dev["id"], args.dtype, args.op, n))
@@ -132,8 +137,9 @@ def _history_table(title: str, rows: list[dict[str, Any]]) -> Any:
 
 def cmd_export(args: argparse.Namespace) -> int:
     db = db_path(args)
-    if args.output is not None:
-        _check_output(args.output, db, args.format, args.force)
+    target = None if args.output is None else export_target(args.output)
+    if target is not None:
+        _check_output(target, db, args.format, args.force)
     if args.format == "csv":  # every measurement, flagged or not: the columns say which
         text = measurements_csv(db)
     elif args.format == "header":
@@ -143,8 +149,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
-        _core.write_file_atomically(str(args.output), text)
-        print(f"wrote {args.output}", file=sys.stderr)
+        write_export(target, text)
+        through = "" if target == args.output else f" (through the link: {target})"
+        print(f"wrote {args.output}{through}", file=sys.stderr)
     return 0
 
 
@@ -163,6 +170,8 @@ def _check_output(out: Path, db: Path, fmt: str, force: bool) -> None:
     if db.exists() and os.path.samefile(out, db):
         raise errors.InvalidConfiguration(
             f"-o {out} is the database (--db {db}): name another file for the export")
+    if is_stream(out):  # a device, pipe or FIFO: reading it first would wait for its writer
+        return
     with open(out, "rb") as f:
         head = f.read(4096)
     if head.startswith(b"SQLite format 3\0"):
