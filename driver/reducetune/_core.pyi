@@ -188,6 +188,46 @@ class Space:
 
     def presets(self) -> list: ...
 
+class Problem:
+    """
+    What is reduced: element type, operator and shape (outer, r, inner), the middle axis reduced; the whole array of n elements is (1, n, 1).
+    """
+
+    def __init__(self, dtype: str, op: str, shape: tuple[int, int, int]) -> None: ...
+
+    @staticmethod
+    def whole_array(dtype: str, op: str, n: int) -> Problem: ...
+
+    @property
+    def dtype(self) -> str: ...
+
+    @property
+    def op(self) -> str: ...
+
+    @property
+    def shape(self) -> tuple[int, int, int]: ...
+
+    @property
+    def is_whole_array(self) -> bool: ...
+
+    @property
+    def elements(self) -> int:
+        """outer x r x inner: elements read."""
+
+    @property
+    def outputs(self) -> int:
+        """outer x inner: results written."""
+
+    @property
+    def label(self) -> str:
+        """'float32.sum.(1,1048576,1)', for people (never parsed back)."""
+
+    def __eq__(self, arg: Problem, /) -> bool: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
+
 def compile_jobs(arch: str = 'sm_90', all: bool = False, sample: int = 500, family: str = '', dtypes: Sequence[str] = [], ops: Sequence[str] = [], seed: int = 32199629485598068, threads: int = 0, batch: int = 0, cached_pass: bool = True) -> dict:
     """
     Compiles presets and a seeded sample (or all valid points); timings and failures.

@@ -58,6 +58,7 @@ template <class T> T get_or(const nb::dict &d, const char *key, T fallback) {
 void bind_errors(nb::module_ &m);
 void bind_protocol(nb::module_ &m);
 void bind_space(nb::module_ &m);
+void bind_problem(nb::module_ &m);
 void bind_compile(nb::module_ &m);
 void bind_device(nb::module_ &m);
 // The label forms of evaluate() and precompile() the driver still calls (bind_labels.cpp).

@@ -52,6 +52,7 @@ NB_MODULE(_core, m) {
   rtpy::bind_errors(m);
   rtpy::bind_protocol(m);
   rtpy::bind_space(m);
+  rtpy::bind_problem(m);
   rtpy::bind_compile(m);
   rtpy::bind_device(m);
   rtpy::bind_label_forms(m); // after the typed forms: overloads are tried in order
