@@ -7,6 +7,9 @@ from typing import Any
 
 from rich.table import Table
 
+from reducetune.evaluate.base import percent_of
+from reducetune.tuning.timing import PHASES
+
 
 def _fmt(v: Any, spec: str) -> str:
     return "" if v is None else format(v, spec)
@@ -87,3 +90,29 @@ def results_json(results: list[Any], device: dict[str, Any]) -> dict[str, Any]:
             for r in results
         ],
     }
+
+
+def time_json(breakdown: Any, results: list[list[Any]]) -> dict[str, Any]:
+    """Where the run's time went (tuning/timing.py), with the points it measured: the
+    ``time`` of ``tune --json``."""
+    return breakdown.to_json(sum(r.evaluated for rs in results for r in rs))
+
+
+def time_table(workers: list[tuple[str, dict[str, Any]]], wall_s: float | None = None) -> Table:
+    """One row per worker (its name and ``time`` document): seconds per phase, and the share
+    of its wall time in brackets. With ``wall_s`` (a --devices run's whole command), ``idle``
+    is that less the worker's own wall time (its start, and its wait for the others)."""
+    t = Table(title="where the time went (s; % of wall)")
+    phases = [*PHASES, *(["idle"] if wall_s is not None else [])]
+    for c in ("worker", "points", "points/s", "wall", *phases):
+        t.add_column(c, justify="left" if c == "worker" else "right", no_wrap=True)
+    for name, doc in workers:
+        seconds = dict(doc["phases"])
+        wall = doc["wall_s"]
+        if wall_s is not None:
+            seconds["idle"] = max(0.0, wall_s - wall)
+            wall = max(wall, wall_s)
+        t.add_row(name, str(doc["points"]), f"{doc['points_per_s']:.1f}", f"{wall:.2f}",
+                  *(f"{seconds[p]:.2f} ({percent_of(seconds[p], wall) or 0.0:.0f}%)" if wall else "-"
+                    for p in phases))
+    return t

@@ -22,7 +22,7 @@ from reducetune.cli.args import (COUNT_MAX, INT_MAX, MIN_SAMPLES, RUN_MAX_S, SAM
                                  positive_int, real, restrictions, workload_pairs)
 from reducetune.cli.console import console
 from reducetune.cli.progress import TuneProgress
-from reducetune.cli.report import results_json, results_table
+from reducetune.cli.report import results_json, results_table, time_json, time_table
 from reducetune.cli.tune_devices import parse_devices, run_devices
 from reducetune.evaluate.base import percent_of
 from reducetune.evaluate.replay import REPLAY_PREFIX
@@ -35,6 +35,7 @@ from reducetune.store.study_storage import open_shared_storage, open_storage
 from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.run import tune_all
 from reducetune.tuning.samplers import STRATEGIES, strategy_named
+from reducetune.tuning.timing import Breakdown
 
 
 # TuneConfig's defaults are the command's (one source, tuning/config.py): an option's default
@@ -134,9 +135,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
         fresh = not db.exists()
         store = open_store(db)  # refuses a corrupt or foreign file before anything runs
         storage = None
+        breakdown = Breakdown()  # where the time went (tuning/timing.py), printed at the end
         try:
             storage = _storage(args, db)
-            results = _run(args, configs, evaluator, store, storage)
+            results = _run(args, configs, evaluator, store, storage, breakdown)
         except BaseException:
             # No GPU, an interruption, ...: a results file this run created and nothing
             # measured was recorded in (by this run or another one) is not left behind,
@@ -148,7 +150,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
                 for suffix in ("", "-wal", "-shm", "-journal"):
                     Path(f"{db}{suffix}").unlink(missing_ok=True)
             raise
-    _print_results(args, configs, evaluator, results, db)
+    _print_results(args, configs, evaluator, results, db, time_json(breakdown, results))
     _print_skipped(args, configs, results)
     return 0
 
@@ -206,19 +208,19 @@ def _evaluator(args: argparse.Namespace) -> Any:
 
 
 def _run(args: argparse.Namespace, configs: list[Any], evaluator: Any, store: Any,
-         storage: Any) -> list[list[Any]]:
+         storage: Any, breakdown: Breakdown) -> list[list[Any]]:
     """Tunes every size of every (dtype, op), with one progress display where stderr is a
     terminal."""
     on_precompile = None if args.quiet else _print_precompile
     if args.quiet or not sys.stderr.isatty():
         return tune_all(evaluator, configs, store=store, storage=storage,
-                        on_precompile=on_precompile)
+                        on_precompile=on_precompile, breakdown=breakdown)
 
     progress = TuneProgress(console(stderr=True), configs)
     with progress:
         return tune_all(evaluator, configs, store=store, storage=storage,
                         on_trial=progress.trial, on_size=progress.size,
-                        on_precompile=on_precompile)
+                        on_precompile=on_precompile, breakdown=breakdown)
 
 
 def _print_precompile(r: dict[str, Any]) -> None:
@@ -238,16 +240,20 @@ def _print_precompile(r: dict[str, Any]) -> None:
 
 
 def _print_results(args: argparse.Namespace, configs: list[Any], evaluator: Any,
-                   results: list[list[Any]], db: Path) -> None:
+                   results: list[list[Any]], db: Path, spent: dict[str, Any]) -> None:
     """One table per (dtype, op), or (--json) one document: a single workload's as before,
-    several as {"runs": [...]}."""
+    several as {"runs": [...]}; either with the run's "time" (where it went). The table of
+    where the time went goes to stderr, unless --quiet."""
     if args.json:
         docs = [{"dtype": c.dtype, "op": c.op, **results_json(r, evaluator.device)}
                 for c, r in zip(configs, results, strict=True)]
-        print(json.dumps(docs[0] if len(docs) == 1 else {"runs": docs}, indent=2))
+        doc = docs[0] if len(docs) == 1 else {"runs": docs}
+        print(json.dumps({**doc, "time": spent}, indent=2))
         return
     for c, r in zip(configs, results, strict=True):
         console().print(results_table(r, evaluator.device, c, db, args.replay))
+    if not args.quiet:
+        console(stderr=True).print(time_table([("this process", spent)]))
 
 
 def _print_skipped(args: argparse.Namespace, configs: list[Any],

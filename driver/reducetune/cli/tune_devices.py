@@ -24,10 +24,13 @@ import json
 import re
 import subprocess
 import sys
+import time
 from typing import Any
 
 from reducetune import errors
 from reducetune.cli.args import INT_MAX
+from reducetune.cli.console import console
+from reducetune.cli.report import time_table
 
 __all__ = ["parse_devices", "run_devices"]
 
@@ -86,11 +89,15 @@ def _worker_args(args: argparse.Namespace, ordinal: int) -> str:
 
 
 def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
-    """Starts one worker per device, waits for all, prints what each found."""
+    """Starts one worker per device, waits for all, prints what each found and where each
+    one's time went (per worker: its phases, and ``idle``, the command's wall time less its
+    own)."""
+    began = time.perf_counter()
     procs = [subprocess.Popen([sys.executable, "-m", "reducetune.cli.device_worker",
                                _worker_args(args, k)], stdout=subprocess.PIPE, text=True)
              for k in ordinals]
     outs = [p.communicate()[0] for p in procs]  # stderr goes through: warnings, errors
+    wall_s = time.perf_counter() - began
     docs: list[dict[str, Any]] = []
     failed = []
     for k, p, out in zip(ordinals, procs, outs, strict=True):
@@ -102,10 +109,15 @@ def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
             failed.append(f"device {k} (exit {p.returncode})")
             continue
         docs.append({"ordinal": k, **doc})
+    for d in docs:
+        if "time" in d:
+            d["time"]["idle_s"] = max(0.0, wall_s - d["time"]["wall_s"])
     if args.json:
-        print(json.dumps({"workers": docs, "failed": failed}, indent=2))
+        print(json.dumps({"workers": docs, "failed": failed, "wall_s": wall_s}, indent=2))
     else:
         _print_summary(docs)
+        console().print(time_table([(f"GPU {d['ordinal']}", d["time"]) for d in docs
+                                    if "time" in d], wall_s))
     if failed:
         print(f"reducetune: worker failed: {', '.join(failed)}; the others finished; run the "
               "same command again to resume", file=sys.stderr)

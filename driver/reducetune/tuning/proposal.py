@@ -13,6 +13,7 @@ from reducetune._space import Point, Space
 from reducetune.store.study_share import StudyShare
 from reducetune.tuning.config import TuneConfig, study_name
 from reducetune.tuning.samplers import STRATEGY, decode, distributions, encode, make_sampler
+from reducetune.tuning.timing import timed, timed_lock, timed_storage
 from reducetune.tuning.warm_start import warm_counts, warm_points
 
 __all__ = ["STALL_ESCAPE", "STALL_LIMIT", "Proposal", "open_study"]
@@ -32,10 +33,16 @@ def open_study(config: TuneConfig, n: int, device_uuid: str, storage: Any) -> An
     import optuna  # heavy (about 0.5 s): only where a study is used
 
     multi = STRATEGY[config.strategy].two_objectives  # median time and its noise
-    return optuna.create_study(
-        study_name=study_name(config, n, device_uuid), storage=storage,
+    study = optuna.create_study(
+        study_name=study_name(config, n, device_uuid), storage=timed_storage(storage),
         sampler=make_sampler(config.strategy, config.seed), load_if_exists=True,
         directions=["minimize", "minimize"] if multi else ["minimize"])
+    # where the time goes (tuning/timing.py): Optuna's cache in front of an RDB storage too,
+    # and ask/tell's own time (the sampler) apart from their storage calls
+    timed_storage(study._storage)
+    for name in ("ask", "tell", "enqueue_trial"):
+        setattr(study, name, timed("sampler", getattr(study, name)))
+    return study
 
 
 class Proposal:
@@ -52,6 +59,7 @@ class Proposal:
         self.seen: set[Point] = set()
         # other processes running this study: their points join seen (store/study_share.py)
         self.share = StudyShare(study, space.parse, self.eligible, self.seen)
+        setattr(self.share, "_lock", timed_lock(self.share._lock))  # waits: lock_wait
         self.stall = 0  # trials in a row without a new point
         self.escapes = 0
         self._grid: list[Point] | None = None

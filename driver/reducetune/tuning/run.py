@@ -29,6 +29,7 @@ from reducetune.store.study_storage import open_storage
 from reducetune.tuning.budget import Schedule
 from reducetune.tuning.config import SizeResult, TuneConfig
 from reducetune.tuning.loop import tune_size, variant_labels
+from reducetune.tuning.timing import Breakdown, TimedEvaluator, TimedStore, running
 
 __all__ = ["element_bytes", "tune", "tune_all", "unit_order"]
 
@@ -79,11 +80,23 @@ def _precompile(evaluator: Evaluator, configs: list[TuneConfig], spaces: list[Sp
 def tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any = None,
              storage: Any = None, on_trial: Callable[[SizeResult], None] | None = None,
              on_size: SizeCallback | None = None,
-             on_precompile: Callable[[dict[str, Any]], None] | None = None
-             ) -> list[list[SizeResult]]:
+             on_precompile: Callable[[dict[str, Any]], None] | None = None,
+             breakdown: Breakdown | None = None) -> list[list[SizeResult]]:
     """Each config's SizeResults, in the configs' order. The first config's time limit is the
     run's (precompiling included). With a ``store`` and no ``storage``, the Optuna studies
-    live in the store's file (``reducetune tune`` resumes them)."""
+    live in the store's file (``reducetune tune`` resumes them). ``breakdown`` gets where the
+    run's time went (tuning/timing.py)."""
+    with running(breakdown or Breakdown()):
+        return _tune_all(TimedEvaluator(evaluator), configs,
+                         store=None if store is None else TimedStore(store), storage=storage,
+                         on_trial=on_trial, on_size=on_size, on_precompile=on_precompile)
+
+
+def _tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any,
+              storage: Any, on_trial: Callable[[SizeResult], None] | None,
+              on_size: SizeCallback | None,
+              on_precompile: Callable[[dict[str, Any]], None] | None
+              ) -> list[list[SizeResult]]:
     began = time.monotonic()
     spaces = _spaces(evaluator, configs)
     contexts: dict[str, StoreContext] = {}

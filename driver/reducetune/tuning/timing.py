@@ -1,0 +1,218 @@
+"""Where a worker's time goes (issue 25): each phase of the tuning loop timed with
+``time.perf_counter``, exclusively (a phase inside another pauses it), so that the phases and
+the loop's own remainder add up to the run's wall time.
+
+Phases (PHASES):
+
+- ``measuring``: the evaluator's measurements (GPU worker, or a recording's row in replay),
+  CUB and the streaming ceiling included;
+- ``compiling``: the evaluator's precompile (NVRTC; nothing in replay);
+- ``lock_wait``: waiting for the study's claim lock (the results file's ``PATH.lock``, the
+  journal's, a PostgreSQL advisory lock): what serialises the workers of one study;
+- ``storage_read``, ``storage_write``: the Optuna storage's calls (``get_*`` reads; ``create_*``,
+  ``set_*`` writes), whatever asked them (the sampler, the study share, the loop);
+- ``sampler``: ``study.ask`` and ``study.tell`` less their storage calls (the sampler and
+  Optuna's bookkeeping);
+- ``results``: the results file's own reads and writes (points served, measurements recorded,
+  CUB baselines, the study's row): the C++ store;
+- ``tuner``: the rest of the run (checking points, the budget, opening studies): wall time
+  less the phases above.
+
+A ``--devices`` run adds ``idle`` per worker: the command's wall time less the worker's (its
+start, and its wait for the last worker to finish).
+
+Cost: two perf_counter calls and a list push per timed call (about a microsecond), against
+the milliseconds of a storage round-trip; only the thread that runs the loop is timed (the
+heartbeat thread's storage calls are not the loop's time).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["PHASES", "Breakdown", "TimedEvaluator", "TimedStore", "current", "timed_lock",
+           "timed_storage", "running"]
+
+PHASES = ("measuring", "compiling", "lock_wait", "storage_read", "storage_write", "sampler",
+          "results", "tuner")
+
+# Optuna's storage API (optuna.storages.BaseStorage) by what each call does to the storage.
+_WRITES = ("create_new_study", "delete_study", "set_study_user_attr", "set_study_system_attr",
+           "create_new_trial", "set_trial_param", "set_trial_state_values",
+           "set_trial_intermediate_value", "set_trial_user_attr", "set_trial_system_attr",
+           "record_heartbeat")
+_READS = ("get_study_id_from_name", "get_study_name_from_id", "get_study_directions",
+          "get_study_user_attrs", "get_study_system_attrs", "get_all_studies", "get_trial",
+          "get_all_trials", "get_n_trials", "get_best_trial", "get_trial_id_from_study_id_trial_number",
+          "get_trial_number_from_id", "get_trial_param", "get_trial_params",
+          "get_trial_user_attrs", "get_trial_system_attrs", "check_trial_is_updatable",
+          "get_stale_trial_ids")
+_MARK = "_reducetune_timed"  # set on a storage whose calls are timed already
+
+
+class _Phase:
+    """One timed phase of a Breakdown (a context manager, cheaper than a generator's)."""
+
+    __slots__ = ("b", "name")
+
+    def __init__(self, b: Breakdown, name: str) -> None:
+        self.b, self.name = b, name
+
+    def __enter__(self) -> None:
+        self.b.enter(self.name)
+
+    def __exit__(self, *exc: object) -> None:
+        self.b.leave()
+
+
+class Breakdown:
+    """Seconds per phase of one process's run, each phase's time exclusive of the phases
+    timed inside it."""
+
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(PHASES[:-1], 0.0)
+        self.calls = dict.fromkeys(PHASES[:-1], 0)
+        self.began: float | None = None
+        self.wall_s = 0.0
+        self.thread = threading.get_ident()
+        self._stack: list[list[Any]] = []  # [phase, when it (last) resumed]
+
+    def phase(self, name: str) -> _Phase:
+        return _Phase(self, name)
+
+    def enter(self, name: str) -> None:
+        now = time.perf_counter()
+        if self._stack:  # the enclosing phase pauses
+            top = self._stack[-1]
+            self.seconds[top[0]] += now - top[1]
+        self._stack.append([name, now])
+        self.calls[name] += 1
+
+    def leave(self) -> None:
+        now = time.perf_counter()
+        name, since = self._stack.pop()
+        self.seconds[name] += now - since
+        if self._stack:  # the enclosing phase resumes
+            self._stack[-1][1] = now
+
+    def start(self) -> None:
+        self.began = time.perf_counter()
+
+    def stop(self) -> None:
+        if self.began is not None:
+            self.wall_s = time.perf_counter() - self.began
+
+    def to_json(self, points: int = 0) -> dict[str, Any]:
+        """{"wall_s", "points", "points_per_s", "phases": {phase: seconds}, "calls": {...}}:
+        ``tuner`` is the wall time the other phases leave."""
+        phases = dict(self.seconds)
+        phases["tuner"] = max(0.0, self.wall_s - sum(self.seconds.values()))
+        return {"wall_s": self.wall_s, "points": points,
+                "points_per_s": points / self.wall_s if self.wall_s else 0.0,
+                "phases": phases, "calls": dict(self.calls)}
+
+
+_CURRENT: list[Breakdown | None] = [None]
+
+
+def current() -> Breakdown | None:
+    """The breakdown of the run in progress in this process (``running``), if any."""
+    return _CURRENT[0]
+
+
+class running:  # noqa: N801 (used as a context, like contextlib's)
+    """Makes ``b`` the process's current breakdown for the run, and times the run's wall."""
+
+    def __init__(self, b: Breakdown) -> None:
+        self.b = b
+        self.before: Breakdown | None = None
+
+    def __enter__(self) -> Breakdown:
+        self.before, _CURRENT[0] = _CURRENT[0], self.b
+        self.b.start()
+        return self.b
+
+    def __exit__(self, *exc: object) -> None:
+        self.b.stop()
+        _CURRENT[0] = self.before
+
+
+def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` timed as phase ``name`` of the current breakdown, on its thread only."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        b = _CURRENT[0]
+        if b is None or threading.get_ident() != b.thread:
+            return fn(*args, **kwargs)
+        b.enter(name)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            b.leave()
+
+    return call
+
+
+def timed_storage(storage: Any) -> Any:
+    """Times the Optuna storage's reads and writes (its instance's methods replaced; the
+    object stays what it is, for Optuna's isinstance checks). Returns the storage."""
+    if storage is None or getattr(storage, _MARK, False):
+        return storage
+    for names, phase in ((_READS, "storage_read"), (_WRITES, "storage_write")):
+        for name in names:
+            fn = getattr(storage, name, None)
+            if fn is not None:
+                setattr(storage, name, timed(phase, fn))
+    setattr(storage, _MARK, True)
+    return storage
+
+
+class _TimedLock:
+    """A lock context whose acquisition is timed as lock_wait (what it guards is not)."""
+
+    def __init__(self, lock: Any) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> Any:
+        b = _CURRENT[0]
+        if b is None or threading.get_ident() != b.thread:
+            return self.lock.__enter__()
+        with b.phase("lock_wait"):
+            return self.lock.__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.lock.__exit__(*exc)
+
+
+def timed_lock(make: Callable[[], Any]) -> Callable[[], Any]:
+    """A lock factory whose locks time their acquisition (lock_wait)."""
+    return lambda: _TimedLock(make())
+
+
+class TimedEvaluator:
+    """An Evaluator whose measurements and precompile are timed; everything else passes
+    through."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.evaluate = timed("measuring", inner.evaluate)
+        self.cub = timed("measuring", inner.cub)
+        self.ceiling_bytes_per_s = timed("measuring", inner.ceiling_bytes_per_s)
+        self.precompile = timed("compiling", inner.precompile)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class TimedStore:
+    """A results store (reducetune.store.results) whose calls are timed as ``results``."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._inner, name)
+        return timed("results", value) if callable(value) else value
