@@ -187,7 +187,7 @@ def one_size(text: str | None, option: str = "--n") -> int | None:
     empty text is refused instead of answering for its first size only."""
     if text is None:
         return None
-    sizes = parse_sizes(text)
+    sizes = parse_sizes(text) if text.strip() else []
     if len(sizes) != 1:
         raise errors.InvalidConfiguration(
             f"{option} '{_short(text)}' is not one size: {option} takes one (1048576 or 2^20)")
