@@ -99,6 +99,22 @@ class ReplayEvaluator:
             self._tables[key] = {(r["variant_label"], r["launch_label"]): r for r in rows}
         return self._tables[key]
 
+    def sizes(self, dtype: str, op: str) -> list[int]:
+        """The sizes this device's recording holds measurements of, ascending."""
+        return sorted({int(r["n"]) for r in self._store.history(self.device["id"], dtype, op,
+                                                                  None)})
+
+    def devices(self) -> list[dict[str, Any]]:
+        """Every device the recording holds (the store's rows, by id)."""
+        return [dict(d) for d in self._store.devices()]
+
+    @property
+    def database(self) -> Path:
+        """The database file read: the recording, or its decompressed copy for a .xz."""
+        if self._tmp is not None:
+            return Path(self._tmp) / self.path.name[: -len(".xz")]
+        return self.path
+
     def _same_model(self) -> list[int]:
         return same_model_ids(self._store.devices(), self.device)
 

@@ -96,13 +96,6 @@ def _runs(path: Path, uuids: list[str]) -> list[dict[str, Any]]:
     return sorted(runs.values(), key=lambda r: r["first"])
 
 
-def _plain_path(evaluator: Any) -> Path:
-    """The database file the evaluator reads (its decompressed copy for a .xz)."""
-    if getattr(evaluator, "_tmp", None):
-        return Path(evaluator._tmp) / evaluator.path.name[: -len(".xz")]
-    return Path(evaluator.path)
-
-
 @contextmanager
 def open_views(paths: list[Path]) -> Iterator[list[DbView]]:
     """A view per device model of every file (a merged file gives several), closed at the end.
@@ -113,12 +106,13 @@ def open_views(paths: list[Path]) -> Iterator[list[DbView]]:
         for path in paths:
             first = ReplayEvaluator(path, 0)
             models: dict[str, list[int]] = {}
-            for i, d in enumerate(first._store.devices()):
+            devices = first.devices()
+            for i, d in enumerate(devices):
                 models.setdefault(model_of(d), []).append(i)
             for indexes in models.values():
                 ev = first if indexes[-1] == 0 else ReplayEvaluator(path, indexes[-1])
-                uuids = [str(first._store.devices()[i]["uuid"]) for i in indexes]
-                plain = _plain_path(ev)
+                uuids = [str(devices[i]["uuid"]) for i in indexes]
+                plain = ev.database
                 views.append(DbView(str(path), dict(ev.device), ev,
                                     facts_by_measurement(plain), ncu_by_measurement(plain),
                                     _commands(plain, uuids), uuids, _runs(plain, uuids)))

@@ -152,8 +152,7 @@ def _run(evaluator: Any, replay: Path, db: Path, jobs: int, dtype: str, op: str,
     # free would otherwise count the racy and atomic points it never visits)
     valid = {p.labels for p in space.points() if space.selected(p)}
     if sizes is None:
-        rows = evaluator._store.history(evaluator.device["id"], dtype, op, None)
-        sizes = sorted({r["n"] for r in rows})
+        sizes = evaluator.sizes(dtype, op)
     if not sizes:
         raise InvalidConfiguration(f"{replay} holds no {dtype} {op} measurement")
     report: dict[str, Any] = {"replay": str(replay), "device": evaluator.device["name"],

@@ -121,8 +121,7 @@ def _run(evaluator: Any, store: Any, recording: Path, source: Path, dtype: str, 
     space = Space(family, dtype, op, evaluator.limits, restrict)
     valid = {p.labels for p in space.points() if space.selected(p)}
     if sizes is None:
-        rows = evaluator._store.history(evaluator.device["id"], dtype, op, None)
-        sizes = sorted({r["n"] for r in rows})
+        sizes = evaluator.sizes(dtype, op)
     if not sizes:
         raise InvalidConfiguration(f"{recording} holds no {dtype} {op} measurement")
     report: dict[str, Any] = {
