@@ -120,6 +120,9 @@ def refused_untouched(work: Path, *argv: object, words: tuple[str, ...] = ()) ->
      ["--block-sizes"]),
     (["cascading", "--replay", "cascading.db", "--dtypes", ""], ["--dtypes"]),
     (["cascading", "--replay", "cascading.db", "--dtypes", "float32,half"], ["half"]),
+    (["cascading", "--replay", "cascading.db", "--nested-max", ""], ["--nested-max"]),
+    (["cascading", "--replay", "cascading.db", "--nested-max", "2^10..2^20"], ["--nested-max"]),
+    (["harris", "--replay", "harris.db", "--ncu-tables", "g8O"], ["--ncu-tables"]),
 ], ids=lambda v: "|".join(v) if isinstance(v, list) else None)
 def test_a_refused_experiment_creates_no_out_folder(work, argv, words):
     refused_untouched(work, "experiment", *argv, "--out", "report", words=tuple(words))
@@ -257,6 +260,26 @@ def test_numbers_in_digits_other_than_0_9_are_refused(work, argv):
 @pytest.mark.parametrize("n", ["1..5", "2^10,2^20", "2^10 2^20", "", "0", "2^41"])
 def test_show_and_history_take_one_size_in_range(work, command, n):
     refused_untouched(work, command, "--db", "grid.db", "--n", n)
+
+
+def test_best_names_the_database_it_was_given(work):
+    line = refused_untouched(work, "best", "--db", "grid.db", "--n", "2^20", "--device",
+                             "nosuch", words=("nosuch", "grid.db"))
+    assert ":memory:" not in line
+
+
+def test_the_runtime_benchmark_takes_ranged_numbers_in_digits_0_9(work):
+    before = snapshot(work)
+    for argv in (["--samples", ARABIC_1024[:2]], ["--samples", "1"],
+                 ["--sample-time", FULLWIDTH_1024[:1]], ["--sample-time", "0"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "reducetune.benchmarks.runtime", "--out", "bench", *argv],
+            capture_output=True, text=True, cwd=work, timeout=120,
+            env={**os.environ, "PYTHONPATH": PACKAGE_ROOT})
+        assert proc.returncode == 2 and "[range:" in proc.stderr, proc.stderr
+        refused(proc.returncode, proc.stderr.replace("python -m reducetune.benchmarks.runtime",
+                                                     "reducetune"), argv[0])
+    assert snapshot(work) == before
 
 
 def test_compile_refuses_an_unknown_family(work):

@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from reducetune import _core
 from reducetune.benchmarks import _runtime_report
+from reducetune.cli.args import SAMPLE_TIME_MAX_S, duration, integer, show_ranges
 from reducetune.evaluate.base import sampling_options, workload
 from reducetune.evaluate.gpu import GpuEvaluator
 from reducetune.runtime.reducer import Reducer, reduce
@@ -218,10 +219,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", help="results database (default: reducetune's own)")
     p.add_argument("--table", help="an exported JSON table (reducetune export json) instead")
     p.add_argument("--out", required=True, help="output prefix: PREFIX.json, .md, .png")
-    p.add_argument("--samples", type=int, default=200, help="calls timed per contender")
-    p.add_argument("--sample-time", type=float, default=0.3,
-                   help="the tuner protocol's sampling time cap per point (s)")
+    # the CLI's ranged types: a bad value is one line naming the range, digits 0-9 only
+    p.add_argument("--samples", type=integer(2, 1_000_000), default=200,
+                   help="calls timed per contender (at least 2: a noise needs two)")
+    p.add_argument("--sample-time", type=duration(0, SAMPLE_TIME_MAX_S, lo_open=True),
+                   default=0.3, help="the tuner protocol's sampling time cap per point (s)")
     p.add_argument("--quick", action="store_true", help="float32 sum at 2^10, 2^20 only")
+    show_ranges(p)
     a = p.parse_args(argv)
     cases = CASES[:1] if a.quick else CASES
     sizes = (1 << 10, 1 << 20) if a.quick else SIZES

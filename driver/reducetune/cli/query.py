@@ -56,18 +56,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     add_db(p)
 
 
-def _device_id(store: Any, device: str | None) -> dict[str, Any]:
-    """The stored device named by UUID, name or id; the first one when none is named."""
+def _device_id(store: Any, device: str | None, db: Path) -> dict[str, Any]:
+    """The stored device named by UUID, name or id; the first one when none is named. The
+    messages name db as given (a read-only store's own path may be another name for it)."""
     devices = store.devices()
     if not devices:
-        raise errors.StoreError(f"no device in {store.path}: run reducetune tune first")
+        raise errors.StoreError(f"no device in {db}: run reducetune tune first")
     if device is None:
         return dict(devices[0])
     for d in devices:
         if device in (d["uuid"], d["name"], str(d["id"])):
             return dict(d)
     raise errors.InvalidConfiguration(
-        f"no device '{device}' in {store.path} (known: {', '.join(d['name'] for d in devices)})")
+        f"no device '{device}' in {db} (known: {', '.join(d['name'] for d in devices)})")
 
 
 def cmd_best(args: argparse.Namespace) -> int:
@@ -76,7 +77,7 @@ def cmd_best(args: argparse.Namespace) -> int:
     if len(n) != 1:
         raise errors.InvalidConfiguration("--n takes one size")
     db = db_path(args)
-    dev = _device_id(open_store(db, read_only=True), args.device)
+    dev = _device_id(open_store(db, read_only=True), args.device, db)
 
     def ask(allow_flagged: bool, nondeterministic: bool) -> dict[str, Any] | None:
         return _core.catalog_best(str(db), dev["uuid"], args.dtype, args.op, n[0], allow_flagged,
@@ -110,7 +111,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     check_workload(args)
     n = one_size(args.n)
     store = open_store(db_path(args), read_only=True)
-    dev = _device_id(store, args.device)
+    dev = _device_id(store, args.device, db_path(args))
     rows = list(store.history(dev["id"], args.dtype, args.op, n))
     rows.sort(key=lambda r: (r["n"], r["status"] != "ok", r["median_s"] or float("inf")))
     if args.limit:

@@ -37,7 +37,7 @@ from typing import Any
 from reducetune._sizes import parse_sizes
 from reducetune._space import DTYPES as ALL_DTYPES
 from reducetune._space import Space
-from reducetune.cli.args import integer_list, name_list, sizes_text
+from reducetune.cli.args import integer_list, name_list, one_size, sizes_text
 from reducetune.evaluate.base import workload
 from reducetune.experiments._cascading_report import markdown, plot
 from reducetune.experiments._xp_common import add_common, databases, study_config, write_report
@@ -144,7 +144,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     sizes = parse_sizes(args.sizes) if args.sizes else SIZES
     passes = [] if args.passes_sizes == ["none"] else (
         parse_sizes(args.passes_sizes) if args.passes_sizes else PASSES_SIZES)
-    nested_max = parse_sizes([args.nested_max])[0] if args.nested_max else NESTED_MAX
+    nested_max = NESTED_MAX if args.nested_max is None else one_size(args.nested_max,
+                                                                      "--nested-max")
     return {"sizes": sizes, "dtypes": dtypes, "block_sizes": block_sizes,
             "passes_sizes": passes, "nested_max": nested_max}
 

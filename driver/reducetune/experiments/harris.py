@@ -163,6 +163,7 @@ def _ncu_points(args: argparse.Namespace, tables: list[SeedTable], runner: Any) 
 def run_from_args(args: argparse.Namespace) -> int:
     try:
         keys = name_list(args.tables, tuple(t.key for t in TABLES), "--tables")
+        name_list(args.ncu_tables, tuple(t.key for t in TABLES), "--ncu-tables")  # a typo
         tables = [table_named(k) for k in keys]
     except KeyError as e:
         raise InvalidConfiguration(f"--tables: no seed table {e} (known: "
