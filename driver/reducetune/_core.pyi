@@ -228,29 +228,8 @@ class Problem:
 
     def __repr__(self) -> str: ...
 
-def compile_jobs(arch: str = 'sm_90', all: bool = False, sample: int = 500, family: str = '', dtypes: Sequence[str] = [], ops: Sequence[str] = [], seed: int = 32199629485598068, threads: int = 0, batch: int = 0, cached_pass: bool = True) -> dict:
-    """
-    Compiles presets and a seeded sample (or all valid points); timings and failures.
-    """
-
-def compile_points(family: str, dtype: str, op: str, arch: int, points: Sequence[Mapping[str, int | str]]) -> list:
-    """
-    Compiles points of one space in a batch; failures are data (ok=False, error).
-    """
-
 @overload
-def precompile(points: list, arch: str = 'sm_90', threads: int = 0) -> dict:
-    """
-    Compiles the points' variants (Points or Point.to_dict()s) in parallel into the cache that evaluate() uses: {requested, compiled, cached, failed, failures: {variant label: error}, seconds, threads}.
-    """
-
-@overload
-def precompile(variant_labels: Sequence[str], arch: str = 'sm_90', threads: int = 0) -> dict: ...
-
-def query_device(ordinal: int = 0) -> dict:
-    """The device's identity and limits; DeviceError without a GPU."""
-
-def device_limits(ordinal: int = 0) -> DeviceLimits: ...
+def evaluate(variant_label: str, launch_label: str, workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 
 @overload
 def evaluate(point: Point, workload: dict, ordinal: int = 0, options: dict = {}) -> dict:
@@ -262,7 +241,28 @@ def evaluate(point: Point, workload: dict, ordinal: int = 0, options: dict = {})
 def evaluate(point: dict, workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 
 @overload
-def evaluate(variant_label: str, launch_label: str, workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
+def precompile(variant_labels: Sequence[str], arch: str = 'sm_90', threads: int = 0) -> dict: ...
+
+@overload
+def precompile(points: list, arch: str = 'sm_90', threads: int = 0) -> dict:
+    """
+    Compiles the points' variants (Points or Point.to_dict()s) in parallel into the cache that evaluate() uses: {requested, compiled, cached, failed, failures: {variant label: error}, seconds, threads}.
+    """
+
+def compile_jobs(arch: str = 'sm_90', all: bool = False, sample: int = 500, family: str = '', dtypes: Sequence[str] = [], ops: Sequence[str] = [], seed: int = 32199629485598068, threads: int = 0, batch: int = 0, cached_pass: bool = True) -> dict:
+    """
+    Compiles presets and a seeded sample (or all valid points); timings and failures.
+    """
+
+def compile_points(family: str, dtype: str, op: str, arch: int, points: Sequence[Mapping[str, int | str]]) -> list:
+    """
+    Compiles points of one space in a batch; failures are data (ok=False, error).
+    """
+
+def query_device(ordinal: int = 0) -> dict:
+    """The device's identity and limits; DeviceError without a GPU."""
+
+def device_limits(ordinal: int = 0) -> DeviceLimits: ...
 
 def evaluate_cub(workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 

@@ -55,7 +55,7 @@ def test_precompile_takes_points_and_their_plain_forms():
     assert got["requested"] == 1 and got["failed"] == 0
     assert got["compiled"] + got["cached"] == 1
     with pytest.raises(InvalidConfiguration, match="takes Points"):
-        _core.precompile([a.variant_label], "sm_90", 1)  # a label is not a point
+        _core.precompile([a, 3], "sm_90", 1)
 
 
 def test_evaluate_refuses_a_point_of_another_problem_before_any_device():
