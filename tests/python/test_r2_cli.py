@@ -128,11 +128,6 @@ def test_a_refused_experiment_creates_no_out_folder(work, argv, words):
     refused_untouched(work, "experiment", *argv, "--out", "report", words=tuple(words))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "root outside the CLI: the experiments read their side tables, studies and ceilings "
-    "through store/files.py connect_read_only (Python sqlite3, mode=ro), and a read-only "
-    "connection to a WAL file creates -wal/-shm that it cannot remove at close; the C++ "
-    "store's read-only open leaves none"))
 @pytest.mark.parametrize("experiment", ["harris", "cascading"])
 def test_an_experiment_leaves_no_wal_or_shm_beside_its_input(work, experiment):
     db = work / f"{experiment}.db"
@@ -140,6 +135,25 @@ def test_an_experiment_leaves_no_wal_or_shm_beside_its_input(work, experiment):
                        *(["--tables", "g80"] if experiment == "harris" else []), cwd=work)
     assert code == 0, err
     assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists()
+
+
+@pytest.mark.parametrize("folder_mode", [0o555, 0o755])
+def test_an_experiment_leaves_a_read_only_input_as_it_was(work, folder_mode):
+    inputs = work / "inputs"
+    inputs.mkdir()
+    db = inputs / "harris.db"
+    shutil.copyfile(work / "harris.db", db)
+    db.chmod(0o444)
+    inputs.chmod(folder_mode)
+    before = snapshot(inputs)
+    try:
+        code, _, err = run("experiment", "harris", "--replay", db, "--tables", "g80", "--out",
+                           work / "report", cwd=work)
+        after = snapshot(inputs)
+    finally:
+        inputs.chmod(0o755)
+    assert code == 0, err
+    assert after == before  # no -wal, no -shm, the same bytes
 
 
 @pytest.mark.parametrize("experiment", ["harris", "cascading", "transfer",
