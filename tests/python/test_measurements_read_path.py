@@ -110,3 +110,27 @@ def test_percent_of_agrees_with_the_cores_stored_percentages():
                for r in rows)
     assert percent_of(1.0, 0.0) is None and percent_of(None, 2.0) is None
     assert percent_of(1.0, 4.0) == 25.0
+
+
+def test_reading_leaves_no_wal_or_shm_and_a_read_only_copy_is_read(tmp_path):
+    # the recordings are WAL-mode files: a plain read-only sqlite3 connection would leave
+    # -wal and -shm beside them (store/files.py reads as the C++ store's readers do)
+    import shutil
+
+    from reducetune.store.files import ceilings_by_gpu, studies
+
+    db = tmp_path / "rec#1.db"  # a '#' in the name is a name, not a URI fragment
+    shutil.copy(H100, db)
+    assert len(studies(db)) == 2 and ceilings_by_gpu(db)
+    assert len(measurement_rows(db)) == 4608
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rec#1.db"]
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    shutil.copy(H100, folder / "rec.db")
+    (folder / "rec.db").chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        assert len(studies(folder / "rec.db")) == 2
+        assert sorted(p.name for p in folder.iterdir()) == ["rec.db"]
+    finally:
+        folder.chmod(0o755)

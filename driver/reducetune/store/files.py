@@ -3,8 +3,9 @@ names and configs, the streaming ceilings by GPU, whether a file holds any resul
 VACUUM before a recording is packed. SQL on a results file lives here and in the other
 modules of ``reducetune.store``, nowhere else in the driver (tests/python/test_import_graph.py).
 
-Reads open the file read-only through a ``file:`` URI built by ``Path.as_uri`` (so ``#``,
-``?`` and ``%`` in a name are a name, never a URI's query or fragment).
+Reads open the file as the C++ store's readers do (``connect_read_only``), through a ``file:``
+URI built by ``Path.as_uri`` (so ``#``, ``?`` and ``%`` in a name are a name, never a URI's
+query or fragment), and leave no -wal or -shm beside it.
 """
 
 from __future__ import annotations
@@ -21,12 +22,37 @@ from reducetune.errors import StoreError
 __all__ = ["connect_read_only", "holds_no_results", "studies", "ceilings_by_gpu", "vacuum"]
 
 
+def _writable(p: Path) -> bool:
+    return os.access(p, os.W_OK) and bool(p.stat().st_mode & 0o222)
+
+
 def connect_read_only(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """A read-only connection to the file at path (never created, never written)."""
+    """A connection that only reads the file at path (never created, never written), by the
+    C++ store's rule (db/read_only.cpp ``open_reader``): a -wal with frames is read through
+    (commits not yet in the file included); a file or folder that cannot be written, which
+    nothing else can be writing either, is opened immutable (no -wal, -shm or locks); else a
+    read-write connection that never writes (query_only), which removes the -wal and -shm it
+    made on close, where a read-only one would leave them beside the file."""
     p = Path(path)
     if not p.exists():
         raise StoreError(f"no database at {p}")
-    return sqlite3.connect(p.resolve().as_uri() + "?mode=ro", uri=True, timeout=30)
+    uri = p.resolve().as_uri()  # '#', '?' and '%' in the name percent-encoded
+    wal = Path(f"{p}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        con = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30)
+        try:
+            con.execute("SELECT count(*) FROM sqlite_schema")  # reads the WAL's index now
+        except sqlite3.Error as e:
+            con.close()
+            raise StoreError(f"{p} has a write-ahead log ({wal}) that cannot be read here "
+                             f"({e}): make its folder writable, or copy the file with its "
+                             "-wal to a writable folder") from e
+        return con
+    if not (_writable(p) and _writable(p.resolve().parent)):
+        return sqlite3.connect(uri + "?immutable=1", uri=True, timeout=30)
+    con = sqlite3.connect(uri + "?mode=rw", uri=True, timeout=30)
+    con.execute("PRAGMA query_only = 1")
+    return con
 
 
 def holds_no_results(path: str | os.PathLike[str]) -> bool:
