@@ -98,8 +98,9 @@ void bind_point_class(nb::module_ &m) {
            "precompile() take it as they take the Point).")
       .def("__eq__", [](const py_point &a, const py_point &b) { return a.p == b.p; })
       .def("__hash__",
-           [](const py_point &p) {
-             return std::hash<std::string>{}(p.variant_label() + "/" + p.launch_label());
+           [](const py_point &p) { // of the typed values, as __eq__ compares them
+             return std::hash<rt::variant>{}(p.p.compile) * 1099511628211ull ^
+                    std::hash<rt::launch_config>{}(p.p.launch);
            })
       .def("__repr__", [](const py_point &p) {
         return "Point(" + p.variant_label() + ", " + p.launch_label() + ")";
