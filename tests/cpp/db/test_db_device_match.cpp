@@ -64,9 +64,12 @@ std::vector<query> queries() {
     for (const std::string name : {std::string(), h100, std::string("NVIDIA H200"),
                                    std::string("NVIDIA A100"), std::string("unknown")})
       for (const int cc : {0, 75, 80, 90})
-        for (const auto &[dtype, op] : std::vector<std::pair<std::string, std::string>>{
-                 {"float32", "sum"}, {"float64", "sum"}, {"int32", "max"}, {"int64", "sum"},
-                 {"float16", "sum"}})
+        for (const auto &[dtype, op] :
+             std::vector<std::pair<std::string, std::string>>{{"float32", "sum"},
+                                                              {"float64", "sum"},
+                                                              {"int32", "max"},
+                                                              {"int64", "sum"},
+                                                              {"float16", "sum"}})
           out.push_back({uuid, name, cc, dtype, op});
   return out;
 }
@@ -77,8 +80,7 @@ std::string run(const std::string &command) {
   REQUIRE(p != nullptr);
   std::array<char, 4096> buf{};
   std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0)
-    out.append(buf.data(), n);
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
   INFO(command << "\n" << out);
   REQUIRE(::pclose(p) == 0);
   return out;
@@ -135,7 +137,7 @@ TEST_CASE("the rule's order: UUID, then name, then compute capability; a model w
   CHECK(block_of({"GPU-c", h100, 80, "float32", "sum"}) == "512");           // UUID before name
   CHECK(block_of({"GPU-x", "NVIDIA A100", 90, "float32", "sum"}) == "64");   // name before cc
   CHECK(block_of({"GPU-x", "unknown", 80, "float32", "sum"}) == "64");       // cc alone
-  CHECK(block_of({"", h100, 0, "float64", "sum"}) == "256"); // a lacks it: b, of the same name
+  CHECK(block_of({"", h100, 0, "float64", "sum"}) == "256");   // a lacks it: b, of the same name
   CHECK(block_of({"GPU-a", "", 90, "int64", "sum"}) == "512"); // a lacks it: cc 9.0's c
   CHECK(block_of({"GPU-a", "", 0, "float16", "sum"}) == "none");
   CHECK(block_of({"", "", 75, "float32", "sum"}) == "none");

@@ -40,7 +40,10 @@ template <class T> T read_at(const std::string &image, std::uint64_t offset) {
 // {section name: size} of an ELF64 image (the cubin NVRTC writes). `.nv.shared.<kernel>` is
 // a NOBITS section whose size is that kernel's static shared memory.
 std::map<std::string, std::uint64_t> elf_section_sizes(const std::string &image) {
-  if (image.compare(0, 4, "\x7f" "ELF") != 0 || read_at<std::uint8_t>(image, 4) != 2)
+  if (image.compare(0, 4,
+                    "\x7f"
+                    "ELF") != 0 ||
+      read_at<std::uint8_t>(image, 4) != 2)
     throw std::runtime_error("not an ELF64 image");
   const auto shoff = read_at<std::uint64_t>(image, 0x28);
   const auto shentsize = read_at<std::uint16_t>(image, 0x3a);
@@ -67,15 +70,13 @@ constexpr std::uint64_t reserved_window = 1024;
 // The largest static shared memory of the point's kernels (init, pass, final): a block of
 // each runs with the point's block size, so the family's figure must cover the largest. A
 // batch shares one program among several points: only this request's kernels count.
-std::uint64_t static_shared_bytes(const compiled_program &program,
-                                  const compile_request &request) {
+std::uint64_t static_shared_bytes(const compiled_program &program, const compile_request &request) {
   const auto sections = elf_section_sizes(program.cubin);
   const std::uint64_t reserved = sections.count(".nv.shared.reserved.0") ? reserved_window : 0;
   std::uint64_t most = 0;
   for (const auto &expression : request.name_expressions) {
     const auto it = sections.find(".nv.shared." + program.mangled(expression));
-    if (it == sections.end())
-      continue;
+    if (it == sections.end()) continue;
     REQUIRE(it->second >= reserved); // the reserved window is there, or this reading is wrong
     most = std::max(most, it->second - reserved);
   }
@@ -110,8 +111,7 @@ TEST_CASE("every preset's shared_bytes is its kernels' static shared memory in t
           points.push_back(
               {"sampled " + to_label(f, v), point{v, s.valid_launch_configs(v).at(0)}, false});
         std::vector<compile_request> requests;
-        for (const auto &c : points)
-          requests.push_back(request_for(f, c.p.compile, arch));
+        for (const auto &c : points) requests.push_back(request_for(f, c.p.compile, arch));
         const auto outcomes = jit.compile_batch(requests);
         for (std::size_t i = 0; i < points.size(); ++i) {
           const auto &[name, p, exact] = points[i];

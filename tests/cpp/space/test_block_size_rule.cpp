@@ -24,16 +24,15 @@ TEST_CASE("every embedded family's presets are refused by the built-in block-siz
   device_limits small = device_limits::for_arch("sm_90");
   small.max_threads_per_block = 16; // below every declared block size
   for (const auto &f : family::load_all(template_library::embedded())) {
-    if (f.find_parameter("block_size") == nullptr)
-      continue;
+    if (f.find_parameter("block_size") == nullptr) continue;
     const search_space s(f, dtype::int32, reduce_op::sum, small);
     for (const auto &p : s.presets()) {
       INFO("family " << f.name << ", preset " << p.name);
       const auto r = s.check(p.point, p.launch);
       bool refused_for_threads = false;
       for (const auto &failure : r.failures)
-        refused_for_threads = refused_for_threads ||
-                              failure.expr == "block_size <= max_threads_per_block";
+        refused_for_threads =
+            refused_for_threads || failure.expr == "block_size <= max_threads_per_block";
       CHECK(refused_for_threads);
     }
   }

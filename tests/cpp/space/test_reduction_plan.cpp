@@ -36,8 +36,7 @@ unsigned expected_launches(protocol p, const grid_rule &grid, std::uint64_t n) {
     return 1;
   case protocol::multipass: {
     unsigned passes = 1;
-    for (std::uint64_t m = n; grid(m) > 1; m = grid(m))
-      ++passes;
+    for (std::uint64_t m = n; grid(m) > 1; m = grid(m)) ++passes;
     return passes;
   }
   }
@@ -64,9 +63,9 @@ void check_steps_fit_scratch(const reduction_plan &plan, std::uint64_t n, std::u
   };
   for (const planned_step &st : plan.steps) {
     CHECK(st.grid >= 1);
-    CHECK(st.n * elem <= bytes_of(st.in));  // it reads n elements of its input
+    CHECK(st.n * elem <= bytes_of(st.in)); // it reads n elements of its input
     const std::uint64_t written = st.out == buffer_slot::out ? elem : st.grid * elem;
-    CHECK(written <= bytes_of(st.out));    // one element per block, or the result
+    CHECK(written <= bytes_of(st.out)); // one element per block, or the result
     if (st.role == kernel_role::pass && st.out != buffer_slot::out)
       CHECK(st.grid * elem <= bytes_of(st.partials));
     if (st.role == kernel_role::pass)
@@ -82,10 +81,12 @@ void check_steps_fit_scratch(const reduction_plan &plan, std::uint64_t n, std::u
 TEST_CASE("the launch count and the scratch of every protocol are those of its steps, from "
           "n = 1 to beyond 2^32",
           "[space][plan]") {
-  const std::vector<std::uint64_t> sizes = {1,       2,          255,     256,
-                                            257,     1000,       65535,   65537,
-                                            1000003, (1u << 24) + 7, 1ull << 30,
-                                            (1ull << 33) + 1};
+  const std::vector<std::uint64_t> sizes = {1,          2,
+                                            255,        256,
+                                            257,        1000,
+                                            65535,      65537,
+                                            1000003,    (1u << 24) + 7,
+                                            1ull << 30, (1ull << 33) + 1};
   for (const std::uint64_t cap : {std::uint64_t{0}, std::uint64_t{132 * 4}})
     for (const protocol p : all_protocols)
       for (const std::uint64_t n : sizes)

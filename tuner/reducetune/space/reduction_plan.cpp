@@ -19,8 +19,7 @@ void plan_multipass(const grid_rule &grid_of, std::uint64_t n, reduction_plan &p
                                   " blocks for n = " + std::to_string(n));
     const buffer_slot out = g == 1 ? buffer_slot::out : next;
     plan.steps.push_back({kernel_role::pass, g, false, in, out, buffer_slot::partials, n});
-    if (g == 1)
-      return;
+    if (g == 1) return;
     in = out;
     n = g;
   }
@@ -28,7 +27,7 @@ void plan_multipass(const grid_rule &grid_of, std::uint64_t n, reduction_plan &p
 
 void plan_steps(protocol proto, const grid_rule &grid_of, std::uint64_t n, reduction_plan &plan) {
   const std::uint64_t grid = plan.first_grid;
-  const planned_step pass{kernel_role::pass, grid, false, buffer_slot::input, buffer_slot::out,
+  const planned_step pass{kernel_role::pass,     grid, false, buffer_slot::input, buffer_slot::out,
                           buffer_slot::partials, n};
   switch (proto) {
   case protocol::multipass:
@@ -36,8 +35,8 @@ void plan_steps(protocol proto, const grid_rule &grid_of, std::uint64_t n, reduc
     return;
   case protocol::two_pass:
     if (grid == 1) { // the one block's partial is the result: let it land in out
-      plan.steps.push_back({kernel_role::pass, 1, false, buffer_slot::input, buffer_slot::out,
-                            buffer_slot::out, n});
+      plan.steps.push_back(
+          {kernel_role::pass, 1, false, buffer_slot::input, buffer_slot::out, buffer_slot::out, n});
       return;
     }
     plan.steps.push_back(pass);
@@ -80,10 +79,8 @@ unsigned checked_grid(std::uint64_t blocks, std::uint64_t n) {
 
 reduction_plan plan_reduction_steps(protocol proto, const grid_rule &grid_of, std::uint64_t n,
                                     std::size_t element_bytes, bool in_place) {
-  if (n == 0)
-    throw invalid_configuration("a reduction needs n >= 1 elements");
-  if (!grid_of)
-    throw invalid_configuration("the launch plan has no grid expression");
+  if (n == 0) throw invalid_configuration("a reduction needs n >= 1 elements");
+  if (!grid_of) throw invalid_configuration("the launch plan has no grid expression");
   reduction_plan plan;
   plan.first_grid = checked_grid(grid_of(n), n);
   plan_steps(proto, grid_of, n, plan);
@@ -91,10 +88,8 @@ reduction_plan plan_reduction_steps(protocol proto, const grid_rule &grid_of, st
   reduction_scratch &s = plan.scratch;
   s.out = element_bytes;
   s.partials = plan.first_grid * element_bytes;
-  if (proto == protocol::multipass)
-    s.ping = s.pong = plan.first_grid * element_bytes;
-  if (in_place)
-    s.input_copy = n * element_bytes;
+  if (proto == protocol::multipass) s.ping = s.pong = plan.first_grid * element_bytes;
+  if (in_place) s.input_copy = n * element_bytes;
   s.ticket = sizeof(unsigned);
   return plan;
 }

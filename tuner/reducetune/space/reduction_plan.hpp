@@ -26,18 +26,17 @@ struct planned_step {
   kernel_role role = kernel_role::pass;
   std::uint64_t grid = 1;
   bool single_thread = false; // the atomic identity init: one block of one thread, no shared
-  buffer_slot in = buffer_slot::input, out = buffer_slot::out,
-              partials = buffer_slot::partials;
+  buffer_slot in = buffer_slot::input, out = buffer_slot::out, partials = buffer_slot::partials;
   std::uint64_t n = 0; // elements the step reduces
 };
 
 // Bytes of device scratch a reduction of n elements needs, per buffer (0: not needed).
 struct reduction_scratch {
-  std::uint64_t out = 0;        // one element: the result (every protocol's step writes it)
-  std::uint64_t partials = 0;   // one element per block of the first pass
+  std::uint64_t out = 0;            // one element: the result (every protocol's step writes it)
+  std::uint64_t partials = 0;       // one element per block of the first pass
   std::uint64_t ping = 0, pong = 0; // multipass: one element per block of the first pass each
-  std::uint64_t input_copy = 0; // in-place kernels reduce a copy of the n inputs
-  std::uint64_t ticket = 0;     // the ticket counter (an unsigned), allocated for every protocol
+  std::uint64_t input_copy = 0;     // in-place kernels reduce a copy of the n inputs
+  std::uint64_t ticket = 0; // the ticket counter (an unsigned), allocated for every protocol
   [[nodiscard]] std::uint64_t total() const noexcept {
     return out + partials + ping + pong + input_copy + ticket;
   }
