@@ -17,7 +17,10 @@ const std::vector<std::string> &builtin_identifiers() {
                                                  "max_shared_per_block",
                                                  "sm_count",
                                                  "warp_size",
-                                                 "n"};
+                                                 "n",
+                                                 "outer",
+                                                 "r",
+                                                 "inner"};
   return names;
 }
 
@@ -40,6 +43,10 @@ scope builtin_scope(dtype t, reduce_op o, const device_limits &limits) {
   s.set("max_shared_per_block", limits.max_shared_per_block);
   s.set("sm_count", std::int64_t{limits.sm_count});
   s.set("warp_size", std::int64_t{limits.warp_size});
+  // The whole array (1, n, 1): r is evaluated only where n is bound, as n itself is.
+  s.set("outer", std::int64_t{1});
+  s.set("inner", std::int64_t{1});
+  s.bind("r", expression::parse("n"));
   return s;
 }
 

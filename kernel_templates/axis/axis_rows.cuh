@@ -1,0 +1,85 @@
+// Rows reduced by lanes of one warp (thread, group, warp strategies) or by whole blocks
+// (block, split strategies). An output j = o * inner + i reduces the row
+// in[(o * r + k) * inner + i], k in [0, r).
+//
+//   rows_by_lanes   L lanes per row (L = 1: a thread per output; 2..16: sub-warp groups, 32/L
+//                   rows per warp; 32: a warp per row); the lanes' partials meet in a shuffle
+//                   tree of log2(L) steps.
+//   rows_by_blocks  S blocks per row: block s of a row reduces the segment
+//                   [s * ceil(r/S), (s+1) * ceil(r/S)) and its threads' partials meet in
+//                   rt::block_reduce (per-warp shuffles, one partial per warp through shared
+//                   memory). S = 1 writes the output; S > 1 writes partials[s * outputs + j]
+//                   and final_pass (axis.cuh) combines the S partials of each output in s
+//                   order. No atomics: every point is run_to_run.
+//
+// Both loop over their work with a grid stride, so any grid is correct and no reduction
+// order depends on the grid or on how many rows there are: only on r and the point.
+#pragma once
+
+#include "axis/axis_thread.cuh"
+#include "common/rt_block.cuh"
+
+namespace rt {
+namespace axis {
+
+// The L lanes of a group combine their partials into the group's first lane.
+template <class A, class Op, unsigned L> __device__ __forceinline__ A group_reduce(A v) {
+  const Op op{};
+#pragma unroll
+  for (unsigned off = L / 2; off > 0; off >>= 1) v = op(v, __shfl_down_sync(full_mask, v, off, L));
+  return v;
+}
+
+template <class T, class Op, unsigned BS, unsigned L, unsigned UNROLL, unsigned VEC>
+__device__ __forceinline__ void rows_by_lanes(const T *__restrict__ in, T *out,
+                                              unsigned long long outer, unsigned long long r,
+                                              unsigned long long inner) {
+  static_assert(L >= 1 && L <= 32 && (L & (L - 1)) == 0, "lanes per row divide a warp");
+  static_assert(BS % 32 == 0, "whole warps");
+  constexpr unsigned rows_per_warp = 32 / L, rows_per_block = BS / L;
+  const unsigned long long outputs = outer * inner;
+  const unsigned lane = threadIdx.x % 32;
+  // The loop bound is the warp's first row, so every lane of a warp runs the same iterations:
+  // the shuffles need all 32.
+  for (unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * rows_per_block +
+                                 (threadIdx.x / 32) * rows_per_warp;
+       base < outputs; base += static_cast<unsigned long long>(gridDim.x) * rows_per_block) {
+    const unsigned long long j = base + lane / L;
+    acc_t<T> v = Op::template identity<acc_t<T>>();
+    if (j < outputs) {
+      const unsigned long long o = j / inner, i = j % inner;
+      v = lane_reduce<T, Op, L, UNROLL, VEC>(in + o * r * inner + i, r, inner, lane % L);
+    }
+    if constexpr (L > 1) v = group_reduce<acc_t<T>, Op, L>(v);
+    if (lane % L == 0 && j < outputs) out[j] = from_acc<T>(v);
+  }
+}
+
+template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC, unsigned S>
+__device__ __forceinline__ void rows_by_blocks(const T *__restrict__ in, T *out,
+                                               unsigned long long outer, unsigned long long r,
+                                               unsigned long long inner, acc_t<T> *partials) {
+  using A = acc_t<T>;
+  constexpr warp_strategy W = warp_strategy::shuffle;
+  constexpr block_strategy B = block_strategy::warp_partials;
+  __shared__ A s[block_reduce_slots<BS, W, B>()];
+  const unsigned long long outputs = outer * inner, chunk = ceil_div(r, S);
+  for (unsigned long long b = blockIdx.x; b < outputs * S; b += gridDim.x) {
+    const unsigned long long j = b / S, part = b % S;
+    const unsigned long long o = j / inner, i = j % inner;
+    const unsigned long long k0 = min_u64(r, part * chunk), cnt = min_u64(r, k0 + chunk) - k0;
+    const A v = lane_reduce<T, Op, BS, UNROLL, VEC>(in + (o * r + k0) * inner + i, cnt, inner,
+                                                    threadIdx.x);
+    const A total = block_reduce<A, Op, BS, W, B>(v, s);
+    if (threadIdx.x == 0) {
+      if constexpr (S == 1)
+        out[j] = from_acc<T>(total);
+      else
+        partials[part * outputs + j] = total;
+    }
+    __syncthreads(); // the next row's block_reduce reuses s
+  }
+}
+
+} // namespace axis
+} // namespace rt

@@ -1,0 +1,112 @@
+// Column tiles (the tile strategy), for inner > 1: a block of BS threads is L lanes along
+// inner times W = BS / L rows along r. Lane tx owns VEC adjacent columns c0 .. c0 + VEC - 1
+// of a tile of L * VEC columns; row ty of the block takes k = ty, ty + W, ... of its segment,
+// UNROLL loads in flight. Neighbouring lanes read neighbouring columns, so each k is one
+// contiguous L * VEC-element read.
+//
+// The W partials of a column meet in a shared-memory tree over ty (log2(W) levels, the same
+// for every column). Vector loads are used where every row of the tile is aligned (inner a
+// multiple of VEC and an aligned input) and the tile is whole; elsewhere the same elements
+// are loaded one by one. Either way each column combines the same elements in the same
+// order: the order depends on r and the point alone (batch_invariant, whatever VEC is).
+//
+// S > 1 splits r across S blocks as rows_by_blocks does, with the same partials layout and
+// final_pass.
+#pragma once
+
+#include "axis/axis_thread.cuh"
+
+namespace rt {
+namespace axis {
+
+// Lane tx's VEC columns over the rows ty, ty + W, ... of a segment of cnt rows.
+template <class T, class Op, unsigned W, unsigned UNROLL, unsigned VEC, bool Vector>
+__device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned long long cnt,
+                                             unsigned long long inner, unsigned columns,
+                                             unsigned ty, acc_t<T> (&acc)[VEC]) {
+  const Op op{};
+  unsigned long long k = ty;
+  for (; k + (UNROLL - 1) * W < cnt; k += UNROLL * W) {
+    vec<T, VEC> x[UNROLL];
+#pragma unroll
+    for (unsigned u = 0; u < UNROLL; ++u) {
+      const T *row = p + (k + u * W) * inner;
+      if constexpr (Vector)
+        x[u] = *reinterpret_cast<const vec<T, VEC> *>(row);
+      else
+#pragma unroll
+        for (unsigned e = 0; e < VEC; ++e) x[u].v[e] = e < columns ? row[e] : T(0);
+    }
+#pragma unroll
+    for (unsigned u = 0; u < UNROLL; ++u)
+#pragma unroll
+      for (unsigned e = 0; e < VEC; ++e) acc[e] = op(acc[e], to_acc(x[u].v[e]));
+  }
+#pragma unroll
+  for (unsigned u = 0; u < UNROLL; ++u)
+    if (k + u * W < cnt) {
+      const T *row = p + (k + u * W) * inner;
+#pragma unroll
+      for (unsigned e = 0; e < VEC; ++e)
+        if (e < columns) acc[e] = op(acc[e], to_acc(row[e]));
+    }
+}
+
+template <class T, class Op, unsigned BS, unsigned L, unsigned UNROLL, unsigned VEC, unsigned S>
+__device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
+                                             unsigned long long outer, unsigned long long r,
+                                             unsigned long long inner, acc_t<T> *partials) {
+  using A = acc_t<T>;
+  static_assert(L >= 1 && L <= BS && BS % L == 0, "lanes along inner divide the block");
+  constexpr unsigned W = BS / L, width = L * VEC;
+  __shared__ A s[W > 1 ? BS * VEC : 1];
+  const Op op{};
+  const unsigned tx = threadIdx.x % L, ty = threadIdx.x / L;
+  const unsigned long long outputs = outer * inner, tiles = ceil_div(inner, width),
+                           chunk = ceil_div(r, S);
+  const bool aligned = VEC > 1 && inner % VEC == 0 &&
+                       reinterpret_cast<unsigned long long>(in) % (VEC * sizeof(T)) == 0;
+  for (unsigned long long b = blockIdx.x; b < outer * tiles * S; b += gridDim.x) {
+    const unsigned long long t = b / S, part = b % S, o = t / tiles;
+    const unsigned long long c0 = (t % tiles) * width + tx * VEC;
+    const unsigned long long k0 = min_u64(r, part * chunk), cnt = min_u64(r, k0 + chunk) - k0;
+    const unsigned columns = c0 < inner ? static_cast<unsigned>(min_u64(VEC, inner - c0)) : 0;
+    A acc[VEC];
+#pragma unroll
+    for (unsigned e = 0; e < VEC; ++e) acc[e] = Op::template identity<A>();
+    const T *p = in + (o * r + k0) * inner + c0;
+    if (aligned && columns == VEC)
+      tile_columns<T, Op, W, UNROLL, VEC, true>(p, cnt, inner, columns, ty, acc);
+    else if (columns > 0)
+      tile_columns<T, Op, W, UNROLL, VEC, false>(p, cnt, inner, columns, ty, acc);
+    if constexpr (W > 1) {
+#pragma unroll
+      for (unsigned e = 0; e < VEC; ++e) s[ty * width + tx * VEC + e] = acc[e];
+      __syncthreads();
+#pragma unroll
+      for (unsigned h = W / 2; h > 0; h >>= 1) {
+        if (ty < h)
+#pragma unroll
+          for (unsigned e = 0; e < VEC; ++e) {
+            const unsigned at = ty * width + tx * VEC + e;
+            s[at] = op(s[at], s[at + h * width]);
+          }
+        __syncthreads();
+      }
+#pragma unroll
+      for (unsigned e = 0; e < VEC; ++e) acc[e] = s[tx * VEC + e];
+      __syncthreads(); // every lane has read its result before the next tile writes s
+    }
+    if (ty == 0)
+      for (unsigned e = 0; e < columns; ++e) {
+        const unsigned long long j = o * inner + c0 + e;
+        if constexpr (S == 1)
+          out[j] = from_acc<T>(acc[e]);
+        else
+          partials[part * outputs + j] = acc[e];
+      }
+  }
+}
+
+} // namespace axis
+} // namespace rt

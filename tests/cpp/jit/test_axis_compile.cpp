@@ -1,0 +1,175 @@
+// The axis family (kernel_templates/axis, issue 26): every preset and a seeded sample of its
+// points compile with NVRTC for sm_90 for every element type and operator, invalid points
+// are refused with their reason before any compile, and the shape built-ins give the grid the
+// family declares. No GPU needed; tests/cpp/gpu_test_axis.cpp runs the kernels.
+#include "catch.hpp"
+
+#include "reducetune/jit/compiler.hpp"
+#include "reducetune/jit/space_jobs.hpp"
+#include "reducetune/jit/variant_request.hpp"
+#include "reducetune/space/builtins.hpp"
+#include "reducetune/space/problem.hpp"
+#include "reducetune/space/space.hpp"
+
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace reducetune;
+
+namespace {
+
+const device_limits sm90 = device_limits::for_arch("sm_90");
+
+family axis_family() { return family::load(template_library::embedded(), "axis"); }
+
+// The point with `values` by name, the others at their defaults.
+point axis_point(const search_space &s, const parameter_map &values) {
+  return s.point_of(values);
+}
+
+// The family's grid for a point at a shape, bound as a shape-aware caller binds it.
+std::int64_t grid_at(const search_space &s, const point &p, reduction_shape shape) {
+  scope sc = s.scope_for(p.compile, p.launch);
+  sc.set("outer", static_cast<std::int64_t>(shape.outer));
+  sc.set("r", static_cast<std::int64_t>(shape.r));
+  sc.set("inner", static_cast<std::int64_t>(shape.inner));
+  sc.set("n", static_cast<std::int64_t>(shape.outer * shape.r * shape.inner));
+  return s.decl().grid.eval_int(sc);
+}
+
+std::int64_t let_of(const search_space &s, const point &p, const std::string &name) {
+  return expression::parse(name).eval_int(s.scope_for(p.compile, p.launch));
+}
+
+} // namespace
+
+TEST_CASE("Every axis preset is a valid point for every type and operator, and compiles for "
+          "sm_90 with a sample of the space",
+          "[jit][axis][slow]") {
+  const family f = axis_family();
+  REQUIRE(f.presets.size() >= 6);
+  std::vector<compile_request> requests;
+  std::vector<std::string> labels;
+  std::set<std::string> strategies;
+  for (const dtype t : all_dtypes)
+    for (const reduce_op o : all_ops) {
+      const search_space s(f, t, o, sm90);
+      for (const auto &p : s.presets()) {
+        INFO(p.name << " " << to_string(t) << "." << to_string(o));
+        REQUIRE(s.check(p.point, p.launch).reasons() == "");
+        strategies.insert(to_string(p.point.values.front()));
+        requests.push_back(request_for(f, p.point, 90));
+        labels.push_back(to_label(f, p.point));
+      }
+      for (const auto &v : s.sample(3, search_space::default_seed + requests.size())) {
+        REQUIRE(s.check(v).ok());
+        requests.push_back(request_for(f, v, 90));
+        labels.push_back(to_label(f, v));
+      }
+    }
+  // Each strategy has at least one preset (the GPU test runs each strategy through them).
+  REQUIRE(strategies ==
+          std::set<std::string>{"thread", "group", "warp", "block", "split", "tile"});
+
+  compiler c(template_library::embedded());
+  const auto outcomes = c.compile_batch(requests);
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (!outcomes[i].program) {
+      ++failed;
+      UNSCOPED_INFO(labels[i] << ": " << outcomes[i].error.substr(0, 3000));
+      continue;
+    }
+    REQUIRE(outcomes[i].program->cubin.compare(0, 4, "\x7f" "ELF") == 0);
+    // Both roles are in the image: the finish kernel of split > 1 included.
+    for (const auto &name : requests[i].name_expressions)
+      REQUIRE(outcomes[i].program->mangled(name).find("axis") != std::string::npos);
+  }
+  REQUIRE(failed == 0);
+}
+
+TEST_CASE("An invalid axis point is refused with its reason and never selected for compiling",
+          "[jit][axis]") {
+  const family f = axis_family();
+  const search_space s(f, dtype::int64, reduce_op::sum, sm90);
+  const auto reasons = [&](const parameter_map &values) {
+    return s.check(axis_point(s, values)).reasons();
+  };
+  CHECK(reasons({{"strategy", std::string("warp")}, {"vec", std::int64_t{4}}})
+            .find("at most 16 bytes") != std::string::npos);
+  CHECK(reasons({{"strategy", std::string("thread")}, {"lanes", std::int64_t{4}}})
+            .find("one lane") != std::string::npos);
+  CHECK(reasons({{"strategy", std::string("group")}, {"lanes", std::int64_t{32}}})
+            .find("2 to 16 lanes") != std::string::npos);
+  CHECK(reasons({{"strategy", std::string("warp")}, {"lanes", std::int64_t{8}}})
+            .find("32 lanes") != std::string::npos);
+  CHECK(reasons({{"strategy", std::string("split")}, {"lanes", std::int64_t{1}}})
+            .find("at least 2 blocks") != std::string::npos);
+  CHECK(reasons({{"strategy", std::string("block")}, {"lanes", std::int64_t{1}},
+                 {"split", std::int64_t{4}}})
+            .find("only split and tile") != std::string::npos);
+  CHECK(reasons({{"strategy", std::string("tile")}, {"lanes", std::int64_t{8}},
+                 {"split", std::int64_t{4}}}) == "");
+
+  job_selection selection;
+  selection.family = "axis";
+  selection.dtypes = {dtype::int64};
+  selection.ops = {reduce_op::sum};
+  selection.sample = 100;
+  const auto jobs = select_jobs(template_library::embedded(), sm90, selection);
+  REQUIRE(jobs.size() >= 100);
+  for (const auto &j : jobs)
+    REQUIRE(s.check(parse_variant_label(f, j.label)).ok());
+}
+
+TEST_CASE("The axis grid is a function of the shape built-ins, and the whole array is "
+          "(1, n, 1) where only n is bound",
+          "[space][axis]") {
+  for (const char *name : {"outer", "r", "inner", "n"})
+    CHECK(is_builtin_identifier(name));
+  const family f = axis_family();
+  const search_space s(f, dtype::float32, reduce_op::sum, sm90);
+  const auto preset = [&](const std::string &name) {
+    for (const auto &p : s.presets())
+      if (p.name == name)
+        return point{p.point, p.launch};
+    FAIL("no preset " << name);
+    return point{};
+  };
+  // thread: 256 outputs per block; group of 8 lanes: 32 rows per block; warp: 8 per block.
+  CHECK(grid_at(s, preset("thread_columns"), {1, 1000, 1025}) == 5);
+  CHECK(grid_at(s, preset("group_short_rows"), {1000, 17, 1}) == 32);
+  CHECK(grid_at(s, preset("warp_rows"), {1000, 4097, 1}) == 125);
+  CHECK(grid_at(s, preset("block_rows"), {7, 100, 3}) == 21);
+  CHECK(grid_at(s, preset("split_long_rows"), {3, 1 << 20, 1}) == 24);
+  // tile: 32 lanes x 2 columns = 64 columns per tile, per outer, per split.
+  CHECK(grid_at(s, preset("tile_columns"), {3, 100, 130}) == 9);
+  CHECK(grid_at(s, preset("tile_columns_split"), {1, 1 << 20, 16}) == 8);
+
+  const point warp = preset("warp_rows");
+  const launch_plan plan = s.plan_launch(warp.compile, warp.launch);
+  CHECK(plan.grid_for(1000) == 1); // one row of 1000: one warp of one block
+  CHECK(plan.kernels.count("final") == 1);
+}
+
+TEST_CASE("The axis family says which points are batch_invariant and that every point uses "
+          "the axis ABI",
+          "[space][axis]") {
+  const family f = axis_family();
+  const search_space s(f, dtype::float64, reduce_op::sum, sm90);
+  for (const auto &p : s.presets()) {
+    INFO(p.name);
+    const point q{p.point, p.launch};
+    CHECK(s.scope_for(q.compile, q.launch).get("abi") == value{std::string("axis")});
+    CHECK(let_of(s, q, "batch_invariant") == (p.name == "warp_rows_vec2" ? 0 : 1));
+    CHECK(s.determinism_of(q) == determinism::run_to_run);
+  }
+  // A row strategy with vector loads meets its elements by the row's alignment: not invariant;
+  // a tile's vectors run along inner, so each column's order is still k order.
+  CHECK(let_of(s, s.point_of({{"strategy", std::string("block")}, {"lanes", std::int64_t{1}},
+                               {"vec", std::int64_t{2}}}),
+               "batch_invariant") == 0);
+  CHECK(let_of(s, s.point_of({{"strategy", std::string("tile")}, {"vec", std::int64_t{2}}}),
+               "batch_invariant") == 1);
+}
