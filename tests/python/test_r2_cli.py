@@ -366,3 +366,25 @@ def test_runtime_benchmark_records_the_commit_and_the_protocol():
     assert doc["commit"] == want and doc["commit"]
     assert "200 calls per contender" in doc["protocol"]["application"]
     assert "0.3 s" in doc["protocol"]["tuner"] and "L2" in doc["protocol"]["tuner"]
+
+
+def test_runtime_report_shows_the_commit_protocol_and_noise(tmp_path):
+    """A SYNTHETIC result (not a measurement): the report says what the JSON records."""
+    from reducetune.benchmarks import _runtime_report as rep
+    from reducetune.benchmarks.runtime import provenance
+
+    row = {"dtype": "float32", "op": "sum", "n": 1 << 20, "correct": True,
+           "choice": {"source": "tuned", "variant": "tunable.float32.sum.bs_256",
+                      "launch": "ept_16.cap_0", "launches": 1},
+           "app_s": {"reducer": 8e-6, "cub": 9e-6}, "app_noise": {"reducer": 0.012, "cub": 0.03},
+           "protocol": {"tuned": {"status": "ok", "median_s": 5e-6, "rel_stddev": 0.004},
+                        "cub": {"status": "ok", "median_s": 6e-6, "rel_stddev": 0.005}}}
+    result = {"device": {"name": "fixture GPU"}, "ceiling_gbps": 3000.0, "samples": 10,
+              "rows": [row], "versions": {"torch": "t", "cupy": "c"}, "date": "2026-11-26",
+              "command": "fixture", **provenance(10, 0.3)}
+    rep.write(result, tmp_path / "bench")
+    md = (tmp_path / "bench.md").read_text()
+    assert f"reducetune commit: {result['commit']}" in md
+    assert "protocol, application: " in md and "protocol, tuner: " in md
+    assert "reducer 1.2 % (max 1.2 %)" in md and "cub 3.0 %" in md
+    assert "protocol tuned 0.4 %" in md

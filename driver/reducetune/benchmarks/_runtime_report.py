@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,25 @@ def _plot(result: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+def _noise_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Each contender's run-to-run noise (relative standard deviation of its calls), the
+    median and the largest over the rows: the scale a ratio's margin is read against."""
+    noise: dict[str, list[float]] = {}
+    for r in rows:
+        for k, v in r.get("app_noise", {}).items():
+            noise.setdefault(k, []).append(v)
+        for k in ("tuned", "cub"):
+            v = r["protocol"][k].get("rel_stddev")
+            if v is not None:
+                noise.setdefault(f"protocol {k}", []).append(v)
+    if not noise:
+        return []
+    parts = [f"{k} {100 * statistics.median(v):.1f} % (max {100 * max(v):.1f} %)"
+             for k, v in noise.items()]
+    return ["- run-to-run noise (relative standard deviation; median over sizes): "
+            + ", ".join(parts)]
+
+
 def write(result: dict[str, Any], prefix: Path) -> None:
     png = prefix.with_suffix(".png")
     _plot(result, png)
@@ -138,6 +158,9 @@ def write(result: dict[str, Any], prefix: Path) -> None:
              f", toolkit {dev.get('toolkit_version')}; torch {result['versions']['torch']}, "
              f"cupy {result['versions']['cupy']}",
              f"- date: {result['date']}", f"- command: `{result['command']}`",
+             f"- reducetune commit: {result.get('commit', 'not recorded')}",
+             *(f"- protocol, {k}: {v}" for k, v in result.get("protocol", {}).items()),
+             *_noise_lines(result["rows"]),
              f"- streaming ceiling: {result['ceiling_gbps']:.0f} GB/s; {result['samples']} "
              "calls per contender as applications call it (median; the contenders in rotating "
              "rounds, one call each per round)", "",
