@@ -43,9 +43,8 @@ def check_storage(spec: str, db: str | os.PathLike[str] | None = None,
     if "://" not in spec:
         raise StoreError(f"--storage {spec!r}: an SQLAlchemy URL (postgresql+psycopg2://user@"
                          "host/db) or journal:PATH")
-    # heavy (optuna's database layer): only for an RDB storage
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
+    from sqlalchemy.engine import make_url  # heavy (Optuna's database layer): an RDB URL only
+    from sqlalchemy.exc import ArgumentError  # heavy (Optuna's database layer): an RDB URL only
 
     try:
         url = make_url(spec)
@@ -130,7 +129,7 @@ def _check_sqlite(path: Path, spec: str, replay: str | os.PathLike[str] | None) 
 
 def _optuna_tables() -> frozenset[str]:
     """The tables Optuna's RDB storage creates (its own declaration), Alembic's and SQLite's."""
-    from optuna.storages._rdb import models  # heavy (about 0.5 s): only for an RDB storage
+    from optuna.storages._rdb import models  # heavy (about 0.5 s): an RDB storage only
 
     return frozenset(models.BaseModel.metadata.tables) | {"alembic_version", "sqlite_sequence",
                                                            "sqlite_stat1"}

@@ -27,8 +27,12 @@ the storage's lock for claims (the journal file's, a PostgreSQL advisory lock). 
 dies leaves its trial RUNNING: in an RDB storage its heartbeat stops and ``sync`` fails the
 trial once it is stale, re-queuing its point (Optuna's RetryFailedTrialCallback); elsewhere
 (the results file, a journal) a trial claimed by a dead process of this host is failed and
-its point re-queued the same way, by whichever process sees it first. A re-queued point is
-asked before any new one, and a grid sweep does not end while one waits (``pending``).
+its point re-queued the same way, by whichever process sees it first. There each trial is also
+stamped with its owner (host, pid) under the lock it is asked under, so that a trial killed
+before its claim (or one served from the store, which is never claimed) is failed too; a study
+opened again (a resumed run) fails them before its first trial, so that none stays RUNNING.
+A re-queued point is asked before any new one, and a grid sweep does not end while one waits
+(``pending``).
 """
 
 from __future__ import annotations
@@ -44,9 +48,10 @@ from reducetune import _core
 from reducetune._space import Point
 from reducetune.store.study_storage import claim_lock, file_lock
 
-__all__ = ["CLAIM", "StudyShare", "study_device"]
+__all__ = ["CLAIM", "OWNER", "StudyShare", "study_device"]
 
 CLAIM = "claim"  # the trial user attribute holding the point a running trial measures
+OWNER = "owner"  # the trial user attribute naming the process that asked it (host, pid)
 SYNC_EVERY_S = 0.25  # how stale the budget check before a trial may be
 REAP_EVERY_S = 1.0  # how often dead workers' trials are looked for
 
@@ -70,6 +75,7 @@ class StudyShare:
         self.eligible = eligible
         self.seen = seen  # the proposal's own set: others' points join it
         self.shared, self._path = _results_file(study)
+        self._journal = _is_journal(study)
         self._me = {"host": socket.gethostname(), "pid": os.getpid()}
         self._folded: set[int] = set()  # numbers of the finished trials already read
         self._others: set[Point] = set()  # what the last sync found others measuring
@@ -77,6 +83,9 @@ class StudyShare:
         self._reaped = float("-inf")  # time.monotonic() of the last look for dead workers
         self._stale_checked = float("-inf")  # and of the last heartbeat check
         self.mine = -1  # the number of the trial this process runs now
+        if self.shared:  # a resumed study: what processes that died left RUNNING is failed
+            with self._lock():
+                self._reap(locked=True)
 
     def sync(self, locked: bool = False) -> set[Point]:
         """Adds the points of the study's finished trials to the seen set; returns the points
@@ -151,10 +160,22 @@ class StudyShare:
         return lock
 
     def asking(self) -> Any:
-        """A context for ``study.ask``: in a shared SQLite file, under its lock. There Optuna
-        takes a waiting (enqueued) trial with a read then a write that SQLite does not lock
-        as one (its FOR UPDATE is PostgreSQL's), so two processes could both take it."""
-        return file_lock(self._path) if self.shared and self._path else contextlib.nullcontext()
+        """A context for ``study.ask`` and ``own``: in a shared SQLite file or journal, under
+        the claim lock. There Optuna takes a waiting (enqueued) trial with a read then a write
+        that SQLite does not lock as one (its FOR UPDATE is PostgreSQL's), so two processes
+        could both take it; and a trial is stamped with its owner before the lock is released,
+        so that a RUNNING trial seen without one under the lock is a dead process's."""
+        return self._lock() if self._stamps() else contextlib.nullcontext()
+
+    def own(self, trial: Any) -> None:
+        """Stamps the trial just asked (inside ``asking``) with this process (OWNER)."""
+        if self._stamps():
+            trial.set_user_attr(OWNER, self._me)
+
+    def _stamps(self) -> bool:
+        """Whether trials are asked and stamped under the lock: a results file or a journal
+        (an RDB storage with a heartbeat has Optuna fail its dead workers' trials)."""
+        return self.shared and (self._path is not None or self._journal)
 
     def beat(self, trial: Any) -> Any:
         """A context that keeps the trial's heartbeat while it is evaluated (nothing where the
@@ -193,17 +214,25 @@ class StudyShare:
             return
         self._reaped = now
         for t in self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            claim = t.user_attrs.get(CLAIM)
-            if (t.number == self.mine or not isinstance(claim, dict)
-                    or claim.get("host") != self._me["host"] or self._other_live(claim)
-                    or claim.get("pid") == self._me["pid"]):
-                continue
-            try:  # only one process wins this: the trial is RUNNING once
-                storage.set_trial_user_attr(t._trial_id, "reason", "its worker died")
-                storage.set_trial_state_values(t._trial_id, state=TrialState.FAIL)
-            except (optuna.exceptions.UpdateFinishedTrialError, RuntimeError, ValueError):
-                continue
-            self.study.enqueue_trial(t.params, user_attrs={"retried": t.number})
+            if t.number != self.mine and self._dead(t.user_attrs):
+                try:  # only one process wins this: the trial is RUNNING once
+                    storage.set_trial_user_attr(t._trial_id, "reason", "its worker died")
+                    storage.set_trial_state_values(t._trial_id, state=TrialState.FAIL)
+                except (optuna.exceptions.UpdateFinishedTrialError, RuntimeError, ValueError):
+                    continue
+                if CLAIM in t.user_attrs:  # its point was being measured: asked again
+                    self.study.enqueue_trial(t.params, user_attrs={"retried": t.number})
+
+    def _dead(self, attrs: dict[str, Any]) -> bool:
+        """Seen under the lock, a RUNNING trial of a process that died: its claim or owner
+        names a dead process of this host, or (where trials are stamped under the lock) it
+        has neither, its process killed between asking it and stamping it."""
+        owner = attrs.get(CLAIM, attrs.get(OWNER))
+        if not isinstance(owner, dict):
+            return self._stamps() and OWNER not in attrs and CLAIM not in attrs
+        pid = owner.get("pid")
+        return (owner.get("host") == self._me["host"] and isinstance(pid, int)
+                and pid != self._me["pid"] and not pid_runs(pid))
 
     def _other_live(self, claim: Any) -> bool:
         """A claim of another process that may still be measuring."""
@@ -232,6 +261,12 @@ def pid_runs(pid: int) -> bool:
     except OSError:
         return True  # exists, another user's
     return True
+
+
+def _is_journal(study: Any) -> bool:
+    import optuna  # heavy (about 0.5 s): only where a study is used
+
+    return isinstance(getattr(study, "_storage", None), optuna.storages.JournalStorage)
 
 
 def _results_file(study: Any) -> tuple[bool, str | None]:

@@ -63,6 +63,7 @@ def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
     """One trial: asked, checked, served or evaluated, told; its outcome counted once."""
     with proposal.share.asking():
         trial, point = proposal.ask()
+        proposal.share.own(trial)  # under the lock: an unstamped RUNNING trial is a dead one's
     result.proposed += 1
     with proposal.share.beat(trial):  # a worker that dies stops beating: its trial is failed
         _answer(proposal, evaluation, result, ceiling, trial, point)
