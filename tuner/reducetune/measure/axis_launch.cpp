@@ -1,0 +1,95 @@
+#include "reducetune/measure/axis_launch.hpp"
+
+#include "reducetune/cuda/driver_api.hpp"
+#include "reducetune/errors.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace reducetune {
+
+namespace {
+
+constexpr std::uint64_t max_grid = 2147483647; // the x-dimension limit since sm_30
+
+std::uint64_t checked(std::int64_t blocks, const std::string &what) {
+  if (blocks < 1 || static_cast<std::uint64_t>(blocks) > max_grid)
+    throw invalid_configuration(what + " gives " + std::to_string(blocks) +
+                                " blocks (must be in [1, 2^31 - 1])");
+  return static_cast<std::uint64_t>(blocks);
+}
+
+void launch(CUfunction kernel, std::uint64_t grid, unsigned block, cudaStream_t stream,
+            const void *in, void *out, const reduction_shape &s, void *partials) {
+  unsigned long long outer = s.outer, r = s.r, inner = s.inner;
+  void *args[] = {&in, &out, &outer, &r, &inner, &partials};
+  RT_DRIVER_CALL(driver_api::get().cuLaunchKernel(kernel, static_cast<unsigned>(grid), 1, 1,
+                                                  block, 1, 1, 0,
+                                                  reinterpret_cast<CUstream>(stream), args,
+                                                  nullptr));
+}
+
+// A name of the point's scope (a parameter, or a let evaluated there), or `fallback`.
+std::int64_t int_or(const scope &s, const std::string &name, std::int64_t fallback) {
+  if (!s.contains(name))
+    return fallback;
+  const std::int64_t v = expression::parse(name).eval_int(s);
+  if (v < 0)
+    throw invalid_configuration("'" + name + "' is " + std::to_string(v) + " for this point");
+  return v;
+}
+
+} // namespace
+
+std::uint64_t axis_plan::partials_bytes() const noexcept {
+  return split > 1 ? split * shape.outer * shape.inner * accumulator_bytes : 0;
+}
+
+axis_plan plan_axis(const search_space &space, const point &p, const reduction_shape &shape) {
+  validate(problem{space.type(), space.op(), shape});
+  if (const auto verdict = space.check(p); !verdict)
+    throw invalid_configuration("cannot plan " + to_label(space.decl(), p.compile) + ": " +
+                                verdict.reasons());
+  scope s = space.scope_for(p.compile, p.launch);
+  if (!s.contains("abi") || s.get("abi") != value{std::string("axis")})
+    throw invalid_configuration("family '" + space.decl().name +
+                                "' does not declare the axis kernel ABI (a let `abi` = 'axis')");
+  const auto elements = shape.outer * shape.r * shape.inner;
+  if (elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    throw invalid_configuration("the shape has too many elements for a grid expression");
+  s.set("outer", static_cast<std::int64_t>(shape.outer));
+  s.set("r", static_cast<std::int64_t>(shape.r));
+  s.set("inner", static_cast<std::int64_t>(shape.inner));
+  s.set("n", static_cast<std::int64_t>(elements));
+
+  const launch_plan whole = space.plan_launch(p.compile, p.launch);
+  axis_plan plan;
+  plan.shape = shape;
+  plan.block_size = whole.block_size;
+  plan.grid = checked(space.decl().grid.eval_int(s), "grid '" + space.decl().grid.text() + "'");
+  plan.split = static_cast<std::uint64_t>(int_or(s, "split", 1));
+  // The family's accumulator (axis_acc.cuh): T itself today, float32 for 16-bit types.
+  plan.accumulator_bytes = std::max<std::size_t>(size_of(space.type()), 4);
+  plan.batch_invariant = int_or(s, "batch_invariant", 0) != 0;
+  plan.pass = whole.kernels.at("pass");
+  if (plan.split > 1) {
+    plan.final = whole.kernels.at("final");
+    plan.final_grid = std::min(max_grid, (shape.outer * shape.inner + plan.block_size - 1) /
+                                             plan.block_size);
+  }
+  return plan;
+}
+
+void launch_axis(const loaded_module &module, const axis_plan &plan, const void *in, void *out,
+                 void *partials, cudaStream_t stream) {
+  if (plan.split > 1 && partials == nullptr)
+    throw invalid_configuration("the point splits r into " + std::to_string(plan.split) +
+                                " blocks per output and needs partials");
+  launch(module.function(plan.pass), plan.grid, plan.block_size, stream, in, out, plan.shape,
+         partials);
+  if (plan.split > 1)
+    launch(module.function(plan.final), plan.final_grid, plan.block_size, stream, in, out,
+           plan.shape, partials);
+}
+
+} // namespace reducetune

@@ -1,0 +1,48 @@
+// Launching a point of a family with the axis kernel ABI (docs/architecture.md, "Kernel ABI",
+// the axis ABI) on one shape (outer, r, inner): the pass over the family's grid, then, when
+// the point splits r across blocks, the deterministic finish over its partials.
+//
+// A first step of issue 26, beside the whole-array runner rather than in it: the search space
+// and the runner do not know shapes yet (space/space.hpp binds only `n` in a grid), so the
+// shape is bound here, where a GPU test (tests/cpp/gpu_test_axis.cpp) launches the family.
+// The facts the family declares for a point (its ABI, the split of r, batch invariance) are
+// read from the point's scope, never re-derived.
+#pragma once
+
+#include "reducetune/cuda/loaded_module.hpp"
+#include "reducetune/space/problem.hpp"
+#include "reducetune/space/space.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+namespace reducetune {
+
+struct axis_plan {
+  reduction_shape shape;
+  unsigned block_size = 0;
+  std::uint64_t grid = 0;        // the pass's grid: the family's `grid` at this shape
+  std::uint64_t split = 1;       // partials per output; > 1 launches final_pass
+  std::uint64_t final_grid = 0;  // a thread per output (0 when split == 1)
+  std::size_t accumulator_bytes = 0;
+  bool batch_invariant = false;  // the family's `batch_invariant` let for this point
+  std::string pass, final;       // name expressions ("" final when not launched)
+
+  // Scratch for the partials: split * outer * inner accumulators (0 when split == 1).
+  [[nodiscard]] std::uint64_t partials_bytes() const noexcept;
+  [[nodiscard]] unsigned launches() const noexcept { return split > 1 ? 2u : 1u; }
+};
+
+// Throws invalid_configuration when the point is invalid (with the space's reasons), its
+// family does not declare the axis ABI, or the grid falls outside 1 .. 2^31 - 1.
+[[nodiscard]] axis_plan plan_axis(const search_space &space, const point &p,
+                                  const reduction_shape &shape);
+
+// Enqueues the plan's launches on `stream`: in holds outer * r * inner elements, out outer *
+// inner, partials plan.partials_bytes() (may be null when that is 0).
+void launch_axis(const loaded_module &module, const axis_plan &plan, const void *in, void *out,
+                 void *partials, cudaStream_t stream);
+
+} // namespace reducetune
