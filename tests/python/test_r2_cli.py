@@ -312,6 +312,16 @@ def test_an_experiment_takes_each_database_once(work, experiment, second):
                       words=("each database once",))
 
 
+@pytest.mark.parametrize("argv", [
+    ["search-efficiency", "--replay", "grid.db", "--replay", "harris.db"],
+    ["transfer", "--recording", "grid.db", "--recording", "harris.db", "--from", "grid.db"],
+    ["transfer", "--recording", "grid.db", "--from", "grid.db", "--from", "harris.db"],
+], ids=["search-efficiency --replay", "transfer --recording", "transfer --from"])
+def test_an_option_taking_one_database_refuses_a_second(work, argv):
+    # argparse would keep the last value and drop the first without a word
+    refused_untouched(work, "experiment", *argv, "--out", "report", words=("given twice",))
+
+
 def test_devices_with_a_missing_db_says_why_on_stderr(work):
     line = refused_untouched(work, "devices", "--db", "missing.db", words=("missing.db",))
     assert line.startswith("reducetune: error: ")

@@ -289,6 +289,19 @@ def cxx_namespace(text: str) -> str:
     return text
 
 
+class Once(argparse.Action):
+    """An option given at most once: argparse's default keeps the last of two values and
+    silently drops the first (``--replay A --replay B`` would replay B alone)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        given = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in given:
+            parser.error(f"{option_string} is given twice: give it once")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
 def add_db(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", type=Path, default=None,
                    help=f"results database (default: {default_db_path()})")

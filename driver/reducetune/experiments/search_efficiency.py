@@ -34,7 +34,7 @@ from typing import Any
 
 from reducetune._sizes import parse_sizes
 from reducetune._space import Space
-from reducetune.cli.args import (SEEDS_MAX, THREADS_MAX, check_report_folder, integer,
+from reducetune.cli.args import (SEEDS_MAX, Once, THREADS_MAX, check_report_folder, integer,
                                  out_folder, positive_int, restrictions as _restrictions,
                                  sizes_text)
 from reducetune.errors import InvalidConfiguration, StoreError
@@ -51,7 +51,7 @@ DEFAULT_STRATEGIES = ["tpe", "random", "nsga2"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--replay", type=Path, required=True, metavar="DB",
+    p.add_argument("--replay", type=Path, action=Once, required=True, metavar="DB",
                    help="a database recorded by an exhaustive sweep (--strategy grid)")
     p.add_argument("--dtype", default="float32")
     p.add_argument("--op", default="sum")

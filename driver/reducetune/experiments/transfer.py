@@ -31,7 +31,7 @@ from typing import Any
 
 from reducetune._sizes import parse_sizes
 from reducetune._space import Space
-from reducetune.cli.args import (SEEDS_MAX, check_report_folder, integer, out_folder,
+from reducetune.cli.args import (SEEDS_MAX, Once, check_report_folder, integer, out_folder,
                                  positive_int, restrictions, sizes_text)
 from reducetune.errors import InvalidConfiguration, StoreError
 from reducetune.evaluate.replay import ReplayEvaluator
@@ -51,9 +51,9 @@ MODES = ("cold", "warm")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--recording", type=Path, required=True, metavar="A.db",
+    p.add_argument("--recording", type=Path, action=Once, required=True, metavar="A.db",
                    help="the GPU searched: an exhaustive sweep (--strategy grid), .db or .db.xz")
-    p.add_argument("--from", dest="source", type=Path, required=True, metavar="B.db",
+    p.add_argument("--from", dest="source", type=Path, action=Once, required=True, metavar="B.db",
                    help="another GPU's recording (or results) of the same space: its bests "
                         "are measured first in the warm runs")
     p.add_argument("--dtype", default="float32")
