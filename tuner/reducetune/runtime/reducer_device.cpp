@@ -127,39 +127,41 @@ const prepared_point &reducer_device::point_for(std::uint64_t n) {
 
 reducer_device::scratch &reducer_device::scratch_for(cudaStream_t stream,
                                                      unsigned long long capture,
-                                                     const prepared_point &p, std::uint64_t n) {
+                                                     const prepared_point &p,
+                                                     const reduction_plan &plan) {
   scratch &s = m_scratch[{stream, capture}];
   std::vector<device_buffer> *keep = capture != 0 ? &m_captured : nullptr;
-  const std::size_t elem = size_of(m_context.type);
-  const std::size_t blocks = p.grid(n);
-  ensure(s.partials, blocks * elem, keep);
-  ensure(s.result, elem, keep);
+  const reduction_scratch &need = plan.scratch; // the planner's sizes, as the runner's
+  ensure(s.result, need.out, keep);
+  ensure(s.partials, need.partials, keep);
+  ensure(s.ping, need.ping, keep);
+  ensure(s.pong, need.pong, keep);
+  ensure(s.copy, need.input_copy, keep);
   if (s.ticket.size() == 0) {
     s.ticket = device_buffer(sizeof(unsigned));
     // Zeroed in stream order (a captured call records it in the graph): a synchronous memset
     // would end a capture. A ticket kernel's last block resets it for the next launch.
     RT_CUDA_CALL(cudaMemsetAsync(s.ticket.data(), 0, sizeof(unsigned), stream));
   }
-  if (p.proto == protocol::multipass) {
-    ensure(s.ping, blocks * elem, keep);
-    ensure(s.pong, blocks * elem, keep);
-  }
-  if (p.in_place)
-    ensure(s.copy, n * elem, keep);
-  if (p.device_launches && m_pending_launch_grid < blocks) { // cuda/kernel_launch.hpp
-    reserve_pending_launches(blocks);
-    m_pending_launch_grid = blocks;
+  if (p.device_launches && m_pending_launch_grid < plan.first_grid) { // cuda/kernel_launch.hpp
+    reserve_pending_launches(plan.first_grid);
+    m_pending_launch_grid = plan.first_grid;
   }
   return s;
 }
 
-std::pair<const prepared_point *, reducer_device::scratch *>
-reducer_device::prepare_call(cudaStream_t stream, unsigned long long capture, std::uint64_t n) {
+reducer_device::call reducer_device::prepare_call(cudaStream_t stream, unsigned long long capture,
+                                                  std::uint64_t n) {
   std::optional<relaxed_capture_mode> relaxed;
   if (capture != 0)
     relaxed.emplace();
   const prepared_point &p = point_for(n);
-  return {&p, &scratch_for(stream, capture, p, n)};
+  call c{&p, plan_reduction_steps(
+                 p.proto, [&](std::uint64_t m) { return db::grid_at(p.rule, m); }, n,
+                 size_of(m_context.type), p.in_place),
+         nullptr};
+  c.buffers = &scratch_for(stream, capture, p, c.plan);
+  return c;
 }
 
 } // namespace reducetune

@@ -10,6 +10,7 @@
 #include "reducetune/runtime/dispatch_table.hpp"
 #include "reducetune/runtime/reducer.hpp"
 #include "reducetune/space/launch_plan.hpp"
+#include "reducetune/space/reduction_plan.hpp"
 
 #include <cuda.h>
 
@@ -63,17 +64,21 @@ private:
   };
   const prepared_point &point_for(std::uint64_t n);
   [[nodiscard]] std::unique_ptr<prepared_point> prepare(const dispatch_rule *rule);
-  // A stream's scratch; during a CUDA-graph capture, the capture sequence's own (capture != 0),
-  // which the graph keeps using at every replay: it is never freed or shared.
+  // One call made ready: its point, the planner's steps at n, and the scratch they need.
+  struct call {
+    const prepared_point *point;
+    reduction_plan plan;
+    scratch *buffers;
+  };
+  // A stream's scratch, grown to what `plan` needs; during a CUDA-graph capture, the capture
+  // sequence's own (capture != 0), which the graph keeps using at every replay: never freed
+  // or shared.
   scratch &scratch_for(cudaStream_t stream, unsigned long long capture, const prepared_point &p,
-                       std::uint64_t n);
-  // point_for and scratch_for for one call: relaxed capture mode while `capture` is nonzero, so
-  // that compiling, loading and allocating do not invalidate the caller's capture.
-  std::pair<const prepared_point *, scratch *> prepare_call(cudaStream_t stream,
-                                                            unsigned long long capture,
-                                                            std::uint64_t n);
-  void enqueue(const prepared_point &p, scratch &s, const void *in, std::uint64_t n, void *out,
-               cudaStream_t stream);
+                       const reduction_plan &plan);
+  // The point, plan and scratch of one call: relaxed capture mode while `capture` is nonzero,
+  // so that compiling, loading and allocating do not invalidate the caller's capture.
+  call prepare_call(cudaStream_t stream, unsigned long long capture, std::uint64_t n);
+  void enqueue(const call &c, const void *in, std::uint64_t n, void *out, cudaStream_t stream);
 
   const reducer_context &m_context;
   device_info m_info;

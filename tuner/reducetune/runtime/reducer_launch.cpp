@@ -9,8 +9,10 @@
 
 namespace reducetune {
 
-void reducer_device::enqueue(const prepared_point &p, scratch &s, const void *in, std::uint64_t n,
-                             void *out, cudaStream_t stream) {
+void reducer_device::enqueue(const call &c, const void *in, std::uint64_t n, void *out,
+                             cudaStream_t stream) {
+  const prepared_point &p = *c.point;
+  scratch &s = *c.buffers;
   if (p.proto == protocol::host) // launch_rule_of gives host points no rule: never here
     throw invalid_configuration("the host protocol combines on the CPU; the reducer writes "
                                 "its result to device memory and does not run it");
@@ -20,10 +22,7 @@ void reducer_device::enqueue(const prepared_point &p, scratch &s, const void *in
     in = s.copy.data();
   }
   // The planner's steps (space/reduction_plan.hpp), as the runner's and the exports' counts.
-  const reduction_plan plan = plan_reduction_steps(
-      p.proto, [&](std::uint64_t m) { return db::grid_at(p.rule, m); }, n,
-      size_of(m_context.type), p.in_place);
-  const auto steps = bind_reduction(plan, {p.pass, p.final, p.init}, p.block, p.shared, in,
+  const auto steps = bind_reduction(c.plan, {p.pass, p.final, p.init}, p.block, p.shared, in,
                                     {out, s.partials.data(), s.ping.data(), s.pong.data()});
   for (const reduction_step &st : steps)
     launch_reduction_kernel(st.kernel, st.grid, st.block, st.shared, stream, st.in, st.out,
@@ -32,8 +31,7 @@ void reducer_device::enqueue(const prepared_point &p, scratch &s, const void *in
 
 void reducer_device::reduce(const void *in, std::uint64_t n, void *out, cudaStream_t stream) {
   std::lock_guard lock(m_mutex);
-  const auto [p, s] = prepare_call(stream, capture_id(stream), n);
-  enqueue(*p, *s, in, n, out, stream);
+  enqueue(prepare_call(stream, capture_id(stream), n), in, n, out, stream);
 }
 
 void reducer_device::reduce_to_host(const void *in, std::uint64_t n, void *host_out,
@@ -42,9 +40,9 @@ void reducer_device::reduce_to_host(const void *in, std::uint64_t n, void *host_
   if (capture_id(stream) != 0)
     throw invalid_configuration("a reduction to host memory waits for its result, which a "
                                 "CUDA-graph capture cannot: reduce into device memory instead");
-  const auto [p, s] = prepare_call(stream, 0, n);
-  enqueue(*p, *s, in, n, s->result.data(), stream);
-  RT_CUDA_CALL(cudaMemcpyAsync(host_out, s->result.data(), size_of(m_context.type),
+  const call c = prepare_call(stream, 0, n);
+  enqueue(c, in, n, c.buffers->result.data(), stream);
+  RT_CUDA_CALL(cudaMemcpyAsync(host_out, c.buffers->result.data(), size_of(m_context.type),
                                cudaMemcpyDeviceToHost, stream));
   RT_CUDA_CALL(cudaStreamSynchronize(stream));
 }
