@@ -164,6 +164,13 @@ def test_a_db_name_is_a_plain_path(name, tmp_path, synthetic_db):
     assert code == 0, err
     assert studies_and_running(work / f"merged-{name}") == (1, 0)
     only_named_files(recording.name, name, f"merged-{name}")
+    # and into a --db of that very name (in another folder)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code, _, err = run("db", "merge", work / name, "--db", name, cwd=elsewhere)
+    assert code == 0, err
+    assert studies_and_running(elsewhere / name) == (1, 0)
+    assert [p.name for p in elsewhere.iterdir() if not p.name.startswith(name)] == []
 
 
 # --- foreign SQLite files ----------------------------------------------------------------
