@@ -101,7 +101,6 @@ database copy_into_memory(const database &db) {
   return copy;
 }
 
-
 namespace {
 
 void mix(std::uint64_t &h, const void *data, std::size_t size) {
