@@ -47,7 +47,8 @@ __device__ __forceinline__ acc_t<T> lane_reduce_vector(const T *__restrict__ p,
   acc_t<T> acc = Op::template identity<acc_t<T>>();
   const unsigned long long mis = (reinterpret_cast<unsigned long long>(p) / sizeof(T)) % VEC;
   const unsigned long long head = min_u64((VEC - mis) % VEC, cnt);
-  if (lane < head) acc = op(acc, to_acc(p[lane]));
+  // Head and tail hold up to VEC - 1 elements each, which may be more than L lanes.
+  for (unsigned long long k = lane; k < head; k += L) acc = op(acc, to_acc(p[k]));
 
   const T *aligned = p + head;
   const unsigned long long m = cnt - head, nvec = m / VEC;
@@ -69,7 +70,8 @@ __device__ __forceinline__ acc_t<T> lane_reduce_vector(const T *__restrict__ p,
 #pragma unroll
       for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x.v[e]));
     }
-  if (lane < m - nvec * VEC) acc = op(acc, to_acc(aligned[nvec * VEC + lane]));
+  for (unsigned long long k = nvec * VEC + lane; k < m; k += L)
+    acc = op(acc, to_acc(aligned[k]));
   return acc;
 }
 

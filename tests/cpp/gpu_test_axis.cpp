@@ -124,7 +124,8 @@ template <class T> T float_element(reduce_op op, unsigned pattern, std::uint64_t
   case 2: { // huge and tiny: r huge values stay below the largest finite value
     const int room = static_cast<int>(std::ceil(std::log2(static_cast<double>(r) + 1))) + 2;
     const T huge = std::ldexp(std::numeric_limits<T>::max(), -room);
-    return sign * (k % 2 ? huge * (T(0.5) + u / 2) : std::numeric_limits<T>::denorm_min() * (h % 1000));
+    const T tiny = std::numeric_limits<T>::denorm_min() * static_cast<T>(h % 1000);
+    return sign * (k % 2 ? huge * (T(0.5) + u / 2) : tiny);
   }
   case 3: return 2 * u - 1;
   default:
@@ -224,6 +225,45 @@ TEST_CASE("Every axis preset reduces rows, columns and a middle axis of hostile 
           }
         }
     }
+}
+
+TEST_CASE("A seeded sample of axis points beyond the presets reduces every shape kind "
+          "correctly",
+          "[gpu][axis][sample]") {
+  gpu_context &g = context();
+  for (const auto &[t, o] : {std::pair{dtype::float32, reduce_op::sum},
+                             std::pair{dtype::int64, reduce_op::prod},
+                             std::pair{dtype::float64, reduce_op::max}}) {
+    const search_space s(g.axis, t, o, g.limits);
+    std::vector<compile_request> requests;
+    std::vector<loaded_preset> points;
+    for (const variant &v : s.sample(40)) {
+      requests.push_back(request_for(g.axis, v, g.limits.arch));
+      points.push_back({to_label(g.axis, v), point{v, default_launch_config(g.axis)}, nullptr});
+    }
+    const auto outcomes = g.c.compile_batch(requests);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      INFO(points[i].name << ": " << outcomes[i].error.substr(0, 2000));
+      REQUIRE(outcomes[i].program);
+      points[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
+    }
+    for (const auto &[shape, offset] :
+         {std::pair{reduction_shape{300, 1000, 1}, std::size_t{1}},
+          std::pair{reduction_shape{1, 257, 1030}, std::size_t{0}},
+          std::pair{reduction_shape{3, 4097, 5}, std::size_t{1}},
+          std::pair{reduction_shape{2, 3, 7}, std::size_t{1}}}) {
+      const problem p{t, o, shape};
+      const bytes host = make_input(p, offset, false);
+      const axis_reference reference(p, host.data() + offset * size_of(t));
+      const device_problem d(p, host, offset);
+      for (const auto &lp : points) {
+        INFO(to_label(p) << " offset " << offset << ": " << lp.name);
+        const axis_verdict v = reference.check(d.run(s, lp).data());
+        INFO(v.summary());
+        REQUIRE(v.ok());
+      }
+    }
+  }
 }
 
 TEST_CASE("The axis verifier catches one wrong output among many", "[gpu][axis]") {
