@@ -94,21 +94,19 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-template <class T> T integer_element(reduce_op op, unsigned pattern, std::uint64_t h,
-                                     std::uint64_t k, std::uint64_t r) {
+template <class T>
+T integer_element(reduce_op op, unsigned pattern, std::uint64_t h, std::uint64_t k,
+                  std::uint64_t r) {
   if (op == reduce_op::prod) // odd factors keep a product modulo 2^bits away from 0
     return pattern == 3 ? static_cast<T>(h | 1u) : (k % 64 == 0 ? T(3) : (h & 1 ? T(1) : T(-1)));
-  if (pattern == 3)
-    return static_cast<T>(h); // the whole range: sums wrap
-  if (pattern == 4 && k + 1 == r)
-    return std::numeric_limits<T>::max();
-  if (pattern == 4 && k == r / 2 && r > 1)
-    return std::numeric_limits<T>::lowest();
+  if (pattern == 3) return static_cast<T>(h); // the whole range: sums wrap
+  if (pattern == 4 && k + 1 == r) return std::numeric_limits<T>::max();
+  if (pattern == 4 && k == r / 2 && r > 1) return std::numeric_limits<T>::lowest();
   return static_cast<T>(static_cast<std::int64_t>(h % 17) - 8);
 }
 
-template <class T> T float_element(reduce_op op, unsigned pattern, std::uint64_t h,
-                                   std::uint64_t k, std::uint64_t r) {
+template <class T>
+T float_element(reduce_op op, unsigned pattern, std::uint64_t h, std::uint64_t k, std::uint64_t r) {
   const T u = static_cast<T>(static_cast<double>(h >> 11) * 0x1p-53); // [0, 1)
   const T sign = (h >> 3) & 1 ? T(1) : T(-1);
   if (op == reduce_op::prod) {
@@ -117,7 +115,8 @@ template <class T> T float_element(reduce_op op, unsigned pattern, std::uint64_t
     return sign * (T(1) + (2 * u - 1) * T(0x1p-10));
   }
   switch (pattern) {
-  case 0: return static_cast<T>(static_cast<int>(h % 17) - 8);
+  case 0:
+    return static_cast<T>(static_cast<int>(h % 17) - 8);
   case 1: // cancellation: ±big pairs around a small remainder
     return (k % 2 ? T(-1) : T(1)) * T(std::numeric_limits<T>::digits > 30 ? 0x1p40 : 0x1p20) +
            (2 * u - 1);
@@ -127,7 +126,8 @@ template <class T> T float_element(reduce_op op, unsigned pattern, std::uint64_t
     const T tiny = std::numeric_limits<T>::denorm_min() * static_cast<T>(h % 1000);
     return sign * (k % 2 ? huge * (T(0.5) + u / 2) : tiny);
   }
-  case 3: return 2 * u - 1;
+  case 3:
+    return 2 * u - 1;
   default:
     if (k + 1 == r) return T(5);
     if (k == r / 2 && r > 1) return T(-5);
@@ -231,9 +231,9 @@ TEST_CASE("A seeded sample of axis points beyond the presets reduces every shape
           "correctly",
           "[gpu][axis][sample]") {
   gpu_context &g = context();
-  for (const auto &[t, o] : {std::pair{dtype::float32, reduce_op::sum},
-                             std::pair{dtype::int64, reduce_op::prod},
-                             std::pair{dtype::float64, reduce_op::max}}) {
+  for (const auto &[t, o] :
+       {std::pair{dtype::float32, reduce_op::sum}, std::pair{dtype::int64, reduce_op::prod},
+        std::pair{dtype::float64, reduce_op::max}}) {
     const search_space s(g.axis, t, o, g.limits);
     std::vector<compile_request> requests;
     std::vector<loaded_preset> points;
@@ -247,11 +247,10 @@ TEST_CASE("A seeded sample of axis points beyond the presets reduces every shape
       REQUIRE(outcomes[i].program);
       points[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
     }
-    for (const auto &[shape, offset] :
-         {std::pair{reduction_shape{300, 1000, 1}, std::size_t{1}},
-          std::pair{reduction_shape{1, 257, 1030}, std::size_t{0}},
-          std::pair{reduction_shape{3, 4097, 5}, std::size_t{1}},
-          std::pair{reduction_shape{2, 3, 7}, std::size_t{1}}}) {
+    for (const auto &[shape, offset] : {std::pair{reduction_shape{300, 1000, 1}, std::size_t{1}},
+                                        std::pair{reduction_shape{1, 257, 1030}, std::size_t{0}},
+                                        std::pair{reduction_shape{3, 4097, 5}, std::size_t{1}},
+                                        std::pair{reduction_shape{2, 3, 7}, std::size_t{1}}}) {
       const problem p{t, o, shape};
       const bytes host = make_input(p, offset, false);
       const axis_reference reference(p, host.data() + offset * size_of(t));

@@ -21,7 +21,9 @@ namespace {
 
 const device_limits sm90 = device_limits::for_arch("sm_90");
 
-family axis_family() { return family::load(template_library::embedded(), "axis"); }
+family axis_family() {
+  return family::load(template_library::embedded(), "axis");
+}
 
 // The point with `values` by name, the others at their defaults.
 point axis_point(const search_space &s, const parameter_map &values) {
@@ -69,8 +71,7 @@ TEST_CASE("Every axis preset is a valid point for every type and operator, and c
       }
     }
   // Each strategy has at least one preset (the GPU test runs each strategy through them).
-  REQUIRE(strategies ==
-          std::set<std::string>{"thread", "group", "warp", "block", "split", "tile"});
+  REQUIRE(strategies == std::set<std::string>{"thread", "group", "warp", "block", "split", "tile"});
 
   compiler c(template_library::embedded());
   const auto outcomes = c.compile_batch(requests);
@@ -81,7 +82,9 @@ TEST_CASE("Every axis preset is a valid point for every type and operator, and c
       UNSCOPED_INFO(labels[i] << ": " << outcomes[i].error.substr(0, 3000));
       continue;
     }
-    REQUIRE(outcomes[i].program->cubin.compare(0, 4, "\x7f" "ELF") == 0);
+    REQUIRE(outcomes[i].program->cubin.compare(0, 4,
+                                               "\x7f"
+                                               "ELF") == 0);
     // Both roles are in the image: the finish kernel of split > 1 included.
     for (const auto &name : requests[i].name_expressions)
       REQUIRE(outcomes[i].program->mangled(name).find("axis") != std::string::npos);
@@ -98,18 +101,21 @@ TEST_CASE("An invalid axis point is refused with its reason and never selected f
   };
   CHECK(reasons({{"strategy", std::string("warp")}, {"vec", std::int64_t{4}}})
             .find("at most 16 bytes") != std::string::npos);
-  CHECK(reasons({{"strategy", std::string("thread")}, {"lanes", std::int64_t{4}}})
-            .find("one lane") != std::string::npos);
+  CHECK(
+      reasons({{"strategy", std::string("thread")}, {"lanes", std::int64_t{4}}}).find("one lane") !=
+      std::string::npos);
   CHECK(reasons({{"strategy", std::string("group")}, {"lanes", std::int64_t{32}}})
             .find("2 to 16 lanes") != std::string::npos);
-  CHECK(reasons({{"strategy", std::string("warp")}, {"lanes", std::int64_t{8}}})
-            .find("32 lanes") != std::string::npos);
+  CHECK(reasons({{"strategy", std::string("warp")}, {"lanes", std::int64_t{8}}}).find("32 lanes") !=
+        std::string::npos);
   CHECK(reasons({{"strategy", std::string("split")}, {"lanes", std::int64_t{1}}})
             .find("at least 2 blocks") != std::string::npos);
-  CHECK(reasons({{"strategy", std::string("block")}, {"lanes", std::int64_t{1}},
+  CHECK(reasons({{"strategy", std::string("block")},
+                 {"lanes", std::int64_t{1}},
                  {"split", std::int64_t{4}}})
             .find("only split and tile") != std::string::npos);
-  CHECK(reasons({{"strategy", std::string("tile")}, {"lanes", std::int64_t{8}},
+  CHECK(reasons({{"strategy", std::string("tile")},
+                 {"lanes", std::int64_t{8}},
                  {"split", std::int64_t{4}}}) == "");
 
   job_selection selection;
@@ -119,21 +125,18 @@ TEST_CASE("An invalid axis point is refused with its reason and never selected f
   selection.sample = 100;
   const auto jobs = select_jobs(template_library::embedded(), sm90, selection);
   REQUIRE(jobs.size() >= 100);
-  for (const auto &j : jobs)
-    REQUIRE(s.check(parse_variant_label(f, j.label)).ok());
+  for (const auto &j : jobs) REQUIRE(s.check(parse_variant_label(f, j.label)).ok());
 }
 
 TEST_CASE("The axis grid is a function of the shape built-ins, and the whole array is "
           "(1, n, 1) where only n is bound",
           "[space][axis]") {
-  for (const char *name : {"outer", "r", "inner", "n"})
-    CHECK(is_builtin_identifier(name));
+  for (const char *name : {"outer", "r", "inner", "n"}) CHECK(is_builtin_identifier(name));
   const family f = axis_family();
   const search_space s(f, dtype::float32, reduce_op::sum, sm90);
   const auto preset = [&](const std::string &name) {
     for (const auto &p : s.presets())
-      if (p.name == name)
-        return point{p.point, p.launch};
+      if (p.name == name) return point{p.point, p.launch};
     FAIL("no preset " << name);
     return point{};
   };
@@ -167,8 +170,10 @@ TEST_CASE("The axis family says which points are batch_invariant and that every 
   }
   // A row strategy with vector loads meets its elements by the row's alignment: not invariant;
   // a tile's vectors run along inner, so each column's order is still k order.
-  CHECK(let_of(s, s.point_of({{"strategy", std::string("block")}, {"lanes", std::int64_t{1}},
-                               {"vec", std::int64_t{2}}}),
+  CHECK(let_of(s,
+               s.point_of({{"strategy", std::string("block")},
+                           {"lanes", std::int64_t{1}},
+                           {"vec", std::int64_t{2}}}),
                "batch_invariant") == 0);
   CHECK(let_of(s, s.point_of({{"strategy", std::string("tile")}, {"vec", std::int64_t{2}}}),
                "batch_invariant") == 1);

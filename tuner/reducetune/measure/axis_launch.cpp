@@ -23,16 +23,14 @@ void launch(CUfunction kernel, std::uint64_t grid, unsigned block, cudaStream_t 
             const void *in, void *out, const reduction_shape &s, void *partials) {
   unsigned long long outer = s.outer, r = s.r, inner = s.inner;
   void *args[] = {&in, &out, &outer, &r, &inner, &partials};
-  RT_DRIVER_CALL(driver_api::get().cuLaunchKernel(kernel, static_cast<unsigned>(grid), 1, 1,
-                                                  block, 1, 1, 0,
-                                                  reinterpret_cast<CUstream>(stream), args,
+  RT_DRIVER_CALL(driver_api::get().cuLaunchKernel(kernel, static_cast<unsigned>(grid), 1, 1, block,
+                                                  1, 1, 0, reinterpret_cast<CUstream>(stream), args,
                                                   nullptr));
 }
 
 // A name of the point's scope (a parameter, or a let evaluated there), or `fallback`.
 std::int64_t int_or(const scope &s, const std::string &name, std::int64_t fallback) {
-  if (!s.contains(name))
-    return fallback;
+  if (!s.contains(name)) return fallback;
   const std::int64_t v = expression::parse(name).eval_int(s);
   if (v < 0)
     throw invalid_configuration("'" + name + "' is " + std::to_string(v) + " for this point");
@@ -74,8 +72,8 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
   plan.pass = whole.kernels.at("pass");
   if (plan.split > 1) {
     plan.final = whole.kernels.at("final");
-    plan.final_grid = std::min(max_grid, (shape.outer * shape.inner + plan.block_size - 1) /
-                                             plan.block_size);
+    plan.final_grid =
+        std::min(max_grid, (shape.outer * shape.inner + plan.block_size - 1) / plan.block_size);
   }
   return plan;
 }

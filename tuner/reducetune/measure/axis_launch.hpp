@@ -23,12 +23,12 @@ namespace reducetune {
 struct axis_plan {
   reduction_shape shape;
   unsigned block_size = 0;
-  std::uint64_t grid = 0;        // the pass's grid: the family's `grid` at this shape
-  std::uint64_t split = 1;       // partials per output; > 1 launches final_pass
-  std::uint64_t final_grid = 0;  // a thread per output (0 when split == 1)
+  std::uint64_t grid = 0;       // the pass's grid: the family's `grid` at this shape
+  std::uint64_t split = 1;      // partials per output; > 1 launches final_pass
+  std::uint64_t final_grid = 0; // a thread per output (0 when split == 1)
   std::size_t accumulator_bytes = 0;
-  bool batch_invariant = false;  // the family's `batch_invariant` let for this point
-  std::string pass, final;       // name expressions ("" final when not launched)
+  bool batch_invariant = false; // the family's `batch_invariant` let for this point
+  std::string pass, final;      // name expressions ("" final when not launched)
 
   // Scratch for the partials: split * outer * inner accumulators (0 when split == 1).
   [[nodiscard]] std::uint64_t partials_bytes() const noexcept;

@@ -6,8 +6,7 @@ namespace reducetune {
 
 std::string axis_verdict::summary() const {
   std::string out = std::to_string(failed) + " of " + std::to_string(outputs) + " outputs wrong";
-  for (const auto &f : failures)
-    out += "\n  " + f;
+  for (const auto &f : failures) out += "\n  " + f;
   return out;
 }
 
@@ -15,15 +14,14 @@ template <class T>
 std::vector<T> axis_row(const T *in, const reduction_shape &s, std::uint64_t o, std::uint64_t i) {
   std::vector<T> row(s.r);
   const T *p = in + o * s.r * s.inner + i;
-  for (std::uint64_t k = 0; k < s.r; ++k)
-    row[k] = p[k * s.inner];
+  for (std::uint64_t k = 0; k < s.r; ++k) row[k] = p[k * s.inner];
   return row;
 }
 
 template std::vector<int> axis_row(const int *, const reduction_shape &, std::uint64_t,
                                    std::uint64_t);
-template std::vector<long long> axis_row(const long long *, const reduction_shape &,
-                                         std::uint64_t, std::uint64_t);
+template std::vector<long long> axis_row(const long long *, const reduction_shape &, std::uint64_t,
+                                         std::uint64_t);
 template std::vector<float> axis_row(const float *, const reduction_shape &, std::uint64_t,
                                      std::uint64_t);
 template std::vector<double> axis_row(const double *, const reduction_shape &, std::uint64_t,
@@ -50,8 +48,7 @@ axis_verdict axis_reference::check(const void *got, std::size_t max_reported) co
   const auto *results = static_cast<const unsigned char *>(got);
   for (std::uint64_t j = 0; j < m_outputs.size(); ++j) {
     const verdict v = m_outputs[j].check(results + j * bytes);
-    if (v.ok)
-      continue;
+    if (v.ok) continue;
     ++out.failed;
     if (out.failures.size() < max_reported)
       out.failures.push_back("output (" + std::to_string(j / m_problem.shape.inner) + ", " +
