@@ -26,10 +26,13 @@ __all__ = [
     "describe_flags",
     "family",
     "limits_for_arch",
+    "parameter_values",
+    "rule_point",
 ]
 
-DTYPES = ("int32", "int64", "float32", "float64")
-OPS = ("sum", "min", "max", "prod")
+# Every element type and operator, as the core decides them (space/element.hpp).
+DTYPES: tuple[str, ...] = tuple(_core.dtypes())
+OPS: tuple[str, ...] = tuple(_core.operators())
 
 Value = Union[int, str]
 Params = dict[str, Value]
@@ -46,6 +49,15 @@ def family(name: str) -> dict[str, Any]:
     return dict(_core.family(name))
 
 
+def parameter_values(family_name: str, parameter: str) -> list[Value]:
+    """The values the family's declaration (its family.json, read by the core) gives a
+    parameter, in declaration order: the one list of, say, the block sizes a family has."""
+    for p in _core.family(family_name)["parameters"]:
+        if p["name"] == parameter:
+            return list(p["values"])
+    raise InvalidConfiguration(f"family '{family_name}' has no parameter '{parameter}'")
+
+
 def describe_flags(found: list[tuple[str, str, str]]) -> str:
     """'flagged: warp=volatile_unsafe (why)' for a reason string."""
     return "flagged: " + "; ".join(f"{name}={value} ({why})" for name, value, why in found)
@@ -54,6 +66,13 @@ def describe_flags(found: list[tuple[str, str, str]]) -> str:
 def limits_for_arch(arch: str | int) -> DeviceLimits:
     """Device limits from the architecture table, for ``sm_90``, ``90`` or ``9.0``."""
     return _core.limits_for_arch(str(arch))
+
+
+def rule_point(rule: dict[str, Any], dtype: str, op: str, limits: DeviceLimits) -> Point:
+    """The point of an exported rule (``best()``, ``export json``), built by the space from the
+    rule's family and parameters: its labels are for people and are not read back."""
+    space = _core.Space(rule["family"], dtype, op, limits, {})
+    return space.point({**rule["compile_parameters"], **rule["launch_parameters"]})
 
 
 @dataclass(frozen=True)

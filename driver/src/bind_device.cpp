@@ -1,6 +1,7 @@
 // The GPU side: device detection, evaluating a variant, the CUB baseline and the streaming
-// ceiling. In-process: the Python driver runs these in a worker process (reducetune._worker)
-// so that a variant that destroys the CUDA context does not end the study.
+// ceiling. In-process: the Python driver runs these in a worker process
+// (reducetune.evaluate.worker) so that a variant that destroys the CUDA context does not end
+// the study.
 #include "common.hpp"
 #include "py_point.hpp"
 
@@ -134,7 +135,7 @@ void bind_device(nb::module_ &m) {
       "device_limits", [](int ordinal) { return rt::limits_of(device(ordinal)); },
       nb::arg("ordinal") = 0);
   // The point arrives typed: a Point, or its plain dict (Point.to_dict(), what a worker
-  // receives over JSON). bind_labels.cpp adds the label form the driver still sends.
+  // receives over JSON); never a label (labels are read back only by the store).
   m.def(
       "evaluate",
       [](const py_point &pt, const nb::dict &workload, int ordinal, const nb::dict &options) {

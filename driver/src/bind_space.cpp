@@ -102,6 +102,20 @@ void bind_space(nb::module_ &m) {
   m.def("family", [](const std::string &name) { return family_dict(family_named(name)); },
         nb::arg("name"));
   m.def("template_hash", &template_hash, nb::arg("family"));
+  // The element types and operators the core reduces (space/element.hpp all_dtypes,
+  // all_ops): Python takes its lists from here instead of restating them.
+  m.def("dtypes", [] {
+    std::vector<std::string> out;
+    for (const auto t : rt::all_dtypes)
+      out.emplace_back(rt::to_string(t));
+    return out;
+  }, "Every element type's name, in the core's order (space/element.hpp).");
+  m.def("operators", [] {
+    std::vector<std::string> out;
+    for (const auto o : rt::all_ops)
+      out.emplace_back(rt::to_string(o));
+    return out;
+  }, "Every operator's name, in the core's order (space/element.hpp).");
   m.def(
       "element_bytes",
       [](const std::string &dtype) { return rt::size_of(rt::dtype_from_string(dtype)); },

@@ -61,8 +61,6 @@ void bind_space(nb::module_ &m);
 void bind_problem(nb::module_ &m);
 void bind_compile(nb::module_ &m);
 void bind_device(nb::module_ &m);
-// The label forms of evaluate() and precompile() the driver still calls (bind_labels.cpp).
-void bind_label_forms(nb::module_ &m);
 void bind_store(nb::module_ &m);
 void bind_reducer(nb::module_ &m);
 void bind_app_timing(nb::module_ &m);

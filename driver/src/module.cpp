@@ -53,9 +53,6 @@ NB_MODULE(_core, m) {
   rtpy::bind_protocol(m);
   rtpy::bind_space(m);
   rtpy::bind_problem(m);
-  // Before the typed forms (overloads are tried in order): a list of labels reaches the
-  // label form; a list of Points fails its cast there and reaches the typed one.
-  rtpy::bind_label_forms(m);
   rtpy::bind_compile(m);
   rtpy::bind_device(m);
   rtpy::bind_store(m);

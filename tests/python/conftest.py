@@ -174,9 +174,9 @@ def asked(monkeypatch):
     calls: list[tuple[str, str, int]] = []
     original = ReplayEvaluator.evaluate
 
-    def evaluate(self, variant_label, launch_label, w):
-        calls.append((variant_label, launch_label, w["n"]))
-        return original(self, variant_label, launch_label, w)
+    def evaluate(self, point, w):
+        calls.append((point.variant_label, point.launch_label, w["n"]))
+        return original(self, point, w)
 
     monkeypatch.setattr(ReplayEvaluator, "evaluate", evaluate)
     return calls

@@ -27,11 +27,10 @@ def counted(monkeypatch):
     original = ReplayEvaluator.evaluate
     space = reducetune.Space("tunable", "float32", "sum", reducetune.limits_for_arch("sm_90"))
 
-    def evaluate(self, variant_label, launch_label, w):
-        point = space.parse(variant_label, launch_label)
-        assert space.check(point) == [], f"invalid point evaluated: {variant_label}"
-        asked.append((variant_label, launch_label, w["n"]))
-        return original(self, variant_label, launch_label, w)
+    def evaluate(self, point, w):
+        assert space.check(point) == [], f"invalid point evaluated: {point}"
+        asked.append((point.variant_label, point.launch_label, w["n"]))
+        return original(self, point, w)
 
     monkeypatch.setattr(ReplayEvaluator, "evaluate", evaluate)
     return asked

@@ -226,6 +226,7 @@ def test_replay_serves_a_point_from_another_gpu_of_the_same_model(tmp_path):
     measured it: replaying either GPU answers every point, its own rows first."""
     import shutil
 
+    from reducetune._space import Space
     from reducetune.evaluate.base import workload
     from reducetune.evaluate.replay import ReplayEvaluator
 
@@ -242,7 +243,8 @@ def test_replay_serves_a_point_from_another_gpu_of_the_same_model(tmp_path):
         with ReplayEvaluator(rec, device) as ev:
             assert len(ev.table("float32", "sum", 1 << 16)) == 2304
             label, launch = next(iter(ev.table("float32", "sum", 1 << 16)))
-            assert ev.evaluate(label, launch, w)["status"] == "ok"
+            point = Space("tunable", "float32", "sum", ev.limits).parse(label, launch)
+            assert ev.evaluate(point, w)["status"] == "ok"
 
 
 def test_merge_copies_the_optuna_studies_and_keeps_a_point_in_both_once(tmp_path):

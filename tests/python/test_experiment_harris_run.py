@@ -33,11 +33,12 @@ class FakeGpu:
     def set_sampling(self, options: dict) -> None:
         self.sampling = options
 
-    def precompile(self, labels: list[str]) -> dict:
-        self.precompiled += labels
+    def precompile(self, points: list) -> dict:
+        self.precompiled += [p.variant_label for p in points]
         return {}
 
-    def evaluate(self, variant: str, launch: str, w: dict) -> dict:
+    def evaluate(self, point, w: dict) -> dict:
+        variant, launch = point.labels  # made-up results keyed by what the point writes
         self.evaluated.append((variant, launch, w["n"]))
         t = w["n"] * 4 / 1e12 * (1 + len(variant) % 7)
         if "harris4" in variant:

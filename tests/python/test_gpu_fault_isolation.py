@@ -96,7 +96,7 @@ def test_a_faulting_variant_fifth_of_ten_fails_with_its_reason_and_the_nine_othe
     w = dict(workload("int32", "sum", N, seed=7), offset_elements=1)  # misaligned input too
     results = []
     for i, p in enumerate(points):
-        results.append(evaluator.evaluate(p.variant_label, p.launch_label, w))
+        results.append(evaluator.evaluate(p, w))
         if p.family == "faulting":
             assert evaluator.workers_started == 1, "the points before the fault shared a worker"
     for p, r in zip(points, results):

@@ -30,11 +30,11 @@ def three_points() -> list[reducetune.Point]:
 
 def test_precompile_compiles_then_serves_from_the_cache_evaluate_uses():
     points = three_points()
-    labels = [p.variant_label for p in points]
-    first = _core.precompile(labels, "sm_90")
+    first = _core.precompile(points, "sm_90")
     assert (first["requested"], first["compiled"], first["cached"], first["failed"]) == (3, 3, 0, 0)
     assert first["failures"] == {} and first["seconds"] > 0 and first["threads"] >= 1
-    again = _core.precompile(labels + labels[:1], "sm_90", threads=1)
+    # the plain form (what crosses the worker's pipe), a variant given twice
+    again = _core.precompile([p.to_dict() for p in points + points[:1]], "sm_90", threads=1)
     assert (again["requested"], again["compiled"], again["cached"]) == (3, 0, 3)
     assert again["threads"] == 1
     # compile_points goes through the same shared compiler as evaluate: already there.
@@ -42,11 +42,18 @@ def test_precompile_compiles_then_serves_from_the_cache_evaluate_uses():
     assert [r["cached"] for r in served] == [True] * 3
 
 
-def test_an_unknown_label_or_architecture_is_a_clear_error():
+def plain(family: str, **params) -> dict:
+    return {"family": family, "dtype": "float32", "op": "sum", "params": params}
+
+
+def test_an_unknown_family_value_or_architecture_is_a_clear_error():
     with pytest.raises(InvalidConfiguration, match="unknown template family 'nope'"):
-        _core.precompile(["nope.float32.sum.bs_128"], "sm_90")
-    with pytest.raises(InvalidConfiguration, match="expected 6"):
-        _core.precompile(["tunable.float32.sum.bs_99"], "sm_90")
+        _core.precompile([plain("nope", block_size=128)], "sm_90")
+    with pytest.raises(InvalidConfiguration, match="99"):
+        _core.precompile([plain("tunable", block_size=99)], "sm_90")
+    # labels are no longer taken (issue 23: typed points only)
+    with pytest.raises(InvalidConfiguration, match="takes Points or Point.to_dict"):
+        _core.precompile(["tunable.float32.sum.bs_128"], "sm_90")
     with pytest.raises(InvalidConfiguration, match="unknown architecture 'sm_11'"):
         _core.precompile([], "sm_11")
 
@@ -54,7 +61,7 @@ def test_an_unknown_label_or_architecture_is_a_clear_error():
 def test_a_variant_that_does_not_compile_is_reported_not_raised():
     try:
         _core.set_templates(str(TEMPLATES))
-        r = _core.precompile(["broken.float32.sum.bs_128"], "sm_90", threads=1)
+        r = _core.precompile([plain("broken", block_size=128)], "sm_90", threads=1)
     finally:
         _core.set_templates("")
     assert (r["compiled"], r["failed"]) == (0, 1)
@@ -64,10 +71,13 @@ def test_a_variant_that_does_not_compile_is_reported_not_raised():
 def test_the_worker_process_precompiles():
     labels = variant_labels(space(block_size=["64"], warp=["shuffle"], unroll=["1"],
                                   vec=["1"], block_strategy=["tree"]))
+    points = {p.variant_label: p for p in space(block_size=["64"], warp=["shuffle"], unroll=["1"],
+                                                vec=["1"], block_strategy=["tree"]).points()}
     w = WorkerClient(timeout_s=300)
     try:
-        reply = w.call("precompile", variant_labels=labels, arch="sm_90")
+        reply = w.call("precompile", points=[p.to_dict() for p in points.values()],
+                       arch="sm_90")
         assert reply["ok"], reply
-        assert reply["result"]["compiled"] == len(labels) > 0
+        assert reply["result"]["compiled"] == len(labels) == len(points) > 0
     finally:
         w.close()

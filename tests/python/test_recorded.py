@@ -96,9 +96,9 @@ def grid_replays(tmp_path_factory) -> dict[Path, dict[str, Any]]:
         calls: list[tuple[str, str, int]] = []
         original = ev.evaluate
 
-        def evaluate(variant_label, launch_label, w, original=original, calls=calls):
-            calls.append((variant_label, launch_label, w["n"]))
-            return original(variant_label, launch_label, w)
+        def evaluate(point, w, original=original, calls=calls):
+            calls.append((point.variant_label, point.launch_label, w["n"]))
+            return original(point, w)
 
         ev.evaluate = evaluate  # type: ignore[method-assign]
         store = open_store(db)

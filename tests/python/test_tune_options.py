@@ -49,16 +49,19 @@ class FakeWorker:
                "max_threads_per_block": 1024}
         return {"ok": True, "result": dev}
 
-    def _precompile(self, variant_labels: list[str], arch: str, threads: int) -> dict[str, Any]:
+    def _precompile(self, points: list[dict], arch: str, threads: int) -> dict[str, Any]:
         if FakeWorker.precompile_reply is not None:
             return FakeWorker.precompile_reply
-        return {"ok": True, "result": {"requested": len(variant_labels), "compiled": 1290,
+        return {"ok": True, "result": {"requested": len(points), "compiled": 1290,
                                        "cached": 0, "failed": 0, "failures": {},
                                        "seconds": 4.1, "threads": 16}}
 
-    def _evaluate(self, variant_label: str, launch_label: str, workload: dict, ordinal: int,
+    def _evaluate(self, point: dict, workload: dict, ordinal: int,
                   options: dict) -> dict[str, Any]:
-        return _ok(synthetic_median(variant_label, launch_label, workload["n"]), workload["n"])
+        # the point arrives as Point.to_dict() (what crosses the worker's JSON pipe)
+        p = point_of(point)
+        return _ok(synthetic_median(p.variant_label, p.launch_label, workload["n"]),
+                   workload["n"])
 
     def _evaluate_cub(self, workload: dict, ordinal: int, options: dict) -> dict[str, Any]:
         return _ok(workload["n"] * 4 / 3.0e12 + 3e-6, workload["n"])
@@ -89,6 +92,16 @@ def fake_worker(monkeypatch):
 def gpu_tune(cli, db, *extra):
     return cli("tune", "--db", db, "--sizes", "2^10", "2^20", "--max-evals", "4", "--seed", "1",
                *RESTRICT_ARGS, *extra)
+
+
+def point_of(d: dict) -> reducetune.Point:
+    """The Point of a Point.to_dict(), as the worker's _core.evaluate reads it."""
+    space = reducetune.Space(d["family"], d["dtype"], d["op"], reducetune.limits_for_arch("sm_90"))
+    return space.point(d["params"])
+
+
+def labels_of(points: list) -> list[str]:
+    return [(point_of(p) if isinstance(p, dict) else p).variant_label for p in points]
 
 
 def restricted_labels() -> set[str]:
@@ -153,10 +166,11 @@ def test_the_worker_precompiles_the_space_once_before_measuring(fake_worker, cli
     assert names.count("precompile") == 1
     assert names.index("precompile") < names.index("evaluate")
     _, timeout, args = next(r for r in worker.requests if r[0] == "precompile")
-    assert set(args["variant_labels"]) == restricted_labels()
-    assert len(args["variant_labels"]) == len(set(args["variant_labels"]))
+    sent = labels_of(args["points"])  # typed: Point.to_dict()s, one per variant
+    assert set(sent) == restricted_labels()
+    assert len(sent) == len(set(sent))
     assert args["arch"] == "90" and timeout > 30  # compiling takes longer than one point
-    n = len(args["variant_labels"])
+    n = len(sent)
     assert f"precompiled {n} variants in 4.1 s (16 threads)" in err
 
 
@@ -186,14 +200,18 @@ def test_failed_variants_are_reported_and_left_to_their_points(fake_worker, cli,
 def test_a_replaced_worker_gets_the_variants_compiled_again(fake_worker):
     ev = GpuEvaluator(0)
     worker = fake_worker.instances[0]
-    ev.precompile(["a", "b", "a"])
-    assert worker.calls("precompile")[-1]["variant_labels"] == ["a", "b"]
+    space = reducetune.Space("tunable", "float32", "sum", reducetune.limits_for_arch("sm_90"))
+    a = space.point({"block_size": 256, "elements_per_thread": 4})
+    a2 = space.point({"block_size": 256, "elements_per_thread": 8})  # a's variant, launched alike
+    b = space.point({"block_size": 128})
+    ev.precompile([a, b, a2, a])
+    assert worker.calls("precompile")[-1]["points"] == [a.to_dict(), b.to_dict()]
     w = base.workload("float32", "sum", 1024)
-    label = "tunable.float32.sum.bs_256.u_1.v_1.warp_shuffle.blk_tree.fin_two_pass"
-    ev.evaluate(label, "ept_4.cap_0", w)
+    ev.evaluate(a, w)
+    assert worker.calls("evaluate")[-1]["point"] == a.to_dict()
     assert len(worker.calls("precompile")) == 1
     worker.running = False  # as after a crash or a timeout: a fresh worker, an empty cache
-    ev.evaluate(label, "ept_4.cap_0", w)
+    ev.evaluate(a, w)
     assert len(worker.calls("precompile")) == 2
 
 
@@ -207,7 +225,7 @@ def test_replay_tunes_call_precompile_once_per_space(monkeypatch, tmp_path, synt
     events: list[Any] = []
     evaluate = ReplayEvaluator.evaluate
     monkeypatch.setattr(ReplayEvaluator, "precompile",
-                        lambda self, labels: events.append(list(labels)))
+                        lambda self, points: events.append(list(points)))
     monkeypatch.setattr(ReplayEvaluator, "evaluate",
                         lambda self, *a: events.append("evaluate") or evaluate(self, *a))
     ev = ReplayEvaluator(synthetic_db)
@@ -216,13 +234,15 @@ def test_replay_tunes_call_precompile_once_per_space(monkeypatch, tmp_path, synt
     finally:
         ev.close()
     assert isinstance(events[0], list) and events[1:] == ["evaluate"] * 6
-    assert set(events[0]) == restricted_labels() and len(events[0]) == len(set(events[0]))
+    # typed points, every selected one: the evaluator compiles one program per variant
+    assert set(labels_of(events[0])) == restricted_labels()
+    assert all(isinstance(p, reducetune.Point) for p in events[0])
 
 
 def test_replay_precompile_is_a_no_op(synthetic_db):
     ev = ReplayEvaluator(synthetic_db)
     try:
-        assert ev.precompile(["anything"]) is None
+        assert ev.precompile([]) is None
         ev.set_sampling(DEFAULT_SAMPLING)
     finally:
         ev.close()

@@ -193,9 +193,8 @@ def test_the_real_worker_answers_and_reports_errors_as_data():
 
 def test_malformed_requests_are_refused_with_a_message_naming_the_problem():
     # No GPU needed: each of these fails before a device is touched. The worker stays up.
-    good = {"variant_label": "tunable.float32.sum.bs_256.u_4.v_4.warp_shuffle."
-                             "blk_warp_partials.fin_two_pass",
-            "launch_label": "ept_16.cap_0"}
+    good = {"point": {"family": "tunable", "dtype": "float32", "op": "sum",
+                      "params": {"block_size": 256, "elements_per_thread": 16}}}
     requests = [
         "not json at all",
         json.dumps([1, 2]),
@@ -218,7 +217,7 @@ def test_malformed_requests_are_refused_with_a_message_naming_the_problem():
     assert replies[0]["error"] == "JSONDecodeError"
     assert "JSON object" in messages[1]
     assert "unknown call 'open_file'" in messages[2]
-    assert "variant_label" in messages[3]  # a missing argument
+    assert "point" in messages[3] and "workload" in messages[3]  # a missing argument
     assert "float16" in messages[4]
     assert "n >= 1" in messages[5]
     assert "zigzag" in messages[6]
@@ -266,17 +265,18 @@ def test_the_real_worker_replies_then_exits_with_status_3_after_a_launch_error()
 def test_the_worker_inherits_the_template_folder_from_the_environment(monkeypatch):
     # The GPU fault-isolation test relies on this to reach the test-only families: NVRTC
     # only, so it runs here. Without the variable, 'broken' is an unknown family.
-    label = "broken.float32.sum.bs_128"
+    label = "broken.float32.sum.bs_128"  # how its failure is reported
+    point = {"family": "broken", "dtype": "float32", "op": "sum", "params": {"block_size": 128}}
     w = WorkerClient(timeout_s=120)
     try:
-        reply = w.call("precompile", variant_labels=[label], arch="sm_90", threads=1)
+        reply = w.call("precompile", points=[point], arch="sm_90", threads=1)
         assert not reply["ok"] and "unknown template family 'broken'" in reply["message"]
     finally:
         w.close()
     monkeypatch.setenv("REDUCETUNE_TEMPLATE_DIR", str(TEMPLATES))
     w = WorkerClient(timeout_s=120)
     try:
-        reply = w.call("precompile", variant_labels=[label], arch="sm_90", threads=1)
+        reply = w.call("precompile", points=[point], arch="sm_90", threads=1)
         assert reply["ok"], reply
         assert (reply["result"]["compiled"], reply["result"]["failed"]) == (0, 1)
         assert "this_identifier_does_not_exist" in reply["result"]["failures"][label]

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reducetune import _core
+from reducetune._space import Space
 from reducetune.benchmarks import _runtime_report
 from reducetune.cli.args import SAMPLE_TIME_MAX_S, duration, integer, show_ranges
 from reducetune.evaluate.base import sampling_options, workload
@@ -148,7 +149,10 @@ def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]
 
 def _protocol(ev: Any, choice: dict[str, Any], dtype: str, op: str, n: int) -> dict[str, Any]:
     w = workload(dtype, op, n)
-    tuned = ev.evaluate(choice["variant"], choice["launch"], w)
+    # The Reducer's choice is a dispatch table's row, which names its point by its labels only
+    # (runtime/reducer.hpp reducer_choice carries no parameters): read once, by the space.
+    choice_labels = (choice["variant"], choice["launch"])
+    tuned = ev.evaluate(Space(choice["family"], dtype, op, ev.limits).parse(*choice_labels), w)
     cub = ev.cub(w) or {"status": "failed"}
     keep = ("status", "median_s", "rel_stddev", "gbps", "pct_of_peak", "reason")
     return {"tuned": {k: tuned.get(k) for k in keep}, "cub": {k: cub.get(k) for k in keep}}

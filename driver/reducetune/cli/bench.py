@@ -21,6 +21,7 @@ from rich.table import Table
 
 from reducetune import errors
 from reducetune._sizes import parse_sizes
+from reducetune._space import rule_point
 from reducetune.cli.args import (INT_MAX, SAMPLE_TIME_MAX_S, add_db, add_nondeterministic,
                                  add_workload, db_path, duration, integer, workload_pairs)
 from reducetune.cli.console import console
@@ -66,7 +67,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def _measure(ev: Any, rule: dict[str, Any] | None, w: dict[str, Any]) -> dict[str, Any]:
     if rule is None:
         return {"status": "none"}
-    r = ev.evaluate(rule["variant"], rule["launch"], w)
+    r = ev.evaluate(rule_point(rule, w["dtype"], w["op"], ev.limits), w)
     return {"variant": rule["variant"], "launch": rule["launch"], "bucket_n": rule["bucket_n"],
             "determinism": rule["determinism"], "status": r["status"],
             "median_s": r.get("median_s"), "rel_stddev": r.get("rel_stddev"),

@@ -109,7 +109,7 @@ class Evaluation:
         row = self.known(point)
         if row is not None:
             return KNOWN, row
-        result = self.evaluator.evaluate(point.variant_label, point.launch_label, self.w)
+        result = self.evaluator.evaluate(point, self.w)
         row = {**self.ctx.key(), **{k: self.w[k] for k in WORKLOAD_KEYS},
                "study_id": self.study_id, "samples_s": list(result.get("samples_s") or []),
                "status": result["status"],

@@ -12,7 +12,7 @@ from typing import Any
 
 from reducetune import _core
 from reducetune._no_gpu import device_problem
-from reducetune._space import limits_for_arch
+from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError
 
 __all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT"]
@@ -133,6 +133,8 @@ class GpuEvaluator:
     ``options`` go to every evaluate and CUB call (keys: ``sampling_options``); the tuner
     replaces their sampling keys with its config's through ``set_sampling``."""
 
+    live = True  # measures now (evaluate/base.py Evaluator)
+
     def __init__(self, ordinal: int = 0, timeout_s: float = 60.0,
                  options: dict[str, Any] | None = None, in_process: bool = False) -> None:
         self.ordinal = ordinal
@@ -151,7 +153,7 @@ class GpuEvaluator:
         self.calls = 0
         self._ceiling: float | None = None
         self.ceiling_samples_s: list[float] = []  # kept so the tuner can record them
-        self._precompiled: list[str] = []  # compiled into the current worker's cache
+        self._precompiled: list[Point] = []  # Points compiled into the current worker's cache
 
     @property
     def workers_started(self) -> int:
@@ -162,14 +164,19 @@ class GpuEvaluator:
         """The stopping rule for the variants and CUB alike (``sampling_options``)."""
         self.options.update(options)
 
-    def precompile(self, variant_labels: list[str]) -> dict[str, Any]:
-        """Compiles the variants in parallel in the worker, whose cache evaluate() serves
-        from: {requested, compiled, cached, failed, failures, seconds, threads}, or {error,
-        message} when the call itself failed (then each variant compiles when measured)."""
-        labels = list(dict.fromkeys(variant_labels))
-        self._precompiled = labels
-        timeout = self.timeout_s + PRECOMPILE_S_PER_VARIANT * len(labels)
-        reply = self._worker.call("precompile", timeout_s=timeout, variant_labels=labels,
+    def precompile(self, points: list[Point]) -> dict[str, Any]:
+        """Compiles the points' variants in parallel in the worker, whose cache evaluate()
+        serves from: {requested, compiled, cached, failed, failures, seconds, threads}, or
+        {error, message} when the call itself failed (then each variant compiles when
+        measured). The points cross the pipe as Point.to_dict(), one per distinct variant
+        (points differing only in their launch compile the same program)."""
+        distinct: dict[str, Point] = {}
+        for p in points:
+            distinct.setdefault(p.variant_label, p)
+        self._precompiled = list(distinct.values())
+        timeout = self.timeout_s + PRECOMPILE_S_PER_VARIANT * len(distinct)
+        reply = self._worker.call("precompile", timeout_s=timeout,
+                                  points=[p.to_dict() for p in self._precompiled],
                                   arch=str(self.device["arch"]), threads=0)
         if not reply["ok"]:
             self._precompiled = []
@@ -188,14 +195,14 @@ class GpuEvaluator:
             return dict(reply["result"])
         return {"status": "failed", "kind": reply["error"], "reason": reply["message"]}
 
-    def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]:
+    def evaluate(self, point: Point, w: dict) -> dict[str, Any]:
         self.calls += 1
         self._rewarm()
         options = dict(self.options)
         if self._ceiling:
             options["ceiling_bytes_per_s"] = self._ceiling
-        return self._run("evaluate", variant_label=variant_label, launch_label=launch_label,
-                         workload=w, options=options)
+        # typed over JSON: parameters by name, which the worker's _core.evaluate takes as is
+        return self._run("evaluate", point=point.to_dict(), workload=w, options=options)
 
     def cub(self, w: dict) -> dict[str, Any] | None:
         return self._run("evaluate_cub", workload=w, options=self.options)

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from reducetune._space import limits_for_arch
+from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError, StoreError
 from reducetune.evaluate.base import CEILING_WORKLOAD
 from reducetune.store.results import open_store, same_model_ids
@@ -39,6 +39,8 @@ class ReplayEvaluator:
     """Serves measurements from a recorded database: the same point always gives the same
     answer; a point the recording lacks is a failure ("not_recorded"), never a guess.
     A ``.xz`` file is decompressed into a temporary folder first (removed by close())."""
+
+    live = False  # replays a recording (evaluate/base.py Evaluator)
 
     def __init__(self, path: str | os.PathLike[str], device: int | str | None = None) -> None:
         if not Path(path).exists():
@@ -82,7 +84,7 @@ class ReplayEvaluator:
     def set_sampling(self, options: dict[str, Any]) -> None:
         pass  # a recording keeps the protocol it was measured with
 
-    def precompile(self, variant_labels: list[str]) -> None:
+    def precompile(self, points: list[Point]) -> None:
         return None  # nothing is compiled in replay
 
     def table(self, dtype: str, op: str, n: int) -> dict[tuple[str, str], dict[str, Any]]:
@@ -118,9 +120,10 @@ class ReplayEvaluator:
     def _same_model(self) -> list[int]:
         return same_model_ids(self._store.devices(), self.device)
 
-    def evaluate(self, variant_label: str, launch_label: str, w: dict) -> dict[str, Any]:
+    def evaluate(self, point: Point, w: dict) -> dict[str, Any]:
         self.calls += 1
-        row = self.table(w["dtype"], w["op"], w["n"]).get((variant_label, launch_label))
+        # the recording's rows are keyed by their stored labels: the point writes its own
+        row = self.table(w["dtype"], w["op"], w["n"]).get(point.labels)
         if row is None:
             return {"status": "failed", "kind": "not_recorded",
                     "reason": f"not in the replay database {self.path.name}"}

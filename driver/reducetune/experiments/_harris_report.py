@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reducetune import _core
 from reducetune.experiments._ncu import METRICS
 
 __all__ = ["markdown", "plot", "slug"]
 
-BYTES = {"int32": 4, "float32": 4, "int64": 8, "float64": 8}
 SAME = 0.05  # a step speed-up within 5% of 1 is "no longer matters"
 
 
@@ -229,7 +229,7 @@ def plot(report: dict[str, Any], out: Path) -> dict[str, str]:
 
 
 def _panel(ax: Any, t: dict[str, Any]) -> None:
-    nbytes = t["n"] * BYTES[t["dtype"]]
+    nbytes = t["n"] * _core.element_bytes(t["dtype"])  # the core's element size
     rows = t["rows"]
     series = [("published (the seed's GPU)", "#9e9e9e", "//",
                [nbytes / (r["published"]["time_ms"] * 1e-3) / 1e9

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import shutil
 import subprocess
 import sys
@@ -76,7 +77,7 @@ def command(ncu: str, point: Any, n: int, metrics: list[str] | None = None) -> l
             "--kernel-name-base", "demangled", "--kernel-name", kernel_regex(point),
             "--launch-count", "1", "--target-processes", "all",
             sys.executable, "-m", "reducetune.experiments._ncu_probe",
-            point.variant_label, point.launch_label, point.dtype, point.op, str(n)]
+            json.dumps(point.to_dict()), str(n)]
 
 
 def _number(text: str) -> float | None:

@@ -5,7 +5,10 @@ serialized, and the sampler's gate kernel (cuda/stream_gate.hpp) waits out its o
 timeout instead of being released; the protocol's 10 samples would cost 10 s per row.
 Prints the result's status on stderr.
 
-    python -m reducetune.experiments._ncu_probe VARIANT LAUNCH DTYPE OP N
+    python -m reducetune.experiments._ncu_probe POINT N
+
+POINT is the point as JSON (``Point.to_dict()``: family, dtype, op, parameters by name), which
+``_core.evaluate`` takes as it is: no label is read back.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from reducetune.evaluate.base import MAX_NOISE, workload
 
 
 def main(argv: list[str]) -> int:
-    variant, launch, dtype, op, n = argv
+    point_json, n = argv
+    point = json.loads(point_json)
     options = {"hot": False, "graph": False, "min_samples": 1, "max_samples": 1,
                "max_noise": MAX_NOISE, "time_cap_s": 1e-3}
-    result = _core.evaluate(variant, launch, workload(dtype, op, int(n)), 0, options)
+    w = workload(point["dtype"], point["op"], int(n))
+    result = _core.evaluate(point, w, 0, options)
     print(json.dumps({k: result.get(k) for k in ("status", "reason", "median_s", "launches")}),
           file=sys.stderr)
     return 0 if result.get("status") == "ok" else 1

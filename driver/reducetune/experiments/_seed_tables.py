@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from reducetune._space import parameter_values
+
 __all__ = ["SeedRow", "SeedTable", "TABLES", "table_named"]
 
 
@@ -39,8 +41,10 @@ class SeedTable:
     n: int
     rows: tuple[SeedRow, ...]
     note: str = ""
-    # the block sizes the tuned launch is chosen from
-    block_sizes: tuple[int, ...] = (32, 64, 128, 256, 512, 1024)
+    # the block sizes the tuned launch is chosen from: by default every one the seeds'
+    # family declares (kernel_templates/seeds/family.json), read from the declaration
+    block_sizes: tuple[int, ...] = field(
+        default_factory=lambda: tuple(int(v) for v in parameter_values("seeds", "block_size")))
 
 
 _G80 = "000_56e0bb9782c7212a.txt"
@@ -130,7 +134,9 @@ TABLES: tuple[SeedTable, ...] = (
         ),
         note="Cumulative speed-up over a CPU recursion (8.448 ms, line 1642). CUDA 12 removed "
              "device-side cudaDeviceSynchronize: 'Nested Sync' runs as a tail launch here.",
-        block_sizes=(256, 512, 1024)),  # smaller blocks: more parents, each launching children
+        # the experiment's chosen subset of the nested family's block sizes (a test checks it
+        # is one): smaller blocks mean more parents, each launching children
+        block_sizes=(256, 512, 1024)),
     SeedTable(
         "smem", "Shared vs global memory (16M ints, 256 threads)", _SMEM,
         "unnamed GPU (nsys)", "int32", 1 << 24, (

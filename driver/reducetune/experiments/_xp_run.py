@@ -125,7 +125,7 @@ class Runner:
             print(f"{self.experiment}: {counts.known} of {counts.known + len(todo)} points "
                   f"already in {self.db_path}", file=sys.stderr)
         if todo:
-            self.evaluator.precompile([j.point.variant_label for j in todo])
+            self.evaluator.precompile([j.point for j in todo])
         start, last, current = time.monotonic(), 0.0, None
         for i, j in enumerate(todo):
             if self.out_of_time():
@@ -152,7 +152,7 @@ class Runner:
     def _measure(self, job: Job, config: dict[str, Any]) -> bool:
         w = job.workload
         ctx = self.ctx(job.point.family)
-        result = self.evaluator.evaluate(job.point.variant_label, job.point.launch_label, w)
+        result = self.evaluator.evaluate(job.point, w)
         row = {**ctx.key(), **{k: w[k] for k in WORKLOAD_KEYS},
                "study_id": self._study_id(job, config),
                "samples_s": list(result.get("samples_s") or []), "status": result["status"],

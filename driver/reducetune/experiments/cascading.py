@@ -48,6 +48,8 @@ __all__ = ["add_arguments", "run_from_args", "sweep_points", "passes_points",
 
 OP = "sum"
 SIZES = [1 << 20, 1 << 24, 1 << 28, 1 << 30]
+# The sweep's chosen subsets, not lists of every type or block size (those are the core's
+# DTYPES and the tunable family's block_size values; a test checks these are subsets of them).
 DTYPES = ["float32", "int32", "float64"]
 BLOCK_SIZES = [128, 256, 1024]
 PASSES_SIZES = [1 << k for k in range(10, 31, 4)]

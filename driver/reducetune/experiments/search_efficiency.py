@@ -43,11 +43,13 @@ from reducetune.experiments._journal import Journal
 from reducetune.experiments._runs import (BUDGET_HELP, all_curves, curve_for, curves_for,
                                           default_budget, plain_recording)
 from reducetune.experiments._se_report import SPACE_SHARE, TARGET, markdown, plot, quantile
+from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.samplers import make_sampler
 
 __all__ = ["add_arguments", "curve_for", "curves_for", "run", "run_from_args"]
 
-DEFAULT_STRATEGIES = ["tpe", "random", "nsga2"]
+# The tuner's default strategy (TuneConfig, what tune runs) against two others.
+DEFAULT_STRATEGIES = [TuneConfig.strategy, "random", "nsga2"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -61,7 +61,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", nargs="+", default=None, type=sizes_text,
                    help="sizes (default: every size A records for dtype/op)")
     p.add_argument("--family", default="tunable")
-    p.add_argument("--strategy", default="tpe", help="the search strategy (default tpe)")
+    # the tuner's own default (TuneConfig), so that the experiment measures what tune runs
+    p.add_argument("--strategy", default=TuneConfig.strategy,
+                   help=f"the search strategy (default {TuneConfig.strategy})")
     p.add_argument("--seeds", type=integer(1, SEEDS_MAX), default=20,
                    help="runs per size and mode (cold, warm), seeded 0, 1, ... (default 20)")
     p.add_argument("--max-evals", type=positive_int, default=None,

@@ -28,7 +28,7 @@ from reducetune.evaluate.evaluation import StoreContext
 from reducetune.store.study_storage import open_storage
 from reducetune.tuning.budget import Schedule
 from reducetune.tuning.config import SizeResult, TuneConfig
-from reducetune.tuning.loop import tune_size, variant_labels
+from reducetune.tuning.loop import tune_size
 from reducetune.tuning.timing import Breakdown, TimedEvaluator, TimedStore, running
 
 __all__ = ["element_bytes", "tune", "tune_all", "unit_order"]
@@ -69,10 +69,9 @@ def _precompile(evaluator: Evaluator, configs: list[TuneConfig], spaces: list[Sp
     """Every variant the run's studies may propose, compiled in parallel once, instead of
     one at a time when first measured. A failure is not fatal: that point fails when
     measured."""
-    labels: list[str] = []
-    for c, space in zip(configs, spaces, strict=True):
-        labels += variant_labels(space, c.allow_flagged, c.nondeterministic)
-    summary = evaluator.precompile(list(dict.fromkeys(labels)))
+    points = [p for c, space in zip(configs, spaces, strict=True) for p in space.points()
+              if space.selected(p, c.allow_flagged, c.nondeterministic)]
+    summary = evaluator.precompile(points)  # typed points; the evaluator keeps one per variant
     if summary is not None and on_precompile:
         on_precompile(summary)
 
