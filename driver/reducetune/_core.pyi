@@ -73,6 +73,12 @@ def family(name: str) -> dict: ...
 
 def template_hash(family: str) -> str: ...
 
+def dtypes() -> list[str]:
+    """Every element type's name, in the core's order (space/element.hpp)."""
+
+def operators() -> list[str]:
+    """Every operator's name, in the core's order (space/element.hpp)."""
+
 def element_bytes(dtype: str) -> int:
     """Bytes of one element of the type (space/element.hpp)."""
 
@@ -228,27 +234,6 @@ class Problem:
 
     def __repr__(self) -> str: ...
 
-@overload
-def evaluate(variant_label: str, launch_label: str, workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
-
-@overload
-def evaluate(point: Point, workload: dict, ordinal: int = 0, options: dict = {}) -> dict:
-    """
-    Compiles (cached), runs, verifies and times one point: a measurement dict (status 'ok') or a failure dict (status 'failed' | 'invalid' | 'wrong', kind, reason).
-    """
-
-@overload
-def evaluate(point: dict, workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
-
-@overload
-def precompile(variant_labels: Sequence[str], arch: str = 'sm_90', threads: int = 0) -> dict: ...
-
-@overload
-def precompile(points: list, arch: str = 'sm_90', threads: int = 0) -> dict:
-    """
-    Compiles the points' variants (Points or Point.to_dict()s) in parallel into the cache that evaluate() uses: {requested, compiled, cached, failed, failures: {variant label: error}, seconds, threads}.
-    """
-
 def compile_jobs(arch: str = 'sm_90', all: bool = False, sample: int = 500, family: str = '', dtypes: Sequence[str] = [], ops: Sequence[str] = [], seed: int = 32199629485598068, threads: int = 0, batch: int = 0, cached_pass: bool = True) -> dict:
     """
     Compiles presets and a seeded sample (or all valid points); timings and failures.
@@ -259,10 +244,24 @@ def compile_points(family: str, dtype: str, op: str, arch: int, points: Sequence
     Compiles points of one space in a batch; failures are data (ok=False, error).
     """
 
+def precompile(points: list, arch: str = 'sm_90', threads: int = 0) -> dict:
+    """
+    Compiles the points' variants (Points or Point.to_dict()s) in parallel into the cache that evaluate() uses: {requested, compiled, cached, failed, failures: {variant label: error}, seconds, threads}.
+    """
+
 def query_device(ordinal: int = 0) -> dict:
     """The device's identity and limits; DeviceError without a GPU."""
 
 def device_limits(ordinal: int = 0) -> DeviceLimits: ...
+
+@overload
+def evaluate(point: Point, workload: dict, ordinal: int = 0, options: dict = {}) -> dict:
+    """
+    Compiles (cached), runs, verifies and times one point: a measurement dict (status 'ok') or a failure dict (status 'failed' | 'invalid' | 'wrong', kind, reason).
+    """
+
+@overload
+def evaluate(point: dict, workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 
 def evaluate_cub(workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 
