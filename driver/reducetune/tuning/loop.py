@@ -134,7 +134,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
         storage = open_storage(ctx.store.path)
     w = workload(config.dtype, config.op, n, config.pattern)
     result = SizeResult(n)
-    gpu = not hasattr(evaluator, "table")
+    gpu = evaluator.live  # measured now (CUB recorded), not replayed from a recording
     evaluator.set_sampling(config.sampling())  # before CUB: both are measured alike
     result.cub_gbps = ctx.cub_gbps(evaluator, w, gpu)
     if ceiling is None and config.target_pct is not None:
