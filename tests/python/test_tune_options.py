@@ -279,3 +279,21 @@ def test_sampling_config_validates_for_api_callers():
         TuneConfig(max_samples=9).validate()
     assert TuneConfig().sampling() == DEFAULT_SAMPLING
     assert TuneConfig(hot=True, sample_time_s=2).sampling()["time_cap_s"] == 2.0
+
+
+def test_cub_is_recorded_from_a_live_evaluator_only(fake_worker, cli, tmp_path, synthetic_db):
+    """Evaluator.live (evaluate/base.py) decides whether CUB's baseline is recorded: measured
+    on a GPU it is; a replay's is the recording's, not measured here, so it is not."""
+    gpu_db, replay_db = tmp_path / "gpu.db", tmp_path / "replay.db"
+    code, _, err = gpu_tune(cli, gpu_db, "--quiet")
+    assert code == 0, err
+    code, _, err = cli("tune", "--replay", synthetic_db, "--db", replay_db, "--sizes", "2^10",
+                       "--max-evals", "3", "--quiet", *RESTRICT_ARGS)
+    assert code == 0, err
+
+    def cub_rows(db) -> int:
+        with sqlite3.connect(db) as c:
+            return c.execute("SELECT count(*) FROM rt_baselines WHERE kind = 'cub'").fetchone()[0]
+
+    assert (cub_rows(gpu_db), cub_rows(replay_db)) == (2, 0)  # the GPU run's two sizes
+    assert GpuEvaluator.live and not ReplayEvaluator.live
