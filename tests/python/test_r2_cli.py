@@ -398,3 +398,15 @@ def test_runtime_report_shows_the_commit_protocol_and_noise(tmp_path):
     assert "protocol, application: " in md and "protocol, tuner: " in md
     assert "reducer 1.2 % (max 1.2 %)" in md and "cub 3.0 %" in md
     assert "protocol tuned 0.4 %" in md
+
+
+def test_bench_json_states_its_protocol():
+    """``bench --json`` (GPU) carries the commit (test above) and this text: the caps the
+    command was given, and where each row's noise is."""
+    import argparse
+
+    from reducetune.cli.bench import _protocol
+
+    text = _protocol(argparse.Namespace(max_samples=321, sample_time=0.25))
+    assert "at most 321 cold samples" in text and "after 0.25 s" in text
+    assert "rel_stddev" in text and "L2 flushed" in text

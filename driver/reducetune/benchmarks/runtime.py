@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from contextlib import closing
@@ -28,6 +27,7 @@ from typing import Any, Callable
 from reducetune import _core
 from reducetune._space import Space
 from reducetune.benchmarks import _runtime_report
+from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.cli.args import SAMPLE_TIME_MAX_S, duration, integer, show_ranges
 from reducetune.evaluate.base import sampling_options, workload
 from reducetune.evaluate.gpu import GpuEvaluator
@@ -190,18 +190,6 @@ def run(src: dict[str, Any], cases: tuple[tuple[str, str], ...], sizes: tuple[in
     return {"device": device, "ceiling_gbps": (ceiling or 0) / 1e9, "samples": samples,
             "rows": rows, **provenance(samples, sample_time),
             "versions": {"torch": torch.__version__, "cupy": __import__("cupy").__version__}}
-
-
-def reducetune_commit() -> str:
-    """``git describe --always --dirty`` of the tree this package was imported from, or
-    "unknown" (an installed wheel is no git tree): which code produced the numbers."""
-    try:
-        out = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "describe",
-                              "--always", "--dirty", "--tags"], capture_output=True, text=True,
-                             timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
 
 
 def provenance(samples: int, sample_time: float) -> dict[str, Any]:

@@ -1,0 +1,21 @@
+"""Which code produced a benchmark's numbers: recorded beside them in every benchmark JSON
+(``reducetune bench --json``, ``python -m reducetune.benchmarks.runtime``)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+__all__ = ["reducetune_commit"]
+
+
+def reducetune_commit() -> str:
+    """``git describe --always --dirty`` of the tree this package was imported from, or
+    "unknown" (an installed wheel is no git tree)."""
+    try:
+        out = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "describe",
+                              "--always", "--dirty", "--tags"], capture_output=True, text=True,
+                             timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
