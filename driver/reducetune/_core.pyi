@@ -365,3 +365,8 @@ def record_application_times(db: str, rows: Sequence[tuple[int, float, int]]) ->
 def app_time_reducer(reducer: Reducer, data_ptr: int, n: int, out_ptr: int, samples: int, stream: int = 0) -> list[float]: ...
 
 def app_time_cub(dtype: str, op: str, data_ptr: int, n: int, out_ptr: int, samples: int, stream: int = 0) -> list[float]: ...
+
+def namespace_problem(namespace: str) -> str:
+    """
+    Why the text cannot name an exported header's C++ namespace ('' when it can).
+    """

@@ -64,5 +64,6 @@ void bind_device(nb::module_ &m);
 void bind_store(nb::module_ &m);
 void bind_reducer(nb::module_ &m);
 void bind_app_timing(nb::module_ &m);
+void bind_export_names(nb::module_ &m);
 
 } // namespace rtpy

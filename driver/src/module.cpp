@@ -58,4 +58,5 @@ NB_MODULE(_core, m) {
   rtpy::bind_store(m);
   rtpy::bind_reducer(m);
   rtpy::bind_app_timing(m);
+  rtpy::bind_export_names(m);
 }

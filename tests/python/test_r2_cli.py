@@ -246,6 +246,15 @@ def test_export_header_refuses_a_namespace_that_would_not_compile(work, namespac
                       "-o", "dispatch.hpp", words=("--namespace",))
 
 
+@pytest.mark.parametrize("namespace", ["int", "class", "::a", "a::", "a::::b", "a::1b",
+                                       "std::x", "__x", "my-app", ""])
+def test_the_export_api_refuses_the_same_namespaces(work, namespace):
+    """The rule is the exporter's own (db/cxx_names.hpp): the Python API, which has no
+    argument parser in front of it, refuses what the command line refuses."""
+    with pytest.raises(reducetune.InvalidConfiguration, match="namespace"):
+        reducetune.export_header(work / "grid.db", namespace=namespace)
+
+
 def test_export_header_takes_a_nested_namespace(work):
     code, out, err = run("export", "header", "--db", "grid.db", "--namespace", "my_app::rt",
                          cwd=work)

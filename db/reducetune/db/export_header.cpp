@@ -6,6 +6,7 @@
 #include <sstream>
 #include <variant>
 
+#include "reducetune/db/cxx_names.hpp"
 #include "reducetune/db/launch_rule.hpp"
 #include "reducetune/db/schema.hpp"
 #include "reducetune/errors.hpp"
@@ -40,15 +41,8 @@ std::string number(double x) {
 }
 
 void check_namespace(std::string_view ns) {
-  bool ok = !ns.empty();
-  for (std::size_t i = 0; ok && i < ns.size(); ++i) {
-    const auto c = static_cast<unsigned char>(ns[i]);
-    ok = std::isalnum(c) || c == '_' || (c == ':' && i + 1 < ns.size() && ns[i + 1] == ':') ||
-         (c == ':' && i > 0 && ns[i - 1] == ':');
-  }
-  if (!ok || std::isdigit(static_cast<unsigned char>(ns[0])))
-    throw invalid_configuration("export namespace '" + std::string(ns) +
-                                "' is not a C++ namespace name");
+  if (const std::string why = namespace_problem(ns); !why.empty())
+    throw invalid_configuration("export namespace " + why);
 }
 
 constexpr std::string_view header_guard = R"(

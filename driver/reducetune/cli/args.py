@@ -254,38 +254,14 @@ def integer_list(text: str, lo: int, hi: int, option: str) -> list[int]:
     return list(dict.fromkeys(int(t) for t in items))
 
 
-CXX_KEYWORDS = frozenset("""
-alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
-char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
-co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
-extern false float for friend goto if inline int long mutable namespace new noexcept not
-not_eq nullptr operator or or_eq private protected public register reinterpret_cast requires
-return short signed sizeof static static_assert static_cast struct switch template this
-thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
-wchar_t while xor xor_eq""".split())
-
-
 @_reads_text
 def cxx_namespace(text: str) -> str:
-    """The type of ``export header --namespace``: ``name`` or ``outer::inner`` (C++17's nested
-    form), each part an identifier that is not a keyword, not reserved to the compiler
-    (``__x``, ``_X``) and not ``std`` at the top: anything else makes a header that does not
-    compile, or that the standard forbids."""
-    parts = text.split("::")
-    for part in parts:
-        why = ("is empty (a leading, trailing or doubled ::)" if not part else
-               "is not an identifier (letters, digits, _; not starting with a digit)"
-               if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part) else
-               "is a C++ keyword" if part in CXX_KEYWORDS else
-               "is reserved to the compiler (__ or _ and a capital)"
-               if "__" in part or re.match(r"_[A-Z]", part) else "")
-        if why:
-            raise argparse.ArgumentTypeError(
-                f"'{_short(text)}' is not a C++ namespace: '{_short(part)}' {why}; write "
-                "for example my_app::dispatch")
-    if parts[0] == "std":
-        raise argparse.ArgumentTypeError(
-            f"'{_short(text)}': a program may not add to namespace std; name your own")
+    """The type of ``export header --namespace``: asked of the exporter's own rule
+    (db/reducetune/db/cxx_names.hpp: ``name`` or ``outer::inner``, no keyword, nothing reserved
+    to the compiler, not ``std``), before any file is touched."""
+    why = _core.namespace_problem(text)
+    if why:
+        raise argparse.ArgumentTypeError(f"{why}; write for example my_app::dispatch")
     return text
 
 
