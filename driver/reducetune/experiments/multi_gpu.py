@@ -15,12 +15,18 @@ two results files this writes a markdown report and a CSV of every point:
 
 Usage: python -m reducetune.experiments.multi_gpu --single S.db --dual D.db --single-s T1
 --dual-s T2 --out report.md [--csv points.csv] [--command TEXT]
+[--single-json S.json --dual-json D.json]
+
+With the sweeps' ``tune --json`` outputs, the report adds where each worker's time went
+(issue 25: measuring, compiling, lock wait, storage reads and writes, sampler, results file,
+the tuner's own, idle; tuning/timing.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import statistics
 import sys
 from collections import Counter
@@ -29,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune.store.measurements import measurement_rows
+from reducetune.tuning.timing import PHASES
 
 # What the report reads of each measurement (reducetune.measurements' columns), in order.
 FIELDS = ("device_uuid", "device", "variant_label", "launch_label", "n", "median_s", "status")
@@ -133,6 +140,28 @@ def markdown(a: dict[str, Any], t_single: float, t_dual: float, command: str,
     return "\n".join(lines) + "\n"
 
 
+def breakdowns(doc: dict[str, Any], name: str) -> list[tuple[str, dict[str, Any]]]:
+    """(worker, its "time") from a ``tune --json`` output: one per worker of a --devices
+    run, else the one process's."""
+    if "workers" in doc:
+        return [(f"{name} GPU {w['ordinal']}", w["time"]) for w in doc["workers"] if "time" in w]
+    return [(name, doc["time"])] if "time" in doc else []
+
+
+def time_section(rows: list[tuple[str, dict[str, Any]]]) -> str:
+    """Where each worker's time went (tuning/timing.py): seconds per phase and idle."""
+    cols = [*PHASES, "idle"]
+    lines = ["## Where each worker's time went (s)", "",
+             "| worker | points | points/s | wall | " + " | ".join(cols) + " |",
+             "|---|" + "---|" * (3 + len(cols))]
+    for name, t in rows:
+        cells = [f"{t['phases'].get(c, 0.0):.2f}" for c in PHASES]
+        cells.append(f"{t.get('idle_s', 0.0):.2f}")
+        lines.append(f"| {name} | {t['points']} | {t['points_per_s']:.1f} | {t['wall_s']:.2f} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--single", type=Path, required=True)
@@ -142,10 +171,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--csv", type=Path, default=None)
     p.add_argument("--command", default="")
+    p.add_argument("--single-json", type=Path, default=None,
+                   help="the one-GPU sweep's tune --json output: its time breakdown")
+    p.add_argument("--dual-json", type=Path, default=None,
+                   help="the two-GPU sweep's tune --json output: each worker's breakdown")
     args = p.parse_args(argv)
     a = analyse(read(args.single), read(args.dual))
     spans = (measuring_s(args.single), measuring_s(args.dual))
-    args.out.write_text(markdown(a, args.single_s, args.dual_s, args.command, spans))
+    text = markdown(a, args.single_s, args.dual_s, args.command, spans)
+    rows = [r for path, name in ((args.single_json, "one GPU"), (args.dual_json, "two GPUs"))
+            if path is not None and path.exists() and path.stat().st_size
+            for r in breakdowns(json.loads(path.read_text()), name)]
+    if rows:
+        text += "\n" + time_section(rows)
+    args.out.write_text(text)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(a["points"][0]) if a["points"] else ["n"])

@@ -11,7 +11,9 @@ the claims of points in a shared study (store/study_share.py)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
+import json
 import os
 import sqlite3
 import warnings
@@ -23,7 +25,8 @@ from typing import Any
 from reducetune.errors import StoreError
 from reducetune.store.storage_check import JOURNAL, check_storage
 
-__all__ = ["claim_lock", "file_lock", "open_shared_storage", "open_storage", "storage_url"]
+__all__ = ["claim_lock", "file_lock", "open_journal", "open_shared_storage", "open_storage",
+           "storage_url"]
 
 
 def storage_url(path: str | os.PathLike[str]) -> str:
@@ -163,16 +166,64 @@ def open_shared_storage(spec: str) -> Any:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     check_storage(spec)  # the command line checks it earlier, knowing --db and --replay
     if spec.startswith(JOURNAL):
-        path = Path(spec[len(JOURNAL):]).resolve()
-        # heavy (about 0.5 s): only where a study is used
-        from optuna.storages.journal import JournalFileBackend, JournalFileOpenLock
-
-        backend = JournalFileBackend(str(path), lock_obj=JournalFileOpenLock(str(path)))
-        storage = optuna.storages.JournalStorage(backend)
-        # not PATH.lock: JournalFileOpenLock's own lock file
-        _LOCKS[id(storage)] = lambda _name: file_lock(f"{path}.claims")
-        return storage
+        return open_journal(spec[len(JOURNAL):])
     return _rdb(spec)
+
+
+def open_journal(spec_path: str | os.PathLike[str], durable: bool = True) -> Any:
+    """Optuna's JournalStorage in the file at path, its claims under ``PATH.claims``.
+    ``durable``: Optuna's own backend (each append synced to disk, JournalFileOpenLock);
+    else each append is one write under an flock of ``PATH.flock`` (no fsync; a waiter
+    wakes when the lock is released instead of polling with Optuna's sleeps growing to 1 s):
+    for the journal beside a results file (tuning/mirror.py), which the file's copy backs."""
+    import optuna  # heavy (about 0.5 s): only where a study is used
+    # heavy (about 0.5 s): only where a study is used
+    from optuna.storages.journal import JournalFileBackend, JournalFileOpenLock
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    path = Path(spec_path).resolve()
+    if durable:
+        backend = JournalFileBackend(str(path), lock_obj=JournalFileOpenLock(str(path)))
+    else:
+        backend = _fast_journal_class()(str(path))
+    storage = optuna.storages.JournalStorage(backend)
+    # not PATH.lock: JournalFileOpenLock's own lock file
+    _LOCKS[id(storage)] = lambda _name: file_lock(f"{path}.claims")
+    return storage
+
+
+@functools.cache  # one class, made on first use: its base is optuna's (heavy)
+def _fast_journal_class() -> Any:
+    """JournalFileBackend whose appends are not synced: the results file's own rule
+    (_Connection: WAL, synchronous NORMAL), where a power cut may lose the last appends."""
+    # heavy (about 0.5 s): only where a study is used
+    from optuna.storages.journal import JournalFileBackend
+
+    class FastJournal(JournalFileBackend):  # type: ignore[misc]
+        def append_logs(self, logs: list[dict[str, Any]]) -> None:
+            data = "".join(json.dumps(x, separators=(",", ":")) + "\n" for x in logs).encode()
+            with _flocked(self._file_path + ".flock"):
+                fd = os.open(self._file_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    while data:  # one write unless interrupted
+                        data = data[os.write(fd, data):]
+                finally:
+                    os.close(fd)
+
+    return FastJournal
+
+
+@contextlib.contextmanager
+def _flocked(path: str) -> Iterator[None]:
+    """An flock on the file at path (created, never removed) for as long as the block runs."""
+    import fcntl  # POSIX: the journal beside a results file is made only where it exists
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the flock
 
 
 def _rdb(url: str) -> Any:

@@ -21,6 +21,7 @@ from reducetune.store.study_share import study_device
 from reducetune.store.study_storage import open_storage
 from reducetune.tuning.budget import Budget
 from reducetune.tuning.config import SizeResult, TuneConfig, median_of, study_name
+from reducetune.tuning.mirror import MirroredStorage
 from reducetune.tuning.proposal import STALL_ESCAPE, STALL_LIMIT, Proposal, open_study
 from reducetune.tuning.samplers import STRATEGY
 
@@ -64,6 +65,8 @@ def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
     with proposal.share.asking():
         trial, point = proposal.ask()
         proposal.share.own(trial)  # under the lock: an unstamped RUNNING trial is a dead one's
+    if proposal.mirrored is not None:  # and in the results file's copy (tuning/mirror.py)
+        proposal.mirrored.began(proposal.study, trial)
     result.proposed += 1
     with proposal.share.beat(trial):  # a worker that dies stops beating: its trial is failed
         _answer(proposal, evaluation, result, ceiling, trial, point)
@@ -144,6 +147,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     study_id = ctx.create_study(study.study_name, config, _study_config(config, n, gpu))
     evaluation = Evaluation(evaluator, ctx, w, study_id)
     proposal = Proposal(study, space, config)
+    proposal.mirrored = storage if isinstance(storage, MirroredStorage) else None
     for p in proposal.resume():  # a resumed study keeps its budget and its best
         row = evaluation.known(p)
         if row is not None:
@@ -153,11 +157,15 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
 
     budget = Budget(config.max_evals, deadline, config.target_pct)
     share = proposal.share  # a grid sweep goes on while a dead worker's point waits
-    while not (stopped := share.stop(budget, result) or share.pending(proposal.prepare())):
-        _trial(proposal, evaluation, result, ceiling)
-        result.escapes = proposal.escapes
-        if on_trial:
-            on_trial(result)
+    try:
+        while not (stopped := share.stop(budget, result) or share.pending(proposal.prepare())):
+            _trial(proposal, evaluation, result, ceiling)
+            result.escapes = proposal.escapes
+            if on_trial:
+                on_trial(result)
+    finally:  # the study's trials copied into the results file, an interrupted study's too
+        if proposal.mirrored is not None:
+            proposal.mirrored.mirror(study)
     result.stopped = stopped
     result.escapes = proposal.escapes
     return result

@@ -12,6 +12,7 @@ from typing import Any
 from reducetune._space import Point, Space
 from reducetune.store.study_share import StudyShare
 from reducetune.tuning.config import TuneConfig, study_name
+from reducetune.tuning.mirror import MirroredStorage
 from reducetune.tuning.samplers import STRATEGY, decode, distributions, encode, make_sampler
 from reducetune.tuning.timing import timed, timed_lock, timed_storage
 from reducetune.tuning.warm_start import warm_counts, warm_points
@@ -29,14 +30,20 @@ STALL_ESCAPE = 10
 
 
 def open_study(config: TuneConfig, n: int, device_uuid: str, storage: Any) -> Any:
-    """The size's Optuna study, resumed when ``storage`` already holds one of its name."""
+    """The size's Optuna study, resumed when ``storage`` already holds one of its name (a
+    MirroredStorage: in its journal, taking the results file's copy when the journal lacks it;
+    tuning/mirror.py)."""
     import optuna  # heavy (about 0.5 s): only where a study is used
 
     multi = STRATEGY[config.strategy].two_objectives  # median time and its noise
+    mirrored = storage if isinstance(storage, MirroredStorage) else None
     study = optuna.create_study(
-        study_name=study_name(config, n, device_uuid), storage=timed_storage(storage),
+        study_name=study_name(config, n, device_uuid),
+        storage=timed_storage(mirrored.journal if mirrored else storage),
         sampler=make_sampler(config.strategy, config.seed), load_if_exists=True,
         directions=["minimize", "minimize"] if multi else ["minimize"])
+    if mirrored:  # the journal's study joined to the results file's copy (tuning/mirror.py)
+        mirrored.attach(study)
     # where the time goes (tuning/timing.py): Optuna's cache in front of an RDB storage too,
     # and ask/tell's own time (the sampler) apart from their storage calls
     timed_storage(study._storage)
@@ -61,6 +68,7 @@ class Proposal:
         self.share = StudyShare(study, space.parse, self.eligible, self.seen)
         setattr(self.share, "_lock", timed_lock(self.share._lock))  # waits: lock_wait
         self.stall = 0  # trials in a row without a new point
+        self.mirrored: MirroredStorage | None = None  # the file's copy of a journal's study
         self.escapes = 0
         self._grid: list[Point] | None = None
 

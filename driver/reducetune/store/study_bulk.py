@@ -1,0 +1,193 @@
+"""A study's trials written into a results file's Optuna tables with plain SQL, one
+transaction per call (tuning/mirror.py: the journal's trials copied into the file).
+
+Optuna's RDBStorage writes a trial one ORM round-trip per parameter and attribute, about 23
+commits a trial: replaying 200 points of h200_float32_sum_large spent 28 of its 32 s there,
+and copying the same 200 finished trials through Optuna's API still took 15 s. These are the
+same rows (Optuna's schema v3.2.0.a, Optuna 3.2 to 5.x: trials, trial_params, trial_values,
+trial_user_attributes, trial_system_attributes, trial_intermediate_values), written with a
+few statements; ``schema`` says whether a file has that schema (else the caller keeps the
+studies in Optuna's own storage).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from reducetune.errors import StoreError
+from reducetune.store.study_storage import file_lock
+
+__all__ = ["SCHEMA", "insert_trial", "running", "schema", "study_id", "sync_trials",
+           "trials_not_from"]
+
+SCHEMA = "v3.2.0.a"  # the alembic version whose tables this module writes
+
+
+def trials_not_from(db: str | os.PathLike[str], study_name: str, key: str,
+                    prefix: str) -> list[int]:
+    """The ids of the finished trials of the file's study ``study_name`` whose system attribute
+    ``key`` is absent or does not start with ``prefix`` (no study, no tables: none)."""
+    try:
+        con = sqlite3.connect(Path(db).resolve().as_uri() + "?mode=rw", uri=True, timeout=60)
+    except sqlite3.Error:
+        return []
+    try:
+        return [int(r[0]) for r in con.execute(
+            "SELECT t.trial_id FROM trials t JOIN studies s USING (study_id) "
+            "LEFT JOIN trial_system_attributes a ON a.trial_id = t.trial_id AND a.key = ? "
+            "WHERE s.study_name = ? AND t.state IN ('COMPLETE', 'FAIL', 'PRUNED') "
+            "AND (a.value_json IS NULL OR substr(a.value_json, 1, ?) != ?) "
+            "ORDER BY t.trial_id", (key, study_name, len(prefix) + 1, json.dumps(prefix)[:-1]))]
+    except sqlite3.Error:
+        return []
+    finally:
+        con.close()
+
+
+def study_id(storage: Any, db: str | os.PathLike[str], study_name: str,
+             directions: Sequence[Any]) -> int:
+    """The id of the file's study of that name, made (with ``directions``) when missing;
+    ``storage``: Optuna's storage of the file at ``db``."""
+    with file_lock(db):
+        try:
+            return int(storage.get_study_id_from_name(study_name))
+        except KeyError:
+            return int(storage.create_new_study(list(directions), study_name))
+
+
+def running(db: str | os.PathLike[str], study_name: str) -> int:
+    """How many trials of the file's study of that name are RUNNING (no study: 0)."""
+    con = _connect(db)
+    try:
+        return int(con.execute("SELECT count(*) FROM trials t JOIN studies s USING (study_id) "
+                               "WHERE s.study_name = ? AND t.state = 'RUNNING'",
+                               (study_name,)).fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        con.close()
+
+
+def insert_trial(db: str | os.PathLike[str], sid: int, t: Any, key: str, k: str) -> None:
+    """The trial (a RUNNING one, just asked) appended to the file's study ``sid``, with the
+    system attribute ``key`` = ``k``: one transaction."""
+    con = _connect(db)
+    try:
+        con.execute("BEGIN IMMEDIATE")  # the trial's number: the study's count, taken alone
+        _insert(con, sid, t, {**t.system_attrs, key: k})
+        con.commit()
+    finally:
+        con.close()
+
+
+def sync_trials(db: str | os.PathLike[str], sid: int, trials: list[Any], key: str,
+                keys: list[str]) -> int:
+    """The file's study ``sid`` brought up to the finished ``trials`` (each identified by the
+    system attribute ``key`` = its entry of ``keys``): one missing is appended, one still
+    RUNNING in the file is written again whole; in one transaction, under the file's lock
+    (one process does it). Returns how many trials were written."""
+    if _schema(db) != SCHEMA:
+        raise StoreError(f"{db}: Optuna's tables are not of schema {SCHEMA}")
+    with file_lock(db):
+        con = _connect(db)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            have = {json.loads(v): (tid, state) for v, tid, state in con.execute(
+                "SELECT a.value_json, t.trial_id, t.state FROM trial_system_attributes a "
+                "JOIN trials t USING (trial_id) WHERE t.study_id = ? AND a.key = ?",
+                (sid, key))}
+            written = 0
+            for t, k in zip(trials, keys, strict=True):
+                old = have.get(k)
+                if old is not None and old[1] != "RUNNING":
+                    continue
+                if old is not None:  # asked here, finished since: its rows written again
+                    for table in _TRIAL_TABLES:
+                        con.execute(f"DELETE FROM {table} WHERE trial_id = ?", (old[0],))
+                    con.execute("UPDATE trials SET state = ?, datetime_complete = ? "
+                                "WHERE trial_id = ?", (t.state.name,
+                                                       _when(t.datetime_complete), old[0]))
+                    _rows(con, old[0], t, {**t.system_attrs, key: k})
+                else:
+                    _insert(con, sid, t, {**t.system_attrs, key: k})
+                written += 1
+            con.commit()
+            return written
+        finally:
+            con.close()
+
+
+_TRIAL_TABLES = ("trial_params", "trial_values", "trial_intermediate_values",
+                 "trial_user_attributes", "trial_system_attributes")
+
+
+def _connect(db: str | os.PathLike[str]) -> sqlite3.Connection:
+    return sqlite3.connect(Path(db).resolve().as_uri() + "?mode=rw", uri=True, timeout=60)
+
+
+def schema(db: str | os.PathLike[str]) -> str:
+    """The alembic version of the file's Optuna tables ("" without them)."""
+    return _schema(db)
+
+
+def _schema(db: str | os.PathLike[str]) -> str:
+    con = _connect(db)
+    try:
+        row = con.execute("SELECT version_num FROM alembic_version").fetchone()
+        return str(row[0]) if row else ""
+    except sqlite3.Error:
+        return ""
+    finally:
+        con.close()
+
+
+def _insert(con: sqlite3.Connection, sid: int, t: Any, system: dict[str, Any]) -> None:
+    (number,) = con.execute("SELECT COUNT(*) FROM trials WHERE study_id = ?", (sid,)).fetchone()
+    cur = con.execute("INSERT INTO trials (number, study_id, state, datetime_start, "
+                      "datetime_complete) VALUES (?, ?, ?, ?, ?)",
+                      (number, sid, t.state.name, _when(t.datetime_start),
+                       _when(t.datetime_complete)))
+    _rows(con, int(cur.lastrowid or 0), t, system)
+
+
+def _rows(con: sqlite3.Connection, tid: int, t: Any, system: dict[str, Any]) -> None:
+    """The trial's parameters, values, attributes and intermediate values."""
+    from optuna.distributions import distribution_to_json  # heavy: only where a study is used
+
+    con.executemany("INSERT INTO trial_params (trial_id, param_name, param_value, "
+                    "distribution_json) VALUES (?, ?, ?, ?)",
+                    [(tid, name, t.distributions[name].to_internal_repr(v),
+                      distribution_to_json(t.distributions[name]))
+                     for name, v in t.params.items()])
+    con.executemany("INSERT INTO trial_values (trial_id, objective, value, value_type) "
+                    "VALUES (?, ?, ?, ?)",
+                    [(tid, i, *_value(v)) for i, v in enumerate(t.values or [])])
+    con.executemany("INSERT INTO trial_intermediate_values (trial_id, step, "
+                    "intermediate_value, intermediate_value_type) VALUES (?, ?, ?, ?)",
+                    [(tid, step, *_value(v, nan=True))
+                     for step, v in t.intermediate_values.items()])
+    for table, attrs in (("trial_user_attributes", t.user_attrs),
+                         ("trial_system_attributes", system)):
+        con.executemany(f"INSERT INTO {table} (trial_id, key, value_json) VALUES (?, ?, ?)",
+                        [(tid, k, json.dumps(v)) for k, v in attrs.items()])
+
+
+def _value(v: float, nan: bool = False) -> tuple[float | None, str]:
+    """Optuna's (value, value_type) of a float: infinities and NaN are a type, not a value."""
+    if math.isinf(v):
+        return None, "INF_POS" if v > 0 else "INF_NEG"
+    if nan and math.isnan(v):
+        return None, "NAN"
+    return float(v), "FINITE"
+
+
+def _when(d: datetime | None) -> str | None:
+    """A datetime as SQLAlchemy writes it in SQLite."""
+    return None if d is None else d.strftime("%Y-%m-%d %H:%M:%S.%f")

@@ -1,0 +1,116 @@
+"""The command's default storage (issue 25, item 2; tuning/mirror.py): the studies run in a
+journal beside the results file and are copied into the file's Optuna tables after each size.
+On a replay of the real H200 recording (with its sidecar's --restrict): the file's study holds
+every trial of the journal's, readable with Optuna alone; a run resumed without the journal,
+or with a torn one, measures nothing again; a study copied twice is copied once."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import optuna
+import pytest
+
+from conftest import RECORDED, recording_meta
+from reducetune.store.study_storage import open_storage
+from reducetune.tuning.mirror import JOURNAL_SUFFIX, MIRRORED, MirroredStorage, journal_beside
+
+GRID = next((p for p in RECORDED if p.name == "h200_float32_sum_grid.db"), None)
+
+pytestmark = [
+    pytest.mark.replay,
+    pytest.mark.skipif(GRID is None, reason="tests/data/recorded/h200_float32_sum_grid.db.xz "
+                       "is absent: the default storage is tested on a real recording"),
+]
+
+EVALS = 30
+
+
+def replay(cli, db, *extra, evals=EVALS):
+    assert GRID is not None
+    m = recording_meta(GRID)
+    restrict = [a for k, v in m["restrict"].items() for a in ("--restrict", f"{k}={','.join(v)}")]
+    code, out, err = cli("tune", "--replay", GRID, "--db", db, "--dtype", m["dtype"], "--op",
+                         m["op"], "--sizes", *map(str, m["sizes"]), "--seed", "1",
+                         "--max-evals", str(evals), "--quiet", "--json", *restrict, *extra)
+    assert code == 0, err
+    return json.loads(out), err
+
+
+def trials(storage) -> dict[str, list]:
+    return {s.study_name: optuna.load_study(study_name=s.study_name, storage=storage).trials
+            for s in optuna.get_all_study_summaries(storage)}
+
+
+def outcomes(ts) -> Counter:
+    return Counter((t.state.name, t.user_attrs.get("outcome"), t.user_attrs.get("variant_label"),
+                    t.user_attrs.get("launch_label")) for t in ts)
+
+
+def journal_trials(db: Path) -> dict[str, list]:
+    from optuna.storages.journal import JournalFileBackend
+
+    return trials(optuna.storages.JournalStorage(JournalFileBackend(str(journal_beside(db)))))
+
+
+@pytest.mark.parametrize("strategy", ["tpe", "grid"])
+def test_the_file_holds_every_trial_of_the_journal(cli, tmp_path, strategy):
+    db = tmp_path / "r.db"
+    doc, _ = replay(cli, db, "--strategy", strategy)
+    assert Path(f"{db}{JOURNAL_SUFFIX}").exists()
+    in_file, in_journal = trials(f"sqlite:///{db}"), journal_trials(db)
+    assert set(in_file) == set(in_journal) and len(in_file) == len(doc["sizes"])
+    for name, ts in in_journal.items():
+        assert all(t.state.is_finished() for t in ts)
+        assert outcomes(in_file[name]) == outcomes(ts)  # the same trials, attributes kept
+        # values and times kept: the file's best is the journal's
+        best = optuna.load_study(study_name=name, storage=f"sqlite:///{db}").best_trial
+        assert best.values == min((t for t in ts if t.values), key=lambda t: t.values).values
+        assert [t.datetime_complete for t in in_file[name]] == [t.datetime_complete for t in ts]
+    measured = sum(s["evaluated"] for s in doc["sizes"])
+    assert measured == sum(outcomes(ts)[k] for ts in in_file.values() for k in outcomes(ts)
+                           if k[1] == "measured")
+
+
+def test_a_run_resumed_without_its_journal_measures_nothing_again(cli, tmp_path):
+    db = tmp_path / "r.db"
+    replay(cli, db, "--strategy", "tpe")
+    before = trials(f"sqlite:///{db}")
+    journal_beside(db).unlink()  # the studies come back from the file's copy
+    doc, _ = replay(cli, db, "--strategy", "tpe")
+    assert all(s["evaluated"] == 0 and s["points"] == EVALS for s in doc["sizes"])
+    # the file gains no copy of what it gave the journal
+    assert {k: len(v) for k, v in trials(f"sqlite:///{db}").items()} == {
+        k: len(v) for k, v in before.items()}
+    doc, _ = replay(cli, db, "--strategy", "tpe", evals=EVALS + 5)  # and goes on from there
+    assert all(s["evaluated"] == 5 and s["points"] == EVALS + 5 for s in doc["sizes"])
+    assert all(len(v) > len(before[k]) for k, v in trials(f"sqlite:///{db}").items())
+
+
+def test_a_torn_journal_is_set_aside_and_the_run_resumes_from_the_file(cli, tmp_path):
+    db = tmp_path / "r.db"
+    replay(cli, db, "--strategy", "grid")
+    with open(journal_beside(db), "ab") as f:  # a power cut in the middle of an append
+        f.write(b'{"op_code": 4, "worker_id": "x", "trial_id"')
+    with open(journal_beside(db), "ab") as f:  # then more lines, as a later run would add
+        f.write(b'{"op_code": 0}\n')
+    doc, err = replay(cli, db, "--strategy", "grid")
+    assert "set aside" in err
+    assert list(tmp_path.glob(f"r.db{JOURNAL_SUFFIX}.broken-*"))
+    assert all(s["evaluated"] == 0 and s["points"] == EVALS for s in doc["sizes"])
+
+
+def test_a_study_copied_twice_is_copied_once(cli, tmp_path):
+    db = tmp_path / "r.db"
+    replay(cli, db, "--strategy", "grid")
+    storage = MirroredStorage(db, optuna.storages.JournalStorage(
+        optuna.storages.journal.JournalFileBackend(str(journal_beside(db)))), open_storage(db))
+    for name in journal_trials(db):
+        study = optuna.load_study(study_name=name, storage=storage.journal)
+        storage.attach(study)
+        assert storage.mirror(study) == 0  # every trial is in the file already
+    keys = [t.system_attrs[MIRRORED] for ts in trials(f"sqlite:///{db}").values() for t in ts]
+    assert len(keys) == len(set(keys))
+    storage.close()
