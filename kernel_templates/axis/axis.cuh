@@ -7,7 +7,8 @@
 //     (const T *in, T *out, unsigned long long outer, unsigned long long r,
 //      unsigned long long inner, acc_t<T> *partials)
 // out holds outer * inner results, out[o * inner + i]. partials (split > 1 only) holds
-// split * outer * inner accumulators, written by pass and read by final_pass.
+// split * outer * inner accumulators, output-major (partials[j * split + s]), written by
+// pass and read by final_pass.
 #pragma once
 
 #include "axis/axis_rows.cuh"
@@ -47,21 +48,28 @@ __global__ void __launch_bounds__(BS)
   }
 }
 
-// The deterministic finish of split > 1: a thread per output combines its S partials in s
-// order (never atomics, so the bits depend on the point and r alone). Launched after pass on
-// the same stream over ceil_div(outer * inner, BS) blocks (any grid is correct).
+// The deterministic finish of split > 1: a warp per output. Lane l combines the output's
+// non-empty partials (split_row(r, S).parts of them) s = l, l + 32, ... in order, then the
+// lanes meet in a shuffle tree: the order depends on (r, S) alone (never atomics). An
+// output's partials are adjacent (partials[j * S + s]), so a warp reads them in one coalesced
+// sweep even when S is in the hundreds and the outputs are few (a column reduction split over
+// the whole GPU). Any grid is correct; the launcher gives ceil_div(outer * inner, BS / 32).
 template <class T, class Op, unsigned BS, unsigned S>
 __global__ void __launch_bounds__(BS)
     final_pass(const T *__restrict__ /*in*/, T *out, unsigned long long outer,
-               unsigned long long /*r*/, unsigned long long inner,
+               unsigned long long r, unsigned long long inner,
                const acc_t<T> *__restrict__ partials) {
+  static_assert(BS % 32 == 0, "whole warps");
   const Op op{};
-  const unsigned long long outputs = outer * inner;
-  for (unsigned long long j = static_cast<unsigned long long>(blockIdx.x) * BS + threadIdx.x;
-       j < outputs; j += static_cast<unsigned long long>(gridDim.x) * BS) {
-    acc_t<T> acc = partials[j];
-    for (unsigned s = 1; s < S; ++s) acc = op(acc, partials[s * outputs + j]);
-    out[j] = from_acc<T>(acc);
+  const unsigned long long outputs = outer * inner, parts = split_row(r, S).parts;
+  const unsigned lane = threadIdx.x % 32;
+  for (unsigned long long j = static_cast<unsigned long long>(blockIdx.x) * (BS / 32) +
+                              threadIdx.x / 32;
+       j < outputs; j += static_cast<unsigned long long>(gridDim.x) * (BS / 32)) {
+    acc_t<T> acc = Op::template identity<acc_t<T>>();
+    for (unsigned s = lane; s < parts; s += 32) acc = op(acc, partials[j * S + s]);
+    acc = group_reduce<acc_t<T>, Op, 32>(acc);
+    if (lane == 0) out[j] = from_acc<T>(acc);
   }
 }
 

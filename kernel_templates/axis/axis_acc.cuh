@@ -40,5 +40,16 @@ __host__ __device__ constexpr unsigned long long min_u64(unsigned long long a,
   return a < b ? a : b;
 }
 
+// How split S divides a row of r elements: chunks of ceil(r / S) elements, of which `parts`
+// (at most S) are not empty. Both are functions of (r, S) alone, so the reduction order is
+// too; blocks and partials are spent only on the non-empty chunks (r = 4 with S = 512 has 4).
+struct row_split {
+  unsigned long long chunk, parts;
+};
+
+__host__ __device__ constexpr row_split split_row(unsigned long long r, unsigned long long s) {
+  return {ceil_div(r, s), ceil_div(r, ceil_div(r, s))};
+}
+
 } // namespace axis
 } // namespace rt

@@ -6,11 +6,12 @@
 //                   rows per warp; 32: a warp per row); the lanes' partials meet in a shuffle
 //                   tree of log2(L) steps.
 //   rows_by_blocks  S blocks per row: block s of a row reduces the segment
-//                   [s * ceil(r/S), (s+1) * ceil(r/S)) and its threads' partials meet in
+//                   [s * ceil(r/S), (s+1) * ceil(r/S)) (the non-empty ones: split_row) and
+//                   its threads' partials meet in
 //                   rt::block_reduce (per-warp shuffles, one partial per warp through shared
-//                   memory). S = 1 writes the output; S > 1 writes partials[s * outputs + j]
-//                   and final_pass (axis.cuh) combines the S partials of each output in s
-//                   order. No atomics: every point is run_to_run.
+//                   memory). S = 1 writes the output; S > 1 writes partials[j * S + s]
+//                   and final_pass (axis.cuh) combines the S partials of each output in an
+//                   order fixed by S. No atomics: every point is run_to_run.
 //
 // Both loop over their work with a grid stride, so any grid is correct and no reduction
 // order depends on the grid or on how many rows there are: only on r and the point.
@@ -63,9 +64,11 @@ __device__ __forceinline__ void rows_by_blocks(const T *__restrict__ in, T *out,
   constexpr warp_strategy W = warp_strategy::shuffle;
   constexpr block_strategy B = block_strategy::warp_partials;
   __shared__ A s[block_reduce_slots<BS, W, B>()];
-  const unsigned long long outputs = outer * inner, chunk = ceil_div(r, S);
-  for (unsigned long long b = blockIdx.x; b < outputs * S; b += gridDim.x) {
-    const unsigned long long j = b / S, part = b % S;
+  const unsigned long long outputs = outer * inner;
+  const row_split sp = split_row(r, S);
+  const unsigned long long chunk = sp.chunk;
+  for (unsigned long long b = blockIdx.x; b < outputs * sp.parts; b += gridDim.x) {
+    const unsigned long long j = b / sp.parts, part = b % sp.parts;
     const unsigned long long o = j / inner, i = j % inner;
     const unsigned long long k0 = min_u64(r, part * chunk), cnt = min_u64(r, k0 + chunk) - k0;
     const A v = lane_reduce<T, Op, BS, UNROLL, VEC>(in + (o * r + k0) * inner + i, cnt, inner,
@@ -75,7 +78,7 @@ __device__ __forceinline__ void rows_by_blocks(const T *__restrict__ in, T *out,
       if constexpr (S == 1)
         out[j] = from_acc<T>(total);
       else
-        partials[part * outputs + j] = total;
+        partials[j * S + part] = total;
     }
     __syncthreads(); // the next row's block_reduce reuses s
   }

@@ -62,12 +62,13 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
   __shared__ A s[W > 1 ? BS * VEC : 1];
   const Op op{};
   const unsigned tx = threadIdx.x % L, ty = threadIdx.x / L;
-  const unsigned long long outputs = outer * inner, tiles = ceil_div(inner, width),
-                           chunk = ceil_div(r, S);
+  const unsigned long long tiles = ceil_div(inner, width);
+  const row_split sp = split_row(r, S);
+  const unsigned long long chunk = sp.chunk;
   const bool aligned = VEC > 1 && inner % VEC == 0 &&
                        reinterpret_cast<unsigned long long>(in) % (VEC * sizeof(T)) == 0;
-  for (unsigned long long b = blockIdx.x; b < outer * tiles * S; b += gridDim.x) {
-    const unsigned long long t = b / S, part = b % S, o = t / tiles;
+  for (unsigned long long b = blockIdx.x; b < outer * tiles * sp.parts; b += gridDim.x) {
+    const unsigned long long t = b / sp.parts, part = b % sp.parts, o = t / tiles;
     const unsigned long long c0 = (t % tiles) * width + tx * VEC;
     const unsigned long long k0 = min_u64(r, part * chunk), cnt = min_u64(r, k0 + chunk) - k0;
     const unsigned columns = c0 < inner ? static_cast<unsigned>(min_u64(VEC, inner - c0)) : 0;
@@ -103,7 +104,7 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
         if constexpr (S == 1)
           out[j] = from_acc<T>(acc[e]);
         else
-          partials[part * outputs + j] = acc[e];
+          partials[j * S + part] = acc[e];
       }
   }
 }

@@ -145,7 +145,10 @@ TEST_CASE("The axis grid is a function of the shape built-ins, and the whole arr
   CHECK(grid_at(s, preset("group_short_rows"), {1000, 17, 1}) == 32);
   CHECK(grid_at(s, preset("warp_rows"), {1000, 4097, 1}) == 125);
   CHECK(grid_at(s, preset("block_rows"), {7, 100, 3}) == 21);
-  CHECK(grid_at(s, preset("split_long_rows"), {3, 1 << 20, 1}) == 24);
+  CHECK(grid_at(s, preset("split_long_rows"), {3, 1 << 20, 1}) == 96);
+  CHECK(grid_at(s, preset("tile_few_columns"), {1, 1 << 24, 4}) == 512);
+  // At most 2^20 blocks: the kernels are grid-stride, more blocks would only queue.
+  CHECK(grid_at(s, preset("tile_few_columns"), {1 << 24, 4, 1}) == 1 << 20);
   // tile: 32 lanes x 2 columns = 64 columns per tile, per outer, per split.
   CHECK(grid_at(s, preset("tile_columns"), {3, 100, 130}) == 9);
   CHECK(grid_at(s, preset("tile_columns_split"), {1, 1 << 20, 16}) == 8);

@@ -72,8 +72,10 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
   plan.pass = whole.kernels.at("pass");
   if (plan.split > 1) {
     plan.final = whole.kernels.at("final");
-    plan.final_grid =
-        std::min(max_grid, (shape.outer * shape.inner + plan.block_size - 1) / plan.block_size);
+    // A warp per output (axis.cuh, final_pass); the kernel is grid-stride, so this is a
+    // choice of speed, not of correctness.
+    const std::uint64_t warps = plan.block_size / 32;
+    plan.final_grid = std::min(max_grid, (shape.outer * shape.inner + warps - 1) / warps);
   }
   return plan;
 }

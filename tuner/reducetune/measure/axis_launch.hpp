@@ -25,7 +25,7 @@ struct axis_plan {
   unsigned block_size = 0;
   std::uint64_t grid = 0;       // the pass's grid: the family's `grid` at this shape
   std::uint64_t split = 1;      // partials per output; > 1 launches final_pass
-  std::uint64_t final_grid = 0; // a thread per output (0 when split == 1)
+  std::uint64_t final_grid = 0; // a warp per output (0 when split == 1)
   std::size_t accumulator_bytes = 0;
   bool batch_invariant = false; // the family's `batch_invariant` let for this point
   std::string pass, final;      // name expressions ("" final when not launched)
