@@ -67,7 +67,10 @@ TEST_CASE("Every preset and a sample of tunable variants reduce correctly on the
       for (const reduce_op o : all_ops) {
         const search_space space(f, t, o, limits);
         for (const auto &p : space.presets())
-          if (space.check(p.point, p.launch))
+          // The whole-array runner's points only: the axis family's kernels take a shape
+          // (gpu_test_axis checks them with their own launcher).
+          if (space.check(p.point, p.launch) &&
+              space.plan_launch(p.point, p.launch).whole_array_abi)
             points.push_back({&f, to_label(f, p.point) + "@" + p.name, p.point, p.launch,
                               is_flagged(f, p.point), nullptr});
         if (f.name != "tunable")

@@ -93,6 +93,9 @@ using names_fn = std::function<std::map<std::string, std::string>()>;
 // known to have a rule (they may cost a compile).
 launch_rule rule_of(const search_space &s, const point &p, const names_fn &names) {
   const launch_plan plan = s.plan_launch(p.compile, p.launch);
+  if (!plan.whole_array_abi)
+    throw invalid_configuration("its kernels take the axis ABI (a reduction along an axis), "
+                                "not the whole array's (in, out, n, partials, ticket)");
   if (plan.proto == protocol::host)
     throw invalid_configuration(
         "its protocol 'host' combines the partials on the CPU (a research point of `experiment "

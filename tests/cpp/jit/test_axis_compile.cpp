@@ -4,6 +4,7 @@
 // family declares. No GPU needed; tests/cpp/gpu_test_axis.cpp runs the kernels.
 #include "catch.hpp"
 
+#include "reducetune/db/launch_rule.hpp"
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/jit/space_jobs.hpp"
 #include "reducetune/jit/variant_request.hpp"
@@ -180,4 +181,27 @@ TEST_CASE("The axis family says which points are batch_invariant and that every 
                "batch_invariant") == 0);
   CHECK(let_of(s, s.point_of({{"strategy", std::string("tile")}, {"vec", std::int64_t{2}}}),
                "batch_invariant") == 1);
+}
+
+TEST_CASE("An axis point is no whole-array point: the whole-array launchers refuse it",
+          "[space][axis]") {
+  // Its entries take (in, out, outer, r, inner, partials): the runner or the runtime passing
+  // (in, out, n, partials, ticket) would fault (it did, in gpu_test_variants), so the plan
+  // says which ABI the kernels take, and the exports give such a point no launch rule.
+  const family f = axis_family();
+  for (const dtype t : {dtype::float32, dtype::int64}) {
+    const search_space s(f, t, reduce_op::sum, sm90);
+    REQUIRE_FALSE(s.presets().empty());
+    for (const auto &p : s.presets()) {
+      INFO(p.name);
+      CHECK_FALSE(s.plan_launch(p.point, p.launch).whole_array_abi);
+      const auto rule = db::launch_rule_of(s, point{p.point, p.launch});
+      REQUIRE(std::holds_alternative<std::string>(rule));
+      CHECK(std::get<std::string>(rule).find("axis ABI") != std::string::npos);
+    }
+  }
+  const family tunable = family::load(template_library::embedded(), "tunable");
+  const search_space whole(tunable, dtype::float32, reduce_op::sum, sm90);
+  for (const auto &p : whole.presets())
+    CHECK(whole.plan_launch(p.point, p.launch).whole_array_abi);
 }

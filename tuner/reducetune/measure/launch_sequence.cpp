@@ -17,6 +17,10 @@ launch_sequence::launch_sequence(const loaded_module &module, const launch_plan 
                                  dtype type, const void *in, std::uint64_t n)
     : m_elem(size_of(type)), m_source(in), m_in(in), m_n(n), m_in_place(plan.in_place) {
   if (plan.block_size == 0) throw invalid_configuration("the launch plan has block size 0");
+  if (!plan.whole_array_abi) // its entries take a shape: launched here they would fault
+    throw invalid_configuration("the point's kernels take another kernel ABI than the whole "
+                                "array's (a family of reductions along an axis): the whole-array "
+                                "runner does not launch them");
   if (n == 0) throw invalid_configuration("a reduction needs n >= 1 elements");
   // The steps and every scratch size are the planner's (space/reduction_plan.hpp), as the
   // runtime's and the exports' launch counts are.

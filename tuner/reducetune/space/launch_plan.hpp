@@ -30,6 +30,11 @@ struct launch_plan {
   // The kernels launch kernels (dynamic parallelism): the runner raises the device runtime's
   // pending-launch limit so that one child launch per block of the first grid fits.
   bool device_launches = false;
+  // The kernels take the whole-array ABI (in, out, n, partials, ticket). False for a family
+  // whose points bind `abi` to another value (the axis family's 'axis': in, out, outer, r,
+  // inner, partials): only that family's own launcher (measure/axis_launch.hpp) may run them;
+  // the runner, the runtime and the exports refuse them rather than pass the wrong arguments.
+  bool whole_array_abi = true;
   // Grid of a pass over n elements (the family's "grid" expression, bound to this point and
   // launch config). multipass calls it again for each pass over the partials.
   std::function<std::uint64_t(std::uint64_t n)> grid_for;

@@ -309,6 +309,7 @@ launch_plan search_space::plan_launch(const variant &v, const launch_config &c) 
   }
   plan.in_place = s.contains("in_place") && in_place_expr().eval_int(s) != 0;
   plan.device_launches = m_family.requires_rdc;
+  plan.whole_array_abi = !s.contains("abi") || s.get("abi") == value{std::string("whole_array")};
   plan.kernels = kernel_names(v);
   for (auto it = plan.kernels.begin(); it != plan.kernels.end();) {
     const auto roles = roles_of(plan.proto); // only the kernels this protocol launches
