@@ -1,12 +1,15 @@
 """The command's default storage (issue 25, item 2; tuning/mirror.py): the studies run in a
-journal beside the results file and are copied into the file's Optuna tables after each size.
-On a replay of the real H200 recording (with its sidecar's --restrict): the file's study holds
-every trial of the journal's, readable with Optuna alone; a run resumed without the journal,
-or with a torn one, measures nothing again; a study copied twice is copied once."""
+journal beside the results file, copied into the file's Optuna tables, and the journal is
+removed by the last process using it. On a replay of the real H200 recording (with its
+sidecar's --restrict): the file's study holds every trial the run made, readable with Optuna
+alone, and nothing is left beside the file; a resumed run measures nothing again; a journal
+left by a killed run is taken up, a torn one set aside; a study copied twice is copied
+once."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -55,9 +58,28 @@ def journal_trials(db: Path) -> dict[str, list]:
     return trials(optuna.storages.JournalStorage(JournalFileBackend(str(journal_beside(db)))))
 
 
+def beside(folder: Path) -> set[str]:
+    """What is in the folder, less SQLite's -wal and -shm (in this process a connection of
+    the store may outlive a command: test_hostile_files)."""
+    return {p.name for p in folder.iterdir()} - {"r.db-wal", "r.db-shm"}
+
+
+def kept_journal(monkeypatch):
+    """The journal as a killed run leaves it: not removed at the end (its flock let go, as
+    a killed process's is)."""
+    def close(self):
+        self.file.engine.dispose()
+        if self._user is not None:
+            os.close(self._user)
+            self._user = None
+
+    monkeypatch.setattr(MirroredStorage, "close", close)
+
+
 @pytest.mark.parametrize("strategy", ["tpe", "grid"])
-def test_the_file_holds_every_trial_of_the_journal(cli, tmp_path, strategy):
+def test_the_file_holds_every_trial_of_the_journal(cli, tmp_path, strategy, monkeypatch):
     db = tmp_path / "r.db"
+    kept_journal(monkeypatch)
     doc, _ = replay(cli, db, "--strategy", strategy)
     assert Path(f"{db}{JOURNAL_SUFFIX}").exists()
     in_file, in_journal = trials(f"sqlite:///{db}"), journal_trials(db)
@@ -70,16 +92,16 @@ def test_the_file_holds_every_trial_of_the_journal(cli, tmp_path, strategy):
         assert best.values == min((t for t in ts if t.values), key=lambda t: t.values).values
         assert [t.datetime_complete for t in in_file[name]] == [t.datetime_complete for t in ts]
     measured = sum(s["evaluated"] for s in doc["sizes"])
-    assert measured == sum(outcomes(ts)[k] for ts in in_file.values() for k in outcomes(ts)
-                           if k[1] == "measured")
+    assert measured == sum(1 for ts in in_file.values() for t in ts
+                           if t.user_attrs.get("outcome") == "measured")
 
 
-def test_a_run_resumed_without_its_journal_measures_nothing_again(cli, tmp_path):
+def test_a_run_leaves_only_the_file_and_a_resumed_one_measures_nothing_again(cli, tmp_path):
     db = tmp_path / "r.db"
     replay(cli, db, "--strategy", "tpe")
+    assert beside(tmp_path) == {"r.db"}
     before = trials(f"sqlite:///{db}")
-    journal_beside(db).unlink()  # the studies come back from the file's copy
-    doc, _ = replay(cli, db, "--strategy", "tpe")
+    doc, _ = replay(cli, db, "--strategy", "tpe")  # the studies come back from the file
     assert all(s["evaluated"] == 0 and s["points"] == EVALS for s in doc["sizes"])
     # the file gains no copy of what it gave the journal
     assert {k: len(v) for k, v in trials(f"sqlite:///{db}").items()} == {
@@ -87,23 +109,37 @@ def test_a_run_resumed_without_its_journal_measures_nothing_again(cli, tmp_path)
     doc, _ = replay(cli, db, "--strategy", "tpe", evals=EVALS + 5)  # and goes on from there
     assert all(s["evaluated"] == 5 and s["points"] == EVALS + 5 for s in doc["sizes"])
     assert all(len(v) > len(before[k]) for k, v in trials(f"sqlite:///{db}").items())
+    assert beside(tmp_path) == {"r.db"}
 
 
-def test_a_torn_journal_is_set_aside_and_the_run_resumes_from_the_file(cli, tmp_path):
+def test_a_journal_a_killed_run_left_is_taken_up_and_removed(cli, tmp_path, monkeypatch):
     db = tmp_path / "r.db"
-    replay(cli, db, "--strategy", "grid")
+    with monkeypatch.context() as m:
+        kept_journal(m)
+        replay(cli, db, "--strategy", "grid")
+    assert journal_beside(db).exists()
+    doc, _ = replay(cli, db, "--strategy", "grid")
+    assert all(s["evaluated"] == 0 and s["points"] == EVALS for s in doc["sizes"])
+    assert beside(tmp_path) == {"r.db"}
+
+
+def test_a_torn_journal_is_set_aside_and_the_run_resumes_from_the_file(cli, tmp_path,
+                                                                       monkeypatch):
+    db = tmp_path / "r.db"
+    with monkeypatch.context() as m:
+        kept_journal(m)
+        replay(cli, db, "--strategy", "grid")
     with open(journal_beside(db), "ab") as f:  # a power cut in the middle of an append
         f.write(b'{"op_code": 4, "worker_id": "x", "trial_id"')
-    with open(journal_beside(db), "ab") as f:  # then more lines, as a later run would add
-        f.write(b'{"op_code": 0}\n')
     doc, err = replay(cli, db, "--strategy", "grid")
     assert "set aside" in err
     assert list(tmp_path.glob(f"r.db{JOURNAL_SUFFIX}.broken-*"))
     assert all(s["evaluated"] == 0 and s["points"] == EVALS for s in doc["sizes"])
 
 
-def test_a_study_copied_twice_is_copied_once(cli, tmp_path):
+def test_a_study_copied_twice_is_copied_once(cli, tmp_path, monkeypatch):
     db = tmp_path / "r.db"
+    kept_journal(monkeypatch)
     replay(cli, db, "--strategy", "grid")
     storage = MirroredStorage(db, optuna.storages.JournalStorage(
         optuna.storages.journal.JournalFileBackend(str(journal_beside(db)))), open_storage(db))
@@ -113,4 +149,4 @@ def test_a_study_copied_twice_is_copied_once(cli, tmp_path):
         assert storage.mirror(study) == 0  # every trial is in the file already
     keys = [t.system_attrs[MIRRORED] for ts in trials(f"sqlite:///{db}").values() for t in ts]
     assert len(keys) == len(set(keys))
-    storage.close()
+    storage.file.engine.dispose()

@@ -146,15 +146,16 @@ def cmd_tune(args: argparse.Namespace) -> int:
             # empty. A file that cannot be read as expected is kept.
             if fresh and holds_no_results(db):
                 store.close()
+                if isinstance(storage, MirroredStorage):
+                    storage.close()  # its journal and the file's engine
                 if getattr(storage, "engine", None) is not None:
                     storage.engine.dispose()
                 for suffix in ("", "-wal", "-shm", "-journal"):
                     Path(f"{db}{suffix}").unlink(missing_ok=True)
-                if isinstance(storage, MirroredStorage):  # its journal beside the file
-                    storage.close()
-                    for path in storage.paths():
-                        path.unlink(missing_ok=True)
             raise
+        finally:  # the journal beside the file removed by its last user (tuning/mirror.py)
+            if isinstance(storage, MirroredStorage):
+                storage.close()
     _print_results(args, configs, evaluator, results, db, time_json(breakdown, results))
     _print_skipped(args, configs, results)
     return 0

@@ -175,7 +175,8 @@ def open_journal(spec_path: str | os.PathLike[str], durable: bool = True) -> Any
     ``durable``: Optuna's own backend (each append synced to disk, JournalFileOpenLock);
     else each append is one write under an flock of ``PATH.flock`` (no fsync; a waiter
     wakes when the lock is released instead of polling with Optuna's sleeps growing to 1 s):
-    for the journal beside a results file (tuning/mirror.py), which the file's copy backs."""
+    for the journal beside a results file (tuning/mirror.py), which the file's copy backs;
+    ValueError when its last line is torn (a power cut), which Optuna would not notice."""
     import optuna  # heavy (about 0.5 s): only where a study is used
     # heavy (about 0.5 s): only where a study is used
     from optuna.storages.journal import JournalFileBackend, JournalFileOpenLock
@@ -185,6 +186,8 @@ def open_journal(spec_path: str | os.PathLike[str], durable: bool = True) -> Any
     if durable:
         backend = JournalFileBackend(str(path), lock_obj=JournalFileOpenLock(str(path)))
     else:
+        with _flocked(f"{path}.flock"):  # appends hold it: the last line read is whole
+            _check_tail(path)
         backend = _fast_journal_class()(str(path))
     storage = optuna.storages.JournalStorage(backend)
     # not PATH.lock: JournalFileOpenLock's own lock file
@@ -211,6 +214,22 @@ def _fast_journal_class() -> Any:
                     os.close(fd)
 
     return FastJournal
+
+
+def _check_tail(path: Path) -> None:
+    """ValueError unless the journal's last line is whole (ends with a newline, is JSON):
+    Optuna reads a torn last line without a word, and the next append then joins it."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - (1 << 16)))
+            tail = f.read()
+    except FileNotFoundError:
+        return
+    if tail and not tail.endswith(b"\n"):
+        raise ValueError("its last line is cut short")
+    last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    if last:
+        json.loads(last)  # JSONDecodeError is a ValueError
 
 
 @contextlib.contextmanager

@@ -10,9 +10,9 @@ a journal each write is one appended line (not synced to disk: the results file'
 WAL with synchronous NORMAL) and a read only takes the lines appended since the last one:
 the same 200 points took 2.6 s (docs/results/cpu_2026-11-26_replay_throughput.md).
 
-- The journal holds the study while it runs, and between runs: a resumed run reads it, and
-  several processes (``--devices``, two commands on one file) share it as they share any
-  ``--storage journal:`` (store/study_share.py: claims, one budget).
+- The journal holds the study while it runs: several processes (``--devices``, two
+  commands on one file) share it as they share any ``--storage journal:``
+  (store/study_share.py: claims, one budget).
 - When a run opens a study, the journal's study takes the file's finished trials that did
   not come from it: all of them where the journal lacks the study (a file of an older
   reducetune, a journal removed or set aside), else those ``db merge`` brought in; so a
@@ -23,6 +23,10 @@ the same 200 points took 2.6 s (docs/results/cpu_2026-11-26_replay_throughput.md
   file's lock. Each copy carries MIRRORED (the journal study's id and the trial's), so none
   is copied twice, by this process or another. A process killed mid-trial thus leaves its
   trial RUNNING in the file as in the journal; the next run fails both (StudyShare).
+- The last process using the journal (each holds a shared flock on it) removes it at the
+  end of its run, so that a run leaves only the results file (test_hostile_files), and the
+  next run starts a journal from the file's copy (read with plain SQL: store/study_bulk.py).
+  A journal a killed run left is taken up by the next run, and removed at its end.
 - A journal that cannot be read (a line torn by a power cut) is set aside as
   ``PATH.studies.journal.broken-TIME`` and its studies start again from the file's copy.
 - Where no journal can be made beside the file (a read-only folder; no flock), the studies
@@ -32,7 +36,6 @@ the same 200 points took 2.6 s (docs/results/cpu_2026-11-26_replay_throughput.md
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 import time
@@ -40,8 +43,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from reducetune.store.study_bulk import (SCHEMA, insert_trial, running, schema, study_id,
-                                         sync_trials, trials_not_from)
+from reducetune.store.study_bulk import (SCHEMA, insert_trial, read_trials, running, schema,
+                                         study_id, sync_trials, trials_not_from)
 from reducetune.store.study_share import StudyShare
 from reducetune.store.study_storage import file_lock, open_journal, open_storage
 from reducetune.tuning.timing import current, timed_storage
@@ -66,15 +69,41 @@ def open_default_storage(db: str | os.PathLike[str]) -> Any:
     file = open_storage(db)  # Optuna's tables made (under the file's lock) where missing
     if schema(db) != SCHEMA:
         return file
+    path = journal_beside(db)
     try:
-        return MirroredStorage(db, _open_journal(journal_beside(db)), file)
+        user = _use(path)
     except (OSError, ImportError):
         return file
+    try:
+        return MirroredStorage(db, _open_journal(path), file, user)
+    except BaseException:
+        os.close(user)
+        raise
+
+
+def _use(path: Path) -> int:
+    """A descriptor of the journal holding a shared flock on it while this process uses it
+    (the last user removes it: MirroredStorage.close); one of a journal just removed by the
+    last user is let go and the path opened again."""
+    import fcntl  # POSIX (open_default_storage keeps the file's tables elsewhere)
+
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            held, now = os.fstat(fd), os.stat(path)
+            if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                return fd
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
 
 
 def _open_journal(path: Path) -> Any:
     try:
-        _check_tail(path)  # a torn last line is read without a word, but breaks the next
         return open_journal(path, durable=False)
     except ValueError as e:  # a torn line (JSONDecodeError too): the file's copy is whole
         aside = path.with_name(f"{path.name}.broken-{time.strftime('%Y%m%dT%H%M%S')}")
@@ -84,32 +113,18 @@ def _open_journal(path: Path) -> Any:
         return open_journal(path, durable=False)
 
 
-def _check_tail(path: Path) -> None:
-    """ValueError unless the journal's last line is whole: ends with a newline and is JSON.
-    Optuna reads a torn last line without complaint, and the next append then joins it."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(max(0, f.seek(0, os.SEEK_END) - (1 << 16)))
-            tail = f.read()
-    except FileNotFoundError:
-        return
-    if tail and not tail.endswith(b"\n"):
-        raise ValueError("its last line is cut short")
-    last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    if last:
-        json.loads(last)
-
-
 class MirroredStorage:
     """A journal beside the results file, the studies' storage while they run, and the file's
     own Optuna tables, their copy (each trial written there when asked, and whole once its
     size is done)."""
 
-    def __init__(self, db: str | os.PathLike[str], journal: Any, file: Any) -> None:
+    def __init__(self, db: str | os.PathLike[str], journal: Any, file: Any,
+                 user: int | None = None) -> None:
         self.db = Path(db)
         self.journal = journal
         self.file = timed_storage(file)  # the results file's Optuna storage (RDBStorage)
         self._sids: dict[str, int] = {}  # study name -> its id in the file
+        self._user = user  # the journal's descriptor with this process's shared flock
 
     def paths(self) -> list[Path]:
         """The files beside the results file that the journal uses."""
@@ -117,7 +132,23 @@ class MirroredStorage:
         return [j, Path(f"{j}.flock"), Path(f"{j}.claims")]
 
     def close(self) -> None:
+        """At the end of the run (its studies copied into the file): the last process using
+        the journal removes it and its lock files, so that a run leaves nothing beside the
+        results file; the next run starts a journal from the file's copy."""
+        import fcntl  # POSIX: _use made the descriptor
+
         self.file.engine.dispose()
+        if self._user is None:
+            return
+        try:
+            fcntl.flock(self._user, fcntl.LOCK_EX | fcntl.LOCK_NB)  # no other user left
+            for path in self.paths():
+                path.unlink(missing_ok=True)
+        except BlockingIOError:
+            pass  # another process still runs on it: the last one removes it
+        finally:
+            os.close(self._user)
+            self._user = None
 
     def attach(self, study: Any) -> None:
         """Before the study's first trial: its trials in the file that did not come from the
@@ -142,10 +173,10 @@ class MirroredStorage:
                 storage.set_study_system_attr(sid, JOURNAL_UID, uid)
             seeded = {t.system_attrs.get(SEEDED) for t in storage.get_all_trials(sid,
                                                                                   deepcopy=False)}
-            for i in trials_not_from(self.db, study.study_name, MIRRORED, f"{uid}:"):
-                if i not in seeded:
-                    t = self.file.get_trial(i)
-                    storage.create_new_trial(sid, template_trial=_copy(t, {SEEDED: i}))
+            ids = [i for i in trials_not_from(self.db, study.study_name, MIRRORED, f"{uid}:")
+                   if i not in seeded]
+            for t in read_trials(self.db, ids):
+                storage.create_new_trial(sid, template_trial=_copy(t, {SEEDED: t._trial_id}))
 
     def began(self, study: Any, trial: Any) -> None:
         """The trial just asked (and stamped) written into the file, RUNNING: a process killed
