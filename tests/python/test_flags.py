@@ -119,8 +119,10 @@ def test_allow_flagged_tunes_them_and_a_resumed_study_without_it_leaves_them_out
 
 def test_only_unflagged_variants_are_precompiled(monkeypatch, tmp_path, flagged_db):
     asked_to_compile = []
-    monkeypatch.setattr(ReplayEvaluator, "precompile",
-                        lambda self, labels: asked_to_compile.append(list(labels)))
+    # precompile takes typed points (an evaluator compiles each distinct variant once):
+    # compare the distinct variants they name
+    monkeypatch.setattr(ReplayEvaluator, "precompile", lambda self, points: asked_to_compile.append(
+        list(dict.fromkeys(p.variant_label for p in points))))
     space = reducetune.Space("tunable", "float32", "sum", reducetune.limits_for_arch("sm_90"),
                              FLAG_RESTRICT)
     for allow in (False, True):
