@@ -234,6 +234,16 @@ def test_devices_beyond_any_gpu_or_malformed_are_refused_at_once(work, devices):
                       "2^10", "--max-evals", "1", words=("--devices",))
 
 
+@pytest.mark.parametrize("bad, word", [(["--base", "nonesuch"], "nonesuch"),
+                                       (["--restrict", "nonesuch=1"], "nonesuch"),
+                                       (["--family", "nonesuch"], "nonesuch")])
+def test_several_replay_workers_are_refused_once_not_once_per_worker(work, bad, word):
+    line = refused_untouched(work, "tune", "--replay", "grid.db", "--devices", "0,1", "--db",
+                             "results.db", "--sizes", "2^10", "--max-evals", "1", *bad,
+                             words=(word,))
+    assert "worker" not in line
+
+
 def test_devices_in_replay_stay_c_ints(work):
     refused_untouched(work, "tune", "--replay", "grid.db", "--devices", "2147483648", "--db",
                       "results.db", "--sizes", "2^10", "--max-evals", "1", words=("--devices",))

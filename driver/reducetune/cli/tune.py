@@ -15,7 +15,7 @@ from typing import Any
 
 from reducetune import errors
 from reducetune._sizes import parse_sizes
-from reducetune._space import Space
+from reducetune._space import Space, limits_for_arch
 from reducetune.cli.args import (COUNT_MAX, INT_MAX, MIN_SAMPLES, RUN_MAX_S, SAMPLE_TIME_MAX_S,
                                  SEED_MAX, TIMEOUT_MAX_S, add_allow_flagged, add_db,
                                  add_nondeterministic, add_workload, db_path, duration, integer,
@@ -116,8 +116,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
         check_storage(args.storage, db_path(args), args.replay)
     if args.devices is not None:  # one worker per GPU (cli/tune_devices.py)
         ordinals = parse_devices(args.devices, args.replay is not None)
-        if len(ordinals) > 1:
-            _configs(args)  # refused here rather than once per worker
+        if len(ordinals) > 1:  # refused here, in one line, rather than once per worker
+            configs = _configs(args)
+            for config in configs:
+                config.validate()
+            # the family, --restrict and --base exist whatever the GPU: asked on sm_90's limits
+            _check_spaces(limits_for_arch("sm_90"), configs)
             return run_devices(args, ordinals)
         if args.replay is None:
             args.device = ordinals[0]
@@ -132,7 +136,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         remove_stale_replay_folders()
     # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
     with closing(_evaluator(args)) as evaluator:  # a missing recording, a device not in it
-        _check_spaces(evaluator, configs)  # before the results file is opened (or migrated)
+        _check_spaces(evaluator.limits, configs)  # before the results file is opened (or migrated)
         fresh = not db.exists()
         store = open_store(db)  # refuses a corrupt or foreign file before anything runs
         storage = None
@@ -161,12 +165,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_spaces(evaluator: Any, configs: list[Any]) -> None:
+def _check_spaces(limits: Any, configs: list[Any]) -> None:
     """Each config's space, asked before any file is opened whether it exists (--family), takes
     the --restrict keys and values, and has the --base preset: tune_all asks again when it
     builds them, after the results file was opened (and an older one migrated)."""
     for c in configs:
-        Space(c.family, c.dtype, c.op, evaluator.limits, c.restrict).preset(c.base_preset)
+        Space(c.family, c.dtype, c.op, limits, c.restrict).preset(c.base_preset)
 
 
 def _storage(args: argparse.Namespace, db: Path) -> Any:
