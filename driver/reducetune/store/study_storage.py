@@ -119,16 +119,25 @@ def _acquire(lock: Path) -> int | None:
         import fcntl  # POSIX only: elsewhere no lock (one process per file)
     except ImportError:
         return None
+    try:
+        return flock_current(lock, fcntl.LOCK_EX)
+    except OSError:  # the lock file cannot be made: no one can write beside it either
+        return None
+
+
+def flock_current(path: Path, operation: int) -> int:
+    """A descriptor of the file now at `path` (created if missing) holding flock `operation`
+    (fcntl.LOCK_EX or LOCK_SH). A lock's last holder removes the file when it lets go, and a
+    lock on a removed (or since replaced) file excludes no one: so after the lock is granted,
+    the descriptor must still be the file at the path, else it is let go and the path opened
+    again. Raises OSError when the file cannot be opened."""
+    import fcntl  # POSIX only (the callers decide what no flock means)
+
     while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:
-            return None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            # The holder before us removes the file when it releases it: a lock on a removed
-            # file (or on one since replaced) excludes no one, so take the current file's.
-            held, now = os.fstat(fd), os.stat(lock)
+            fcntl.flock(fd, operation)
+            held, now = os.fstat(fd), os.stat(path)
             if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
                 return fd
         except FileNotFoundError:

@@ -46,7 +46,7 @@ from typing import Any
 from reducetune.store.study_bulk import (SCHEMA, insert_trial, read_trials, running, schema,
                                          study_id, sync_trials, trials_not_from)
 from reducetune.store.study_share import StudyShare
-from reducetune.store.study_storage import file_lock, open_journal, open_storage
+from reducetune.store.study_storage import file_lock, flock_current, open_journal, open_storage
 from reducetune.tuning.timing import current, timed_storage
 
 __all__ = ["JOURNAL_SUFFIX", "MIRRORED", "SEEDED", "MirroredStorage", "journal_beside",
@@ -87,19 +87,7 @@ def _use(path: Path) -> int:
     last user is let go and the path opened again."""
     import fcntl  # POSIX (open_default_storage keeps the file's tables elsewhere)
 
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH)
-            held, now = os.fstat(fd), os.stat(path)
-            if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
-                return fd
-        except FileNotFoundError:
-            pass
-        except BaseException:
-            os.close(fd)
-            raise
-        os.close(fd)
+    return flock_current(path, fcntl.LOCK_SH)
 
 
 def _open_journal(path: Path) -> Any:
