@@ -19,6 +19,7 @@ import hashlib
 import json
 import lzma
 import math
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -40,6 +41,17 @@ from reducetune import _core  # noqa: E402
 from reducetune.evaluate.base import CEILING_WORKLOAD, workload  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
+
+# Under pytest-xdist (scripts/test runs two workers) each worker gets its own temporary
+# folder, inherited by the commands it starts: tests that check that no reducetune-* folder is
+# left behind in $TMPDIR must not see another worker's live ones.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    _worker_tmp = Path(tempfile.gettempdir()) / (
+        f"rt-pytest-{os.environ['PYTEST_XDIST_WORKER']}-{os.getpid()}")
+    _worker_tmp.mkdir()
+    atexit.register(shutil.rmtree, _worker_tmp, ignore_errors=True)
+    os.environ["TMPDIR"] = tempfile.tempdir = str(_worker_tmp)
+
 RECORDED_DIR = REPO / "tests" / "data" / "recorded"
 
 
