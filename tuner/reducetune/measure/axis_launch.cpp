@@ -49,9 +49,9 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
     throw invalid_configuration("cannot plan " + to_label(space.decl(), p.compile) + ": " +
                                 verdict.reasons());
   scope s = space.scope_for(p.compile, p.launch);
-  if (!s.contains("abi") || s.get("abi") != value{std::string("axis")})
+  if (space.decl().abi != "axis")
     throw invalid_configuration("family '" + space.decl().name +
-                                "' does not declare the axis kernel ABI (a let `abi` = 'axis')");
+                                "' does not declare the axis kernel ABI (\"abi\": \"axis\")");
   const auto elements = shape.outer * shape.r * shape.inner;
   if (elements > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     throw invalid_configuration("the shape has too many elements for a grid expression");

@@ -66,6 +66,11 @@ struct family {
   std::map<std::string, std::string> kernels; // role → name-expression pattern
   std::vector<preset> presets;
   bool requires_rdc = false;
+  // The entry kernels' argument list ("abi" in family.json): "whole_array" (in, out, n,
+  // partials, ticket; the default) or "axis" (in, out, outer, r, inner, partials). Bound in
+  // every point's scope as the identifier `abi`; only a whole-array family's points may reach
+  // the whole-array runner, runtime and exports (launch_plan::whole_array_abi).
+  std::string abi = "whole_array";
   // Test-only families (tests/data/templates) declare the outcome they are built to produce:
   // "compile_error", "launch_error", "verification_error" or "ok"; "" for real families.
   std::string expected;

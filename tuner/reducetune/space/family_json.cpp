@@ -24,7 +24,7 @@ family family_reader::read(const std::string &text) {
   check_keys(doc, "the declaration",
              {"family", "description", "source", "includes", "parameters", "constraints",
               "shared_bytes", "dynamic_shared_bytes", "protocol", "grid", "kernels", "presets",
-              "requires", "expected"});
+              "requires", "expected", "abi"});
   family f;
   f.name = required_string(doc, "family", "the declaration");
   if (f.name != m_folder)
@@ -48,6 +48,11 @@ family family_reader::read(const std::string &text) {
   read_kernels(doc, f);
   read_presets(doc, f);
   read_requires(doc, f);
+  if (doc.contains("abi")) {
+    f.abi = required_string(doc, "abi", "the declaration");
+    if (f.abi != "whole_array" && f.abi != "axis")
+      fail("\"abi\": unknown kernel ABI '" + f.abi + "' (known: \"whole_array\", \"axis\")");
+  }
   read_expected(doc, f);
   check_lets(doc["parameters"], f);
   return f;

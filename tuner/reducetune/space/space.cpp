@@ -94,6 +94,7 @@ search_space::search_space(family f, dtype t, reduce_op o, device_limits limits,
       m_builtins(builtin_scope(t, o, limits)), m_compile(m_family.compile_parameters()),
       m_launch(m_family.launch_parameters()), m_size(count_points(m_family, m_compile)),
       m_launch_size(count_points(m_family, m_launch)), m_only(normalized(m_family, only)) {
+  m_builtins.set("abi", value{m_family.abi}); // the family's kernel ABI, as points ask it
   // Launch parameters, their lets, and (to a fixed point) every let that names one of them.
   for (std::size_t i : m_launch) {
     m_launch_names.insert(m_family.parameters[i].name);
@@ -309,7 +310,7 @@ launch_plan search_space::plan_launch(const variant &v, const launch_config &c) 
   }
   plan.in_place = s.contains("in_place") && in_place_expr().eval_int(s) != 0;
   plan.device_launches = m_family.requires_rdc;
-  plan.whole_array_abi = !s.contains("abi") || s.get("abi") == value{std::string("whole_array")};
+  plan.whole_array_abi = m_family.abi == "whole_array";
   plan.kernels = kernel_names(v);
   for (auto it = plan.kernels.begin(); it != plan.kernels.end();) {
     const auto roles = roles_of(plan.proto); // only the kernels this protocol launches
