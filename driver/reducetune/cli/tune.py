@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
 from contextlib import closing
 from dataclasses import MISSING, fields
 from pathlib import Path
@@ -30,7 +28,7 @@ from reducetune.evaluate.sources import open_evaluator
 from reducetune.store.files import holds_no_results
 from reducetune.store.results import open_store
 from reducetune.store.storage_check import check_storage
-from reducetune.store.study_share import pid_runs
+from reducetune.store.study_share import remove_dead_folders
 from reducetune.store.study_storage import open_shared_storage
 from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.mirror import MirroredStorage, open_default_storage
@@ -133,7 +131,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         raise errors.InvalidConfiguration("--replay and --db must be different files")
 
     if args.replay is not None:
-        remove_stale_replay_folders()
+        remove_dead_folders(REPLAY_PREFIX)  # left by replays killed with SIGKILL
     # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
     with closing(_evaluator(args)) as evaluator:  # a missing recording, a device not in it
         _check_spaces(evaluator.limits, configs)  # before the results file is opened (or migrated)
@@ -177,17 +175,6 @@ def _storage(args: argparse.Namespace, db: Path) -> Any:
     """Optuna's storage: --storage, else a journal beside the results file, copied into the
     file's own tables after each size (tuning/mirror.py: several times faster)."""
     return open_shared_storage(args.storage) if args.storage else open_default_storage(db)
-
-
-def remove_stale_replay_folders() -> None:
-    """Removes reducetune-replay-<pid>-* folders of processes that no longer run (a run
-    killed with SIGKILL cannot clean up after itself)."""
-
-    for folder in Path(tempfile.gettempdir()).glob(REPLAY_PREFIX + "*"):
-        pid = folder.name[len(REPLAY_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or not folder.is_dir() or pid_runs(int(pid)):
-            continue
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _same_file(a: Path, b: Path) -> bool:

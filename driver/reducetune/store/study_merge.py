@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import inspect
 import os
-import shutil
 import sqlite3
 import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from reducetune.store.study_share import pid_runs
+from reducetune.store.study_share import remove_dead_folders
 from reducetune.store.study_storage import open_storage, storage_url
 
 __all__ = ["merge_studies"]
@@ -114,7 +113,7 @@ def merge_studies(db: str | os.PathLike[str], other: str | os.PathLike[str]) -> 
     import optuna  # heavy (about 0.5 s): only where a study is used
 
     stats = {"studies_added": 0, "studies_skipped": 0, "trials_added": 0}
-    _remove_dead_copies()
+    remove_dead_folders(COPY_PREFIX)
     with tempfile.TemporaryDirectory(prefix=f"{COPY_PREFIX}{os.getpid()}-") as folder:
         copy = _snapshot(Path(other), folder)
         if copy is None:
@@ -130,15 +129,6 @@ def merge_studies(db: str | os.PathLike[str], other: str | os.PathLike[str]) -> 
             source.engine.dispose()
             target.engine.dispose()
     return stats
-
-
-def _remove_dead_copies() -> None:
-    """Removes the reducetune-merge-<pid>-* folders of merges that no longer run: one killed
-    (SIGKILL) while it read the other file's studies left its copy of that file there."""
-    for folder in Path(tempfile.gettempdir()).glob(COPY_PREFIX + "*"):
-        pid = folder.name[len(COPY_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and folder.is_dir() and not pid_runs(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _merge_one(summary: Any, source: Any, target: Any, existing: Any,

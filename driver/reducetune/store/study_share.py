@@ -39,9 +39,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from reducetune import _core
@@ -250,6 +253,15 @@ def _fail(study: Any, trial: Any, reason: str) -> None:
     trial.set_user_attr("outcome", "claimed")
     trial.set_user_attr("reason", reason)
     study.tell(trial, state=optuna.trial.TrialState.FAIL)
+
+
+def remove_dead_folders(prefix: str) -> None:
+    """Removes the $TMPDIR/<prefix><pid>-* folders of processes that no longer run: one killed
+    (SIGKILL) cannot remove its own (a replay's decompressed recording, a merge's copy)."""
+    for folder in Path(tempfile.gettempdir()).glob(prefix + "*"):
+        pid = folder.name[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and folder.is_dir() and not pid_runs(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def pid_runs(pid: int) -> bool:
