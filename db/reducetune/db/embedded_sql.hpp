@@ -1,4 +1,4 @@
-// The schema and migrations, embedded at build time (db/CMakeLists.txt generates the data).
+// The migrations, embedded at build time (db/CMakeLists.txt generates the data).
 #pragma once
 
 #include <span>
@@ -12,9 +12,8 @@ struct embedded_migration {
   std::string_view sql;
 };
 
-// db/schema.sql: the current schema, used to create a new file.
-[[nodiscard]] std::string_view schema_sql() noexcept;
-// db/migrations/*.sql in order, numbered 1, 2, ... without gaps (checked by CMake).
+// db/migrations/*.sql in order, numbered 1, 2, ... without gaps (checked by CMake). A new file
+// is created by applying them all.
 [[nodiscard]] std::span<const embedded_migration> migrations() noexcept;
 
 } // namespace reducetune::db::detail

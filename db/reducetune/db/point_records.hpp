@@ -1,6 +1,6 @@
 // The store's rows for a tuning point, filled from what the search space decided about it:
 // the only writer of rt_variants' parameters, flags and determinism and of a measurement's
-// launch parameters (schema.sql says which column holds what).
+// launch parameters (db/migrations/0004_point_facts.sql says which column holds what).
 #pragma once
 
 #include <string>

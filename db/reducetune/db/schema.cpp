@@ -129,21 +129,10 @@ void set_version_pragmas(database &db, int version) {
   db.exec("PRAGMA user_version = " + std::to_string(version));
 }
 
-} // namespace
-
-// Inside BEGIN IMMEDIATE: another process may have created or migrated the file between our
-// inspection and the write lock, so the version is read again here.
-void detail::create_or_migrate(database &db) {
-  const auto version = static_cast<int>(db.pragma_int("user_version"));
-  const auto app_id = db.pragma_int("application_id");
-  const int current = current_schema_version();
-  if (app_id != application_id) {
-    db.exec(detail::schema_sql());
-    set_version_pragmas(db, current);
-    return;
-  }
-  if (version > current)
-    throw store_error(quoted(db.path()) + " was upgraded by a newer reducetune while opening");
+// Applies every migration above `version` in order. A new file is a file at version 0: the
+// migrations are the only statement of the schema, so a new file and an upgraded one cannot
+// drift apart.
+void apply_migrations(database &db, int version) {
   for (const auto &m : detail::migrations()) {
     if (m.version <= version)
       continue;
@@ -154,6 +143,24 @@ void detail::create_or_migrate(database &db) {
                         quoted(db.path()) + " (rolled back, file unchanged): " + e.what());
     }
   }
+}
+
+} // namespace
+
+// Inside BEGIN IMMEDIATE: another process may have created or migrated the file between our
+// inspection and the write lock, so the version is read again here.
+void detail::create_or_migrate(database &db) {
+  const int current = current_schema_version();
+  if (db.pragma_int("application_id") != application_id) {
+    // A new file holds no points, so there is nothing for repair_points to rewrite.
+    apply_migrations(db, 0);
+    set_version_pragmas(db, current);
+    return;
+  }
+  const auto version = static_cast<int>(db.pragma_int("user_version"));
+  if (version > current)
+    throw store_error(quoted(db.path()) + " was upgraded by a newer reducetune while opening");
+  apply_migrations(db, version);
   if (version < points_repaired_at)
     repair_points(db, template_library::from_environment());
   set_version_pragmas(db, current);

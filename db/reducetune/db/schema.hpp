@@ -12,7 +12,7 @@ namespace reducetune::db {
 // PRAGMA application_id of every reducetune file: the bytes "RTdb".
 inline constexpr std::int32_t application_id = 0x52546462;
 
-// The highest migration number; db/schema.sql describes this version.
+// The highest migration number: the version a new file is created at (by every migration).
 [[nodiscard]] int current_schema_version() noexcept;
 
 enum class file_kind {
