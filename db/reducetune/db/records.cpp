@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "reducetune/errors.hpp"
+#include "reducetune/space/name_table.hpp"
 
 namespace reducetune::db {
 
@@ -16,18 +17,16 @@ std::string_view to_string(build_status s) noexcept {
   return s == build_status::ok ? "ok" : "failed";
 }
 
+namespace {
+constexpr name_table<measurement_status, 4> measurement_status_names = {
+    {{measurement_status::ok, "ok"},
+     {measurement_status::failed, "failed"},
+     {measurement_status::invalid, "invalid"},
+     {measurement_status::wrong, "wrong"}}};
+} // namespace
+
 std::string_view to_string(measurement_status s) noexcept {
-  switch (s) {
-  case measurement_status::ok:
-    return "ok";
-  case measurement_status::failed:
-    return "failed";
-  case measurement_status::invalid:
-    return "invalid";
-  case measurement_status::wrong:
-    return "wrong";
-  }
-  return "failed";
+  return name_of(measurement_status_names, s, "failed");
 }
 
 build_status parse_build_status(std::string_view text) {
@@ -39,10 +38,8 @@ build_status parse_build_status(std::string_view text) {
 }
 
 measurement_status parse_measurement_status(std::string_view text) {
-  for (auto s : {measurement_status::ok, measurement_status::failed, measurement_status::invalid,
-                 measurement_status::wrong})
-    if (to_string(s) == text)
-      return s;
+  if (const auto s = value_named(measurement_status_names, text))
+    return *s;
   throw store_error("unknown measurement status '" + std::string(text) + "'");
 }
 

@@ -1,32 +1,27 @@
 #include "reducetune/space/launch_plan.hpp"
 
 #include "reducetune/errors.hpp"
+#include "reducetune/space/name_table.hpp"
 
 namespace reducetune {
 
+namespace {
+constexpr name_table<protocol, 5> protocol_names = {{{protocol::multipass, "multipass"},
+                                                     {protocol::two_pass, "two_pass"},
+                                                     {protocol::atomic, "atomic"},
+                                                     {protocol::ticket, "ticket"},
+                                                     {protocol::host, "host"}}};
+} // namespace
+
 const char *to_string(protocol p) noexcept {
-  switch (p) {
-  case protocol::multipass:
-    return "multipass";
-  case protocol::two_pass:
-    return "two_pass";
-  case protocol::atomic:
-    return "atomic";
-  case protocol::ticket:
-    return "ticket";
-  case protocol::host:
-    return "host";
-  }
-  return "?";
+  return name_of(protocol_names, p);
 }
 
 protocol protocol_from_string(const std::string &name) {
-  for (protocol p : {protocol::multipass, protocol::two_pass, protocol::atomic, protocol::ticket,
-                     protocol::host})
-    if (name == to_string(p))
-      return p;
+  if (const auto p = value_named(protocol_names, name))
+    return *p;
   throw invalid_configuration("unknown protocol '" + name +
-                              "' (valid: multipass, two_pass, atomic, ticket, host)");
+                              "' (valid: " + names_of(protocol_names) + ")");
 }
 
 } // namespace reducetune

@@ -1,6 +1,8 @@
 #include "reducetune/space/reduction_plan.hpp"
 
 #include "reducetune/errors.hpp"
+#include "reducetune/space/element.hpp"
+#include "reducetune/space/name_table.hpp"
 
 #include <limits>
 #include <string>
@@ -59,15 +61,9 @@ void plan_steps(protocol proto, const grid_rule &grid_of, std::uint64_t n, reduc
 } // namespace
 
 const char *to_string(kernel_role r) noexcept {
-  switch (r) {
-  case kernel_role::init:
-    return "init";
-  case kernel_role::pass:
-    return "pass";
-  case kernel_role::final:
-    return "final";
-  }
-  return "?";
+  constexpr name_table<kernel_role, 3> names = {
+      {{kernel_role::init, "init"}, {kernel_role::pass, "pass"}, {kernel_role::final, "final"}}};
+  return name_of(names, r);
 }
 
 unsigned checked_grid(std::uint64_t blocks, std::uint64_t n) {
@@ -86,9 +82,12 @@ reduction_plan plan_reduction_steps(protocol proto, const grid_rule &grid_of, st
   plan_steps(proto, grid_of, n, plan);
   // Every buffer is sized by the first pass: later multipass levels have fewer blocks.
   reduction_scratch &s = plan.scratch;
-  s.out = element_bytes;
-  s.partials = plan.first_grid * element_bytes;
-  if (proto == protocol::multipass) s.ping = s.pong = plan.first_grid * element_bytes;
+  // Partials are accumulators (float32 for 2-byte half types); out holds 4 bytes too, so that
+  // a half type's result may be asked in float32.
+  const std::size_t acc_bytes = accumulator_bytes(element_bytes);
+  s.out = acc_bytes;
+  s.partials = plan.first_grid * acc_bytes;
+  if (proto == protocol::multipass) s.ping = s.pong = plan.first_grid * acc_bytes;
   if (in_place) s.input_copy = n * element_bytes;
   s.ticket = sizeof(unsigned);
   return plan;
