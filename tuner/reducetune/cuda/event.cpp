@@ -2,29 +2,17 @@
 
 #include "reducetune/errors.hpp"
 
-#include <utility>
-
 namespace reducetune {
 
-event::event() { RT_CUDA_CALL(cudaEventCreate(&m_event)); }
+event::event() { RT_CUDA_CALL(cudaEventCreate(m_event.out())); }
 
-event::~event() {
-  if (m_event) RT_CUDA_CALL_NOEXCEPT(cudaEventDestroy(m_event));
+void event::destroy(cudaEvent_t handle) noexcept {
+  RT_CUDA_CALL_NOEXCEPT(cudaEventDestroy(handle));
 }
 
-event::event(event &&other) noexcept : m_event(std::exchange(other.m_event, nullptr)) {}
+void event::record(cudaStream_t s) { RT_CUDA_CALL(cudaEventRecord(m_event.get(), s)); }
 
-event &event::operator=(event &&other) noexcept {
-  if (this != &other) {
-    event old(std::move(*this));
-    m_event = std::exchange(other.m_event, nullptr);
-  }
-  return *this;
-}
-
-void event::record(cudaStream_t s) { RT_CUDA_CALL(cudaEventRecord(m_event, s)); }
-
-void event::synchronize() const { RT_CUDA_CALL(cudaEventSynchronize(m_event)); }
+void event::synchronize() const { RT_CUDA_CALL(cudaEventSynchronize(m_event.get())); }
 
 double elapsed_seconds(const event &start, const event &stop) {
   stop.synchronize();

@@ -3,23 +3,21 @@
 
 #include <cuda_runtime_api.h>
 
+#include "reducetune/cuda/owned_handle.hpp"
+
 namespace reducetune {
 
 class event {
 public:
   event();
-  ~event();
-  event(event &&other) noexcept;
-  event &operator=(event &&other) noexcept;
-  event(const event &) = delete;
-  event &operator=(const event &) = delete;
 
-  [[nodiscard]] cudaEvent_t get() const noexcept { return m_event; }
+  [[nodiscard]] cudaEvent_t get() const noexcept { return m_event.get(); }
   void record(cudaStream_t s);
   void synchronize() const;
 
 private:
-  cudaEvent_t m_event = nullptr;
+  static void destroy(cudaEvent_t handle) noexcept;
+  owned_handle<cudaEvent_t, destroy> m_event;
 };
 
 // Seconds from start to stop; both recorded, stop synchronised by this call.

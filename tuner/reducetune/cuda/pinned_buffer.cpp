@@ -4,29 +4,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include <utility>
-
 namespace reducetune {
 
-pinned_buffer::pinned_buffer(std::size_t bytes) : m_bytes(bytes) {
-  if (bytes > 0) RT_CUDA_CALL(cudaMallocHost(&m_data, bytes));
+void pinned_memory::allocate(void **out, std::size_t bytes) {
+  RT_CUDA_CALL(cudaMallocHost(out, bytes));
 }
 
-pinned_buffer::~pinned_buffer() {
-  if (m_data) RT_CUDA_CALL_NOEXCEPT(cudaFreeHost(m_data));
-}
-
-pinned_buffer::pinned_buffer(pinned_buffer &&other) noexcept
-    : m_data(std::exchange(other.m_data, nullptr)), m_bytes(std::exchange(other.m_bytes, 0)) {
-}
-
-pinned_buffer &pinned_buffer::operator=(pinned_buffer &&other) noexcept {
-  if (this != &other) {
-    pinned_buffer old(std::move(*this));
-    m_data = std::exchange(other.m_data, nullptr);
-    m_bytes = std::exchange(other.m_bytes, 0);
-  }
-  return *this;
-}
+void pinned_memory::release(void *data) noexcept { RT_CUDA_CALL_NOEXCEPT(cudaFreeHost(data)); }
 
 } // namespace reducetune

@@ -4,24 +4,15 @@
 
 #include <cstddef>
 
+#include "reducetune/cuda/owned_memory.hpp"
+
 namespace reducetune {
 
-class pinned_buffer {
-public:
-  pinned_buffer() = default;
-  explicit pinned_buffer(std::size_t bytes); // zero bytes: no allocation, data() == nullptr
-  ~pinned_buffer();
-  pinned_buffer(pinned_buffer &&other) noexcept;
-  pinned_buffer &operator=(pinned_buffer &&other) noexcept;
-  pinned_buffer(const pinned_buffer &) = delete;
-  pinned_buffer &operator=(const pinned_buffer &) = delete;
-
-  [[nodiscard]] void *data() const noexcept { return m_data; }
-  [[nodiscard]] std::size_t size() const noexcept { return m_bytes; }
-
-private:
-  void *m_data = nullptr;
-  std::size_t m_bytes = 0;
+struct pinned_memory {
+  static void allocate(void **out, std::size_t bytes);
+  static void release(void *data) noexcept;
 };
+
+using pinned_buffer = owned_memory<pinned_memory>;
 
 } // namespace reducetune

@@ -4,22 +4,20 @@
 
 #include <cuda_runtime_api.h>
 
+#include "reducetune/cuda/owned_handle.hpp"
+
 namespace reducetune {
 
 class stream {
 public:
   stream();
-  ~stream();
-  stream(stream &&other) noexcept;
-  stream &operator=(stream &&other) noexcept;
-  stream(const stream &) = delete;
-  stream &operator=(const stream &) = delete;
 
-  [[nodiscard]] cudaStream_t get() const noexcept { return m_stream; }
+  [[nodiscard]] cudaStream_t get() const noexcept { return m_stream.get(); }
   void synchronize() const;
 
 private:
-  cudaStream_t m_stream = nullptr;
+  static void destroy(cudaStream_t handle) noexcept;
+  owned_handle<cudaStream_t, destroy> m_stream;
 };
 
 } // namespace reducetune
