@@ -76,6 +76,16 @@ device_record read_device(const statement &s) {
 const char *const device_columns =
     "SELECT id, name, uuid, cc_major, cc_minor, sm_count, l2_bytes, bus_width_bits,"
     " memory_clock_khz, driver_version, toolkit_version FROM rt_devices ";
+const std::string_view device_insert =
+    "INSERT INTO rt_devices (uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
+    " bus_width_bits, memory_clock_khz, driver_version, toolkit_version)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+
+void bind_device(statement &s, const device_record &d) {
+  s.bind(1, d.uuid).bind(2, d.name).bind(3, d.cc_major).bind(4, d.cc_minor);
+  s.bind(5, d.sm_count).bind(6, d.l2_bytes).bind(7, d.bus_width_bits);
+  s.bind(8, d.memory_clock_khz).bind(9, d.driver_version).bind(10, d.toolkit_version);
+}
 
 std::int64_t returning_id(statement &s) {
   if (!s.step())

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -21,14 +22,30 @@ namespace reducetune::db::detail {
 extern const char *const measurement_columns;
 [[nodiscard]] measurement_record read_measurement(const statement &s);
 
+// rt_devices, read (find_device, devices, merge) and written (register_device, merge).
 extern const char *const device_columns;
+extern const std::string_view device_insert;
 [[nodiscard]] device_record read_device(const statement &s);
+void bind_device(statement &s, const device_record &d);
 
 // rt_builds, read (find_build, merge) and written (record_build, merge).
 extern const std::string_view build_select;
 extern const std::string_view build_insert;
 [[nodiscard]] build_record read_build(statement &s);
 void bind_build(statement &s, const build_record &b);
+
+// Every row of the query s, each read by `read` (read_device, read_build, ...).
+template <typename Read> [[nodiscard]] auto read_all(statement s, Read read) {
+  std::vector<decltype(read(s))> out;
+  while (s.step())
+    out.push_back(read(s));
+  return out;
+}
+
+// The first row of the query s, or nothing.
+template <typename Read> [[nodiscard]] auto read_first(statement s, Read read) {
+  return s.step() ? std::optional(read(s)) : std::nullopt;
+}
 
 // The id of an INSERT ... RETURNING id.
 std::int64_t returning_id(statement &s);

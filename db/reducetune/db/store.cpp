@@ -43,18 +43,14 @@ std::int64_t store::register_device(const device_record &d) {
   std::int64_t id = 0;
   write_transaction(m_db, [&] {
     auto s = m_db.prepare(
-        "INSERT INTO rt_devices (uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
-        " bus_width_bits, memory_clock_khz, driver_version, toolkit_version)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+        std::string(device_insert) +
         " ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, cc_major = excluded.cc_major,"
         " cc_minor = excluded.cc_minor, sm_count = excluded.sm_count,"
         " l2_bytes = excluded.l2_bytes, bus_width_bits = excluded.bus_width_bits,"
         " memory_clock_khz = excluded.memory_clock_khz,"
         " driver_version = excluded.driver_version, toolkit_version = excluded.toolkit_version"
         " RETURNING id");
-    s.bind(1, d.uuid).bind(2, d.name).bind(3, d.cc_major).bind(4, d.cc_minor);
-    s.bind(5, d.sm_count).bind(6, d.l2_bytes).bind(7, d.bus_width_bits);
-    s.bind(8, d.memory_clock_khz).bind(9, d.driver_version).bind(10, d.toolkit_version);
+    bind_device(s, d);
     id = returning_id(s);
   });
   return id;
@@ -63,17 +59,11 @@ std::int64_t store::register_device(const device_record &d) {
 std::optional<device_record> store::find_device(std::string_view uuid) const {
   auto s = m_db.prepare(std::string(device_columns) + "WHERE uuid = ?1");
   s.bind(1, uuid);
-  if (!s.step())
-    return std::nullopt;
-  return read_device(s);
+  return read_first(std::move(s), read_device);
 }
 
 std::vector<device_record> store::devices() const {
-  auto s = m_db.prepare(std::string(device_columns) + "ORDER BY id");
-  std::vector<device_record> out;
-  while (s.step())
-    out.push_back(read_device(s));
-  return out;
+  return read_all(m_db.prepare(std::string(device_columns) + "ORDER BY id"), read_device);
 }
 
 std::int64_t store::register_template(std::string_view family, std::string_view content_hash) {
@@ -122,9 +112,7 @@ std::int64_t store::record_build(const build_record &b) {
 std::optional<build_record> store::find_build(std::string_view cache_key) const {
   auto s = m_db.prepare(std::string(build_select) + "WHERE cache_key = ?1");
   s.bind(1, cache_key);
-  if (!s.step())
-    return std::nullopt;
-  return read_build(s);
+  return read_first(std::move(s), read_build);
 }
 
 std::int64_t store::upsert_variant(const variant_record &v) {
@@ -377,10 +365,7 @@ std::vector<measurement_record> store::history(std::int64_t device_id, std::stri
                         " AND (?4 IS NULL OR w.n = ?4) ORDER BY m.created_at, m.id");
   s.bind(1, device_id).bind(2, dtype).bind(3, op);
   s.bind(4, n ? std::optional<std::int64_t>(static_cast<std::int64_t>(*n)) : std::nullopt);
-  std::vector<measurement_record> out;
-  while (s.step())
-    out.push_back(read_measurement(s));
-  return out;
+  return read_all(std::move(s), read_measurement);
 }
 
 } // namespace reducetune::db

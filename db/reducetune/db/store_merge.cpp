@@ -58,16 +58,9 @@ other_file read_other(const std::filesystem::path &path) {
                         study_record{0, s.column_text(1), std::nullopt, s.column_text(2),
                                      s.column_text(3), s.column_text(4), s.column_text(5)});
   }
-  {
-    auto s = other.prepare(std::string(measurement_columns) + "ORDER BY m.id");
-    while (s.step())
-      f.measurements.push_back(read_measurement(s));
-  }
-  {
-    auto s = other.prepare(std::string(build_select) + "ORDER BY id");
-    while (s.step())
-      f.builds.push_back(read_build(s));
-  }
+  f.measurements =
+      read_all(other.prepare(std::string(measurement_columns) + "ORDER BY m.id"), read_measurement);
+  f.builds = read_all(other.prepare(std::string(build_select) + "ORDER BY id"), read_build);
   read_baselines(other, f.baselines);
   return f;
 }
@@ -75,13 +68,9 @@ other_file read_other(const std::filesystem::path &path) {
 std::map<std::int64_t, std::int64_t> merge_devices(database &db, const other_file &f) {
   std::map<std::int64_t, std::int64_t> ids;
   for (const auto &[other_id, d] : f.devices) {
-    auto s = db.prepare("INSERT INTO rt_devices (uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
-                        " bus_width_bits, memory_clock_khz, driver_version, toolkit_version)"
-                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+    auto s = db.prepare(std::string(device_insert) +
                         " ON CONFLICT (uuid) DO UPDATE SET uuid = uuid RETURNING id");
-    s.bind(1, d.uuid).bind(2, d.name).bind(3, d.cc_major).bind(4, d.cc_minor);
-    s.bind(5, d.sm_count).bind(6, d.l2_bytes).bind(7, d.bus_width_bits);
-    s.bind(8, d.memory_clock_khz).bind(9, d.driver_version).bind(10, d.toolkit_version);
+    bind_device(s, d);
     ids[other_id] = returning_id(s);
   }
   return ids;
