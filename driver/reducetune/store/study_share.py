@@ -28,7 +28,8 @@ dies leaves its trial RUNNING: in an RDB storage its heartbeat stops and ``sync`
 trial once it is stale, re-queuing its point (Optuna's RetryFailedTrialCallback); elsewhere
 (the results file, a journal) a trial claimed by a dead process of this host is failed and
 its point re-queued the same way, by whichever process sees it first. There each trial is also
-stamped with its owner (host, pid) under the lock it is asked under, so that a trial killed
+stamped with its owner (host, pid) under the lock it is created or taken under (its
+parameters are sampled after, outside the lock), so that a trial killed
 before its claim (or one served from the store, which is never claimed) is failed too; a study
 opened again (a resumed run) fails them before its first trial, so that none stays RUNNING.
 A re-queued point is asked before any new one, and a grid sweep does not end while one waits
@@ -89,6 +90,8 @@ class StudyShare:
         if self.shared:  # a resumed study: what processes that died left RUNNING is failed
             with self._lock():
                 self._reap(locked=True)
+        if self._stamps():
+            self._ask_under_lock()
 
     def sync(self, locked: bool = False) -> set[Point]:
         """Adds the points of the study's finished trials to the seen set; returns the points
@@ -162,21 +165,33 @@ class StudyShare:
             lock = file_lock(self._path) if self._path else contextlib.nullcontext()
         return lock
 
-    def asking(self) -> Any:
-        """A context for ``study.ask`` and ``own``: in a shared SQLite file or journal, under
-        the claim lock. There Optuna takes a waiting (enqueued) trial with a read then a write
-        that SQLite does not lock as one (its FOR UPDATE is PostgreSQL's), so two processes
-        could both take it; and a trial is stamped with its owner before the lock is released,
-        so that a RUNNING trial seen without one under the lock is a dead process's."""
-        return self._lock() if self._stamps() else contextlib.nullcontext()
+    def _ask_under_lock(self) -> None:
+        """Makes ``study.ask`` take or create its trial, and stamp it with this process
+        (OWNER), under the claim lock, and leaves the sampling outside it. In a shared SQLite
+        file Optuna takes a waiting (enqueued) trial with a read then a write that SQLite does
+        not lock as one (its FOR UPDATE is PostgreSQL's), so two processes could both take it;
+        and a RUNNING trial seen without an owner under the lock must be a dead process's. But
+        the sampler (TPE's model of every trial) must not run under the lock: held across the
+        whole ``ask``, two tpe workers each waited 11 of their 29 s on it, taking turns
+        (docs/results/cpu_2026-11-26_replay_throughput.md). ``ask`` draws the parameters
+        after the trial exists (``Trial._suggest``), so the lock covers only
+        ``_pop_waiting_trial_id``, which it asks first (Optuna 3.x to 5.x; private, like the
+        heartbeat above): there it never answers None, so ``ask`` creates no second trial."""
+        pop, storage, study_id = (self.study._pop_waiting_trial_id, self.study._storage,
+                                  self.study._study_id)
 
-    def own(self, trial: Any) -> None:
-        """Stamps the trial just asked (inside ``asking``) with this process (OWNER)."""
-        if self._stamps():
-            trial.set_user_attr(OWNER, self._me)
+        def take_or_create() -> int:
+            with self._lock():
+                trial_id = pop()
+                if trial_id is None:
+                    trial_id = storage.create_new_trial(study_id)
+                storage.set_trial_user_attr(trial_id, OWNER, self._me)
+            return int(trial_id)
+
+        self.study._pop_waiting_trial_id = take_or_create
 
     def _stamps(self) -> bool:
-        """Whether trials are asked and stamped under the lock: a results file or a journal
+        """Whether trials are taken and stamped under the lock: a results file or a journal
         (an RDB storage with a heartbeat has Optuna fail its dead workers' trials)."""
         return self.shared and (self._path is not None or self._journal)
 

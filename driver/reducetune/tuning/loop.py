@@ -62,9 +62,7 @@ def _rejection(space: Space, point: Point, config: TuneConfig) -> tuple[str, str
 def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
            ceiling: float | None) -> None:
     """One trial: asked, checked, served or evaluated, told; its outcome counted once."""
-    with proposal.share.asking():
-        trial, point = proposal.ask()
-        proposal.share.own(trial)  # under the lock: an unstamped RUNNING trial is a dead one's
+    trial, point = proposal.ask()  # taken and stamped under the claim lock, sampled outside
     if proposal.mirrored is not None:  # and in the results file's copy (tuning/mirror.py)
         proposal.mirrored.began(proposal.study, trial)
     result.proposed += 1
