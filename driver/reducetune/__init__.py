@@ -16,6 +16,7 @@ from reducetune.errors import (CompileError, DeviceError, Error, InvalidConfigur
 from reducetune.evaluate.base import Evaluator, workload
 from reducetune.evaluate.gpu import GpuEvaluator
 from reducetune.evaluate.replay import ReplayEvaluator
+from reducetune.runtime.axis import AxisReducer
 from reducetune.runtime.reducer import Reducer, reduce
 from reducetune.store.measurements import measurements
 from reducetune.store.paths import default_db_path
@@ -43,7 +44,7 @@ __all__ = [
     "measurements",
     "Evaluator", "GpuEvaluator", "ReplayEvaluator", "workload",
     "TuneConfig", "SizeResult", "tune", "tune_size", "parse_sizes",
-    "query_device", "compile_points", "Reducer", "reduce",
+    "query_device", "compile_points", "Reducer", "AxisReducer", "reduce",
     "Error", "InvalidConfiguration", "CompileError", "LaunchError", "VerificationError",
     "StoreError", "DeviceError",
 ]

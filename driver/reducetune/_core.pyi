@@ -334,7 +334,7 @@ def device_model_key(device: dict) -> str:
 def write_file_atomically(path: str, content: str) -> None: ...
 
 class Reducer:
-    def __init__(self, dtype: str, op: str, database: str | None = None, table: str | None = None, nondeterministic: bool = False, allow_flagged: bool = False, cache_dir: str | None = None, log_fallbacks: bool = True, extra_launch_s: float | None = None) -> None: ...
+    def __init__(self, dtype: str, op: str, database: str | None = None, table: str | None = None, nondeterministic: bool = False, allow_flagged: bool = False, cache_dir: str | None = None, log_fallbacks: bool = True, extra_launch_s: float | None = None, axis_table: Sequence[tuple[int, int, int, str, str]] = []) -> None: ...
 
     @staticmethod
     def for_point(dtype: str, op: str, family: str, variant: str, launch: str, cache_dir: str | None = None) -> Reducer:
@@ -354,7 +354,21 @@ class Reducer:
     @property
     def op(self) -> str: ...
 
+    def reduce_axis(self, data_ptr: int, outer: int, r: int, inner: int, out_ptr: int, stream: int = 0, device: int = -1) -> None: ...
+
+    def axis_choice(self, outer: int, r: int, inner: int, device: int = -1) -> dict: ...
+
 def array_info(array: Annotated[NDArray, dict(writable=False)]) -> tuple: ...
+
+def axis_rule(outer: int, r: int, inner: int) -> tuple:
+    """
+    The axis call's built-in rule (runtime/axis_dispatch.hpp): (preset, why).
+    """
+
+def axis_bucket(outer: int, r: int, inner: int) -> tuple:
+    """
+    The bucket an axis table entry answers: (rows, round(log2 r), round(log2 outputs)).
+    """
 
 def time_in_rounds(reducers: Sequence[Reducer], dtype: str, n: int, samples: int, device: int = 0) -> list[float]: ...
 

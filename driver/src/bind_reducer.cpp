@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <tuple>
+#include <vector>
 
 namespace rtpy {
 namespace {
@@ -17,13 +19,15 @@ rt::reducer make_reducer(const std::string &type, const std::string &op,
                          const std::optional<std::string> &database,
                          const std::optional<std::string> &table, bool nondeterministic,
                          bool allow_flagged, const std::optional<std::string> &cache_dir,
-                         bool log_fallbacks, std::optional<double> extra_launch_s) {
+                         bool log_fallbacks, std::optional<double> extra_launch_s,
+                         std::vector<rt::axis_entry> axis_table) {
   if (database && table)
     throw rt::invalid_configuration("give a results database or an exported table, not both");
   rt::reducer_options o;
   o.selection = {allow_flagged, !nondeterministic};
   o.cache_dir = cache_dir.value_or("");
   o.log_fallbacks = log_fallbacks;
+  o.axis_table = std::move(axis_table);
   if (extra_launch_s) {
     if (!(*extra_launch_s >= 0.0))
       throw rt::invalid_configuration("extra_launch_s must be >= 0 (0: rank by the median)");
@@ -54,6 +58,34 @@ nb::dict choice_dict(const rt::reducer_choice &c) {
   return d;
 }
 
+// (outer, r, inner, variant label, launch label) rows, as Python passes a per-shape table.
+using axis_row = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::string, std::string>;
+
+std::vector<rt::axis_entry> axis_entries(const std::vector<axis_row> &rows) {
+  std::vector<rt::axis_entry> out;
+  for (const auto &[outer, r, inner, variant, launch] : rows)
+    out.push_back({{outer, r, inner}, variant, launch});
+  return out;
+}
+
+nb::dict axis_choice_dict(const rt::axis_choice &c) {
+  nb::dict d;
+  d["source"] = c.source;
+  d["preset"] = c.preset;
+  d["why"] = c.why;
+  d["family"] = c.family;
+  d["variant"] = c.variant;
+  d["launch"] = c.launch;
+  d["determinism"] = c.determinism;
+  d["batch_invariant"] = c.batch_invariant;
+  d["split"] = c.split;
+  d["launches"] = c.launches;
+  d["grid"] = c.grid;
+  d["block"] = c.block;
+  d["partials_bytes"] = c.partials_bytes;
+  return d;
+}
+
 const char *dtype_name(const nb::dlpack::dtype &t) {
   using code = nb::dlpack::dtype_code;
   if (t.lanes != 1)
@@ -81,23 +113,62 @@ nb::tuple array_info(nb::ndarray<nb::ro> a) {
                         dtype_name(a.dtype()), a.device_type(), a.device_id());
 }
 
+// The axis call's methods of Reducer (reducer.hpp reduce_axis) and the rule's functions.
+void bind_axis(nb::class_<rt::reducer> &reducer, nb::module_ &m) {
+  reducer
+      // The axis call (reducer.hpp reduce_axis): (outer, r, inner) -> (outer, inner).
+      .def("reduce_axis",
+           [](rt::reducer &r, std::uintptr_t in, std::uint64_t outer, std::uint64_t len,
+              std::uint64_t inner, std::uintptr_t out, std::uintptr_t stream, int device) {
+             make_current(device);
+             r.reduce_axis(reinterpret_cast<const void *>(in), {outer, len, inner},
+                           reinterpret_cast<void *>(out), reinterpret_cast<cudaStream_t>(stream));
+           },
+           nb::arg("data_ptr"), nb::arg("outer"), nb::arg("r"), nb::arg("inner"),
+           nb::arg("out_ptr"), nb::arg("stream") = 0, nb::arg("device") = -1)
+      .def("axis_choice",
+           [](rt::reducer &r, std::uint64_t outer, std::uint64_t len, std::uint64_t inner,
+              int device) {
+             make_current(device);
+             return axis_choice_dict(r.choice_axis({outer, len, inner}));
+           },
+           nb::arg("outer"), nb::arg("r"), nb::arg("inner"), nb::arg("device") = -1);
+  m.def("axis_rule",
+        [](std::uint64_t outer, std::uint64_t r, std::uint64_t inner) {
+          const auto pick = rt::axis_rule({outer, r, inner});
+          return nb::make_tuple(pick.preset, pick.why);
+        },
+        nb::arg("outer"), nb::arg("r"), nb::arg("inner"),
+        "The axis call's built-in rule (runtime/axis_dispatch.hpp): (preset, why).");
+  m.def("axis_bucket",
+        [](std::uint64_t outer, std::uint64_t r, std::uint64_t inner) {
+          const auto b = rt::bucket_of({outer, r, inner});
+          return nb::make_tuple(b.rows, b.log2_r, b.log2_outputs);
+        },
+        nb::arg("outer"), nb::arg("r"), nb::arg("inner"),
+        "The bucket an axis table entry answers: (rows, round(log2 r), round(log2 outputs)).");
+}
+
 } // namespace
 
 void bind_reducer(nb::module_ &m) {
-  nb::class_<rt::reducer>(m, "Reducer")
+  auto reducer = nb::class_<rt::reducer>(m, "Reducer");
+  reducer
       .def("__init__",
            [](rt::reducer *self, const std::string &type, const std::string &op,
               std::optional<std::string> database, std::optional<std::string> table,
               bool nondeterministic, bool allow_flagged, std::optional<std::string> cache_dir,
-              bool log_fallbacks, std::optional<double> extra_launch_s) {
+              bool log_fallbacks, std::optional<double> extra_launch_s,
+              const std::vector<axis_row> &axis_table) {
              new (self) rt::reducer(make_reducer(type, op, database, table, nondeterministic,
                                                  allow_flagged, cache_dir, log_fallbacks,
-                                                 extra_launch_s));
+                                                 extra_launch_s, axis_entries(axis_table)));
            },
            nb::arg("dtype"), nb::arg("op"), nb::arg("database") = nb::none(),
            nb::arg("table") = nb::none(), nb::arg("nondeterministic") = false,
            nb::arg("allow_flagged") = false, nb::arg("cache_dir") = nb::none(),
-           nb::arg("log_fallbacks") = true, nb::arg("extra_launch_s") = nb::none())
+           nb::arg("log_fallbacks") = true, nb::arg("extra_launch_s") = nb::none(),
+           nb::arg("axis_table") = std::vector<axis_row>{})
       .def_static("for_point",
                   [](const std::string &type, const std::string &op, const std::string &family,
                      const std::string &variant, const std::string &launch,
@@ -134,6 +205,7 @@ void bind_reducer(nb::module_ &m) {
       .def_prop_ro("dtype", [](const rt::reducer &r) { return rt::to_string(r.type()); })
       .def_prop_ro("op", [](const rt::reducer &r) { return rt::to_string(r.op()); });
   m.def("array_info", &array_info, nb::arg("array"));
+  bind_axis(reducer, m);
 }
 
 } // namespace rtpy

@@ -23,6 +23,7 @@ from reducetune import _core
 from reducetune._space import OPS
 from reducetune.errors import InvalidConfiguration
 from reducetune.runtime.arrays import SUPPORTED, describe
+from reducetune.runtime.axis import reduce_axis
 from reducetune.runtime.fast_call import prepare
 from reducetune.store.paths import default_db_path
 _IDENTITY = {"sum": 0, "prod": 1}
@@ -113,7 +114,8 @@ def _empty(a: Any, op: str) -> Any:
 _reducers: dict[tuple, Reducer] = {}
 
 
-def reduce(x: Any, op: str = "sum", *, db: str | os.PathLike | None = None,
+def reduce(x: Any, op: str = "sum", *, axis: int | tuple[int, ...] | None = None,
+           keepdims: bool = False, db: str | os.PathLike | None = None,
            table: str | os.PathLike | None = None, nondeterministic: bool = False,
            ranking: str = "application") -> Any:
     """Reduces every element of a CuPy array, a PyTorch tensor or another CUDA array with the
@@ -122,7 +124,13 @@ def reduce(x: Any, op: str = "sum", *, db: str | os.PathLike | None = None,
     exported table, ranking); see Reducer. Safe to capture in a CUDA graph
     (torch.cuda.graph): a captured call allocates nothing on the capturing stream, and each
     capture keeps its own scratch; ``ranking="median"`` picks the point that is fastest when
-    replayed, as a graph replays it."""
+    replayed, as a graph replays it.
+
+    ``axis`` (an int or a tuple of adjacent axes) reduces along those axes of a contiguous
+    tensor instead (runtime/axis.py: sum, mean, min, max, prod; ``keepdims`` keeps them as
+    extents of 1); the tuned tables above are whole-array tables and do not apply."""
+    if axis is not None:
+        return reduce_axis(x, op, axis, keepdims)
     key = (type(x), getattr(x, "dtype", None), op, db, table, nondeterministic, ranking)
     r = _reducers.get(key)
     if r is None:

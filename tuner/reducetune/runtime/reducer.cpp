@@ -5,6 +5,7 @@
 #include "reducetune/runtime/application_ranking.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/folder_cache.hpp"
+#include "reducetune/runtime/reducer_axis.hpp"
 #include "reducetune/runtime/reducer_device.hpp"
 
 #include <iostream>
@@ -16,6 +17,7 @@ struct reducer::state {
   reducer_context context;
   std::mutex mutex; // guards devices
   std::map<int, std::unique_ptr<reducer_device>> devices;
+  std::map<int, std::unique_ptr<axis_device>> axis_devices;
   std::vector<std::string> fallbacks;
   std::set<std::string> said;
 
@@ -94,17 +96,46 @@ std::uint64_t checked(std::uint64_t n) {
 
 } // namespace
 
-reducer_device &reducer::device() {
+namespace {
+
+int current_device() {
   int ordinal = 0;
   if (const cudaError_t e = cudaGetDevice(&ordinal); e != cudaSuccess) {
     (void)cudaGetLastError();
     throw device_error(std::string{"no CUDA device: "} + cudaGetErrorString(e));
   }
+  return ordinal;
+}
+
+} // namespace
+
+reducer_device &reducer::device() {
+  const int ordinal = current_device();
   std::lock_guard lock(m_state->mutex);
   auto &d = m_state->devices[ordinal];
   if (!d)
     d = std::make_unique<reducer_device>(m_state->context, ordinal);
   return *d;
+}
+
+axis_device &reducer::axis() {
+  const int ordinal = current_device();
+  std::lock_guard lock(m_state->mutex);
+  auto &d = m_state->axis_devices[ordinal];
+  if (!d)
+    d = std::make_unique<axis_device>(m_state->context, ordinal);
+  return *d;
+}
+
+void reducer::reduce_axis(const void *in, const reduction_shape &shape, void *out,
+                          cudaStream_t stream) {
+  validate(problem{m_type, m_op, shape}); // before the device: no GPU needed to refuse a 0
+  axis().reduce(in, shape, out, stream);
+}
+
+axis_choice reducer::choice_axis(const reduction_shape &shape) {
+  validate(problem{m_type, m_op, shape});
+  return axis().choice(shape);
 }
 
 void reducer::reduce(const void *in, std::uint64_t n, void *out, cudaStream_t stream) {

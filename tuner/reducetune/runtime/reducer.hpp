@@ -21,6 +21,7 @@
 #include "reducetune/space/element.hpp"
 #include "reducetune/db/application_ranking.hpp"
 #include "reducetune/space/point.hpp"
+#include "reducetune/runtime/axis_dispatch.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -49,6 +50,9 @@ struct reducer_options {
   // export's application pick beside the median's winner: any value > 0 takes the pick, 0
   // the winner (the export ranked with db::default_extra_launch_s).
   double extra_launch_s = db::default_extra_launch_s;
+  // The axis call's points per shape (axis_dispatch.hpp); shapes no entry answers get the
+  // built-in rule by shape.
+  std::vector<axis_entry> axis_table;
 };
 
 // What the reducer launches for one n on one device, and why.
@@ -65,6 +69,7 @@ struct reducer_choice {
 
 class dispatch_table;
 class reducer_device;
+class axis_device;
 
 class reducer {
 public:
@@ -94,6 +99,15 @@ public:
   void reduce_to_host(const void *in, std::uint64_t n, void *host_out,
                       cudaStream_t stream = nullptr);
 
+  // Reduces the middle axis of the contiguous tensor at `in` viewed as (outer, r, inner) into
+  // the outer * inner elements at `out` (device memory), enqueued on `stream`, with the point
+  // of options.axis_table for the shape, else the built-in rule (axis_dispatch.hpp). An extent
+  // of 0 throws invalid_configuration. Safe in a CUDA-graph capture (reducer_axis.hpp).
+  void reduce_axis(const void *in, const reduction_shape &shape, void *out,
+                   cudaStream_t stream = nullptr);
+  // What reduce_axis launches for the shape on the current device (compiling it if needed).
+  [[nodiscard]] axis_choice choice_axis(const reduction_shape &shape);
+
   [[nodiscard]] dtype type() const noexcept { return m_type; }
   [[nodiscard]] reduce_op op() const noexcept { return m_op; }
   // What reduce() launches for n on the current device (compiling it if not yet done).
@@ -105,6 +119,7 @@ private:
   struct state;
   reducer(dtype type, reduce_op op, std::unique_ptr<state> s);
   reducer_device &device();
+  axis_device &axis();
 
   dtype m_type;
   reduce_op m_op;

@@ -1,0 +1,141 @@
+"""``reducetune.reduce(x, op, axis=..., keepdims=...)`` and ``AxisReducer``: a reduction along
+adjacent axes of a contiguous PyTorch tensor or CuPy array (issue 26, item 5).
+
+The C++ runtime (tuner/reducetune/runtime/reducer_axis.hpp) launches, for the view
+``(outer, r, inner)`` of the memory, the point of the caller's per-shape table when one of its
+entries answers the shape, else its built-in rule by shape (runtime/axis_dispatch.hpp), on the
+tensor's current stream: no copy, no synchronisation, scratch kept per stream. A PyTorch tensor
+goes through the custom operator ``torch.ops.reducetune.reduce_axis`` (torch_op.py), so that
+``torch.compile`` keeps it in its graph and CUDA graphs capture it.
+
+The result keeps the input's type and device. The axis tuner does not write the results file
+yet; a table is a list of ``{outer, r, inner, variant, launch}`` (or a JSON file holding one,
+or ``{"entries": [...]}``), for example what ``python -m reducetune.benchmarks.axis`` measured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from reducetune import _core
+from reducetune.errors import InvalidConfiguration
+from reducetune.runtime import torch_op
+from reducetune.runtime.arrays import SUPPORTED
+from reducetune.runtime.axis_args import axis_call, check_dtype, core_op, empty_fill
+
+__all__ = ["AxisReducer", "default_reducer", "read_table", "reduce_axis"]
+
+Table = list[tuple[int, int, int, str, str]]
+
+
+def read_table(table: str | os.PathLike | Iterable[dict] | None) -> Table:
+    """A per-shape table as the core takes it: rows (outer, r, inner, variant, launch)."""
+    if table is None:
+        return []
+    if isinstance(table, (str, os.PathLike)):
+        path = Path(table)
+        if not path.is_file():
+            raise InvalidConfiguration(f"no axis table at {path}")
+        doc = json.loads(path.read_text())
+        table = doc["entries"] if isinstance(doc, dict) else doc
+    try:
+        return [(int(e["outer"]), int(e["r"]), int(e["inner"]), str(e["variant"]),
+                 str(e.get("launch", ""))) for e in table]
+    except (KeyError, TypeError, ValueError) as e:
+        raise InvalidConfiguration(f"an axis table entry needs outer, r, inner, variant and "
+                                   f"launch: {e!r}") from e
+
+
+class AxisReducer:
+    """Reductions along axes of one element type and operator (sum, mean, min, max, prod);
+    ``table``: points per shape (read_table); shapes it does not answer get the rule."""
+
+    _by_id: list["AxisReducer"] = []  # the custom operator names a reducer by its index
+
+    def __init__(self, dtype: str, op: str = "sum", *,
+                 table: str | os.PathLike | Iterable[dict] | None = None,
+                 cache_dir: str | os.PathLike | None = None) -> None:
+        if dtype not in SUPPORTED:
+            raise InvalidConfiguration(f"unknown dtype {dtype!r}: one of {', '.join(SUPPORTED)}")
+        self.dtype, self.op = dtype, op
+        self._core = _core.Reducer(dtype, core_op(op, dtype), None, None, False, False,
+                                   None if cache_dir is None else os.fspath(cache_dir), True,
+                                   None, read_table(table))
+        self.id = len(AxisReducer._by_id)  # reducers live as long as the process, as reduce()'s
+        AxisReducer._by_id.append(self)
+
+    def choice(self, outer: int, r: int, inner: int) -> dict:
+        """What a call on the view (outer, r, inner) launches on the current GPU, and why."""
+        return dict(self._core.axis_choice(outer, r, inner))
+
+    @property
+    def fallbacks(self) -> list[str]:
+        return list(self._core.fallbacks())
+
+    def launch(self, ptr: int, view: tuple[int, int, int], out_ptr: int, stream: int,
+               device: int) -> None:
+        """Enqueues the reduction of the view (outer, r, inner) into `out_ptr`."""
+        self._core.reduce_axis(ptr, *view, out_ptr, stream, device)
+
+    def __call__(self, x: Any, axis: int | tuple[int, ...], keepdims: bool = False) -> Any:
+        return _dispatch(x, self.op, axis, keepdims, self)
+
+
+def _cupy_reduce(reducer: AxisReducer, x: Any, axis: Any, keepdims: bool) -> Any:
+    import cupy  # optional: only for CuPy arrays
+
+    if not x.flags.c_contiguous:
+        raise InvalidConfiguration("a non-contiguous (or Fortran-ordered) array: reduce "
+                                   "cupy.ascontiguousarray(x) (a copy) instead")
+    call = axis_call(x.shape, axis, keepdims)
+    with cupy.cuda.Device(x.device.id):
+        if call.outputs == 0:
+            return cupy.empty(call.shape, dtype=x.dtype)
+        if call.r == 0:
+            return cupy.full(call.shape, empty_fill(reducer.op), dtype=x.dtype)
+        out = cupy.empty(call.shape, dtype=x.dtype)
+        stream = cupy.cuda.get_current_stream()
+        reducer.launch(x.data.ptr, (call.outer, call.r, call.inner), out.data.ptr, stream.ptr,
+                       x.device.id)
+        if reducer.op == "mean":
+            out /= call.r
+        return out
+
+
+_reducers: dict[tuple[str, str], AxisReducer] = {}
+
+
+def default_reducer(dtype: str, op: str) -> AxisReducer:
+    """The reducer reduce() uses for (type, operator): no table, the built-in rule."""
+    r = _reducers.get((dtype, op))
+    if r is None:
+        r = _reducers[(dtype, op)] = AxisReducer(dtype, op)
+    return r
+
+
+def _reducer_for(dtype: str, op: str, reducer_id: int) -> AxisReducer:
+    return AxisReducer._by_id[reducer_id] if reducer_id >= 0 else default_reducer(dtype, op)
+
+
+torch_op.bind_reducers(_reducer_for)
+
+
+def _dispatch(x: Any, op: str, axis: Any, keepdims: bool, reducer: AxisReducer | None) -> Any:
+    module = type(x).__module__
+    if module.startswith("torch"):
+        return torch_op.reduce_axis(x, op, axis, keepdims, -1 if reducer is None else reducer.id,
+                                    None if reducer is None else reducer.dtype)
+    if module.startswith("cupy"):
+        dtype = x.dtype.name
+        check_dtype(dtype, dtype if reducer is None else reducer.dtype, "x.astype(cupy.float32)")
+        return _cupy_reduce(reducer or default_reducer(dtype, op), x, axis, keepdims)
+    raise InvalidConfiguration(f"reduce along an axis takes a PyTorch tensor or a CuPy array, "
+                               f"not a {type(x).__name__}")
+
+
+def reduce_axis(x: Any, op: str, axis: int | tuple[int, ...], keepdims: bool = False) -> Any:
+    """reducetune.reduce with an axis: the built-in rule's reducer per (type, operator)."""
+    return _dispatch(x, op, axis, keepdims, None)

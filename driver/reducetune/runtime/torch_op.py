@@ -1,0 +1,108 @@
+"""``torch.ops.reducetune.reduce_axis``: the axis call as a PyTorch custom operator
+(torch.library), so that ``torch.compile`` keeps a call to ``reducetune.reduce(x, op, axis=...)``
+inside its graph (a fake implementation gives the result's shape without running it) and
+CUDA-graph capture records it (the C++ call allocates nothing on the captured stream and never
+synchronises; the result comes from PyTorch's own allocator, which captures).
+
+Only the wrapper's checks and shape arithmetic run when a program is traced; the reducer is
+found (or made) inside the operator, where tracing never looks. Autograd: the gradient of a sum
+is the output's gradient broadcast along r, of a mean the same divided by r; min, max and prod
+record none here and say so.
+
+PyTorch is imported only once a tensor is reduced, or here when the program has imported it
+already (so that the operator exists before a first call is traced).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+from reducetune.errors import InvalidConfiguration
+from reducetune.runtime.axis_args import axis_call, check_dtype, core_op, empty_fill
+
+__all__ = ["bind_reducers", "operator", "reduce_axis"]
+
+# (dtype, op, reducer_id) -> the reducer: set by runtime/axis.py, which owns the reducers
+_reducer_for: Callable[[str, str, int], Any] | None = None
+_operator: Any = None
+
+
+def bind_reducers(lookup: Callable[[str, str, int], Any]) -> None:
+    global _reducer_for
+    _reducer_for = lookup
+
+
+def _register() -> Any:
+    import torch  # optional and heavy: only for PyTorch tensors
+
+    @torch.library.custom_op("reducetune::reduce_axis", mutates_args=(), device_types="cuda")
+    def reduce_axis_op(x: torch.Tensor, op: str, reducer_id: int, outer: int, r: int,
+                       inner: int) -> torch.Tensor:
+        assert _reducer_for is not None, "runtime/axis.py binds the reducers on import"
+        reducer = _reducer_for(str(x.dtype).removeprefix("torch."), op, reducer_id)
+        out = torch.empty((outer * inner,), dtype=x.dtype, device=x.device)
+        device = x.device.index if x.device.index is not None else torch.cuda.current_device()
+        stream = torch.cuda.current_stream(x.device).cuda_stream
+        reducer.launch(x.data_ptr(), (outer, r, inner), out.data_ptr(), stream, device)
+        if op == "mean":
+            out.div_(r)
+        return out
+
+    @reduce_axis_op.register_fake
+    def _(x: torch.Tensor, op: str, reducer_id: int, outer: int, r: int,
+          inner: int) -> torch.Tensor:
+        return x.new_empty((outer * inner,))
+
+    reduce_axis_op.register_autograd(_backward, setup_context=_setup_context)
+    return torch.ops.reducetune.reduce_axis
+
+
+def _setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+    x, op, _, outer, r, inner = inputs
+    ctx.shape, ctx.op, ctx.view = x.shape, op, (outer, r, inner)
+
+
+def _backward(ctx: Any, grad: Any) -> tuple:
+    if ctx.op not in ("sum", "mean"):
+        raise InvalidConfiguration(f"reducetune records no gradient for {ctx.op}: use torch's "
+                                   "own reduction where a gradient is needed")
+    outer, r, inner = ctx.view
+    g = grad.reshape(outer, 1, inner).expand(outer, r, inner)
+    if ctx.op == "mean":
+        g = g / r
+    return g.reshape(ctx.shape), None, None, None, None, None
+
+
+def operator() -> Any:
+    """torch.ops.reducetune.reduce_axis, registered on first use."""
+    global _operator
+    if _operator is None:
+        _operator = _register()
+    return _operator
+
+
+def reduce_axis(x: Any, op: str, axis: Any, keepdims: bool, reducer_id: int = -1,
+                expected: str | None = None) -> Any:
+    """The checks and the view, then the operator. `reducer_id` -1: the built-in rule's
+    reducer for (type, op); `expected`: the type a caller's reducer reduces."""
+    if not x.is_cuda:
+        raise InvalidConfiguration("a host (CPU) tensor: reducetune reduces GPU memory; move it "
+                                   "with x.cuda(), or use torch.sum for host data")
+    if not x.is_contiguous():
+        raise InvalidConfiguration("a non-contiguous tensor view: reduce x.contiguous() (a copy) "
+                                   "instead")
+    dtype = str(x.dtype).removeprefix("torch.")
+    check_dtype(dtype, expected or dtype, "x.float() or x.double()")
+    core_op(op, dtype)  # an unknown operator, or the mean of integers, fails here
+    call = axis_call(tuple(x.shape), axis, keepdims)
+    if call.outputs == 0:
+        return x.new_empty(call.shape)
+    if call.r == 0:
+        return x.new_full(call.shape, empty_fill(op))
+    out = operator()(x, op, reducer_id, call.outer, call.r, call.inner)
+    return out.reshape(call.shape)
+
+
+if "torch" in sys.modules:  # the program uses PyTorch already: the operator costs nothing now
+    operator()

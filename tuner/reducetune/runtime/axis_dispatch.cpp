@@ -1,0 +1,68 @@
+#include "reducetune/runtime/axis_dispatch.hpp"
+
+#include <cmath>
+
+namespace reducetune {
+namespace {
+
+int rounded_log2(std::uint64_t x) {
+  return static_cast<int>(std::lround(std::log2(static_cast<double>(x))));
+}
+
+// Thresholds of the rule. Evidence: the presets' hot bandwidth on an H200, float32 sum of
+// 2^26 elements (docs/kernels.md, "Axis family", 2026-11-26): thread_columns 72 % at rows of
+// 4 and 82 % at 2^20 columns; group_short_rows best at rows of 32; warp_rows 80 % at rows of
+// 1024; block_rows 80 % for 1024 rows of 2^16; split_long_rows 78 % for 16 rows of 2^22;
+// tile_few_columns 72 % for 4 columns; tile_columns_split 57 % for 4096 columns.
+constexpr std::uint64_t few = 8;              // r at most this: a thread per output
+constexpr std::uint64_t short_row = 256;      // rows up to this: sub-warp groups of 8 lanes
+constexpr std::uint64_t warp_row = 1u << 14;  // rows up to this: a warp per row
+constexpr std::uint64_t fill_blocks = 512;    // blocks that keep an H100 / H200 busy (132 SMs)
+constexpr std::uint64_t many_columns = 1u << 14; // each k a coalesced read across a block
+constexpr std::uint64_t tile_width = 64;      // tile_columns' columns per tile (32 lanes x 2)
+constexpr std::uint64_t narrow = 16;          // fewer columns: 4-column tiles, split 512
+
+axis_rule_pick row_rule(const reduction_shape &s) {
+  if (s.r <= few)
+    return {"thread_columns", "rows of at most 8 elements: a thread per row"};
+  if (s.r <= short_row)
+    return {"group_short_rows", "rows of 9 to 256 elements: 8 lanes per row"};
+  if (s.r <= warp_row)
+    return {"warp_rows", "rows of 257 to 2^14 elements: a warp per row"};
+  if (s.outer >= fill_blocks)
+    return {"block_rows", "rows over 2^14 elements, at least 512 of them: a block per row"};
+  return {"split_long_rows", "fewer than 512 rows over 2^14 elements: 32 blocks per row"};
+}
+
+axis_rule_pick column_rule(const reduction_shape &s) {
+  if (s.r <= few || s.inner >= many_columns)
+    return {"thread_columns", "at least 2^14 columns, or r of at most 8: a thread per output"};
+  if (s.outer * ((s.inner + tile_width - 1) / tile_width) >= fill_blocks)
+    return {"tile_columns", "at least 512 tiles of 64 columns: no split of r needed"};
+  if (s.inner >= narrow)
+    return {"tile_columns_split", "16 columns or more, too few tiles: 16-column tiles, r split 8"};
+  return {"tile_few_columns", "fewer than 16 columns, too few tiles: 4-column tiles, r split 512"};
+}
+
+} // namespace
+
+axis_bucket bucket_of(const reduction_shape &s) {
+  return {s.inner == 1, rounded_log2(s.r), rounded_log2(s.outer * s.inner)};
+}
+
+const axis_entry *table_entry(const std::vector<axis_entry> &table, const reduction_shape &s) {
+  for (const auto &e : table)
+    if (e.shape == s)
+      return &e;
+  const axis_bucket b = bucket_of(s);
+  for (const auto &e : table)
+    if (bucket_of(e.shape) == b)
+      return &e;
+  return nullptr;
+}
+
+axis_rule_pick axis_rule(const reduction_shape &s) {
+  return s.inner == 1 ? row_rule(s) : column_rule(s);
+}
+
+} // namespace reducetune

@@ -1,0 +1,134 @@
+#include "reducetune/runtime/reducer_axis.hpp"
+
+#include "reducetune/cuda/device_limits_of.hpp"
+#include "reducetune/cuda/stream_capture.hpp"
+#include "reducetune/db/point_records.hpp"
+#include "reducetune/errors.hpp"
+#include "reducetune/jit/variant_request.hpp"
+
+namespace reducetune {
+namespace {
+
+constexpr const char *axis_family = "axis";
+
+std::string shape_text(const reduction_shape &s) {
+  return "(" + std::to_string(s.outer) + ", " + std::to_string(s.r) + ", " +
+         std::to_string(s.inner) + ")";
+}
+
+} // namespace
+
+axis_device::axis_device(const reducer_context &context, int ordinal)
+    : m_context(context), m_info(query_device(ordinal)) {}
+
+std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *entry,
+                                                            const reduction_shape &shape) {
+  auto out = std::make_unique<prepared>();
+  out->space.emplace(family::load(m_context.jit->library(), axis_family), m_context.type,
+                     m_context.op, limits_of(m_info));
+  const search_space &s = *out->space;
+  if (entry != nullptr) {
+    try {
+      out->p = db::stored_point(s, entry->variant, entry->launch);
+      if (const auto c = s.check(*out->p); !c)
+        throw invalid_configuration(c.reasons());
+      out->choice = {"table", "", "the table's entry at " + shape_text(entry->shape)};
+    } catch (const error &e) {
+      m_context.fallback("axis table entry " + entry->variant + " at " +
+                         shape_text(entry->shape) + " cannot run on " + m_info.name + ": " +
+                         e.what() + "; the built-in rule answers instead");
+      return nullptr;
+    }
+  } else {
+    const axis_rule_pick pick = axis_rule(shape);
+    // base(): the preset, or the family's first valid one where it is invalid for this type
+    out->p = s.base(pick.preset, {false, true});
+    if (!out->p)
+      throw invalid_configuration("the axis preset '" + pick.preset + "' has no valid point for " +
+                                  to_string(m_context.type) + " " + to_string(m_context.op));
+    out->choice = {"rule", pick.preset, pick.why};
+  }
+  out->module = std::make_unique<loaded_module>(
+      *m_context.jit->compile(request_for(s.decl(), out->p->compile, m_info.arch())));
+  axis_choice &c = out->choice;
+  c.family = s.decl().name;
+  c.variant = variant_label(s.decl(), *out->p);
+  c.launch = launch_label(s.decl(), *out->p);
+  c.determinism = to_string(s.determinism_of(*out->p));
+  return out;
+}
+
+const axis_device::prepared &axis_device::point_for(const reduction_shape &shape) {
+  if (const axis_entry *entry = table_entry(m_context.options.axis_table, shape)) {
+    const std::string key = "table " + entry->variant + " " + entry->launch;
+    if (!m_failed.contains(key)) {
+      auto &slot = m_points[key];
+      if (!slot)
+        slot = prepare(entry, shape);
+      if (slot)
+        return *slot;
+      m_points.erase(key); // said once (fallback), then the rule answers its shapes
+      m_failed.insert(key);
+    }
+  }
+  auto &slot = m_points["rule " + axis_rule(shape).preset];
+  if (!slot)
+    slot = prepare(nullptr, shape);
+  return *slot;
+}
+
+const axis_device::planned &axis_device::plan_for(const reduction_shape &shape) {
+  const auto key = std::make_tuple(shape.outer, shape.r, shape.inner);
+  if (const auto it = m_plans.find(key); it != m_plans.end())
+    return it->second;
+  const prepared &p = point_for(shape);
+  if (m_plans.size() > 4096) // an application sweeping shapes: keep the memo bounded
+    m_plans.clear();
+  return m_plans.emplace(key, planned{&p, plan_axis(*p.space, *p.p, shape)}).first->second;
+}
+
+void *axis_device::partials_for(cudaStream_t stream, unsigned long long capture,
+                                std::uint64_t bytes) {
+  if (bytes == 0)
+    return nullptr;
+  device_buffer &b = m_partials[{stream, capture}];
+  if (b.size() < bytes) {
+    if (capture != 0 && b.size() > 0) // a graph recorded earlier in this capture reads it
+      m_captured.push_back(std::move(b));
+    b = device_buffer(bytes);
+  }
+  return b.data();
+}
+
+void axis_device::reduce(const void *in, const reduction_shape &shape, void *out,
+                         cudaStream_t stream) {
+  std::lock_guard lock(m_mutex);
+  const unsigned long long capture = capture_id(stream);
+  const planned *pl = nullptr;
+  void *partials = nullptr;
+  {
+    std::optional<relaxed_capture_mode> relaxed; // compile, load, allocate: nothing enqueued
+    if (capture != 0)
+      relaxed.emplace();
+    pl = &plan_for(shape);
+    partials = partials_for(stream, capture, pl->plan.partials_bytes());
+  }
+  launch_axis(*pl->point->module, pl->plan, in, out, partials, stream);
+}
+
+axis_choice axis_device::choice(const reduction_shape &shape) {
+  std::lock_guard lock(m_mutex);
+  const planned &pl = plan_for(shape);
+  axis_choice c = pl.point->choice;
+  if (c.source == "rule") // one prepared point serves several shapes: this shape's reason
+    c.why = axis_rule(shape).why;
+  c.batch_invariant = pl.plan.batch_invariant;
+  c.split = pl.plan.split;
+  c.launches = pl.plan.launches();
+  c.grid = pl.plan.grid;
+  c.block = pl.plan.block_size;
+  c.partials_bytes = pl.plan.partials_bytes();
+  return c;
+}
+
+} // namespace reducetune

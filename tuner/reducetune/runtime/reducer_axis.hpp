@@ -1,0 +1,66 @@
+// One device's side of a reducer's axis call (reducer::reduce_axis): the axis family's points
+// it has prepared (compiled, loaded), each shape's plan (measure/axis_launch: the pass, then
+// the finish kernel when the point splits r), and the partials scratch of each stream.
+//
+// As the whole-array side (reducer_device.hpp): the scratch belongs to (stream, capture
+// sequence), grows only, and is allocated before the first launch on it; during a CUDA-graph
+// capture everything a first call needs (compile, load, allocate) runs in relaxed capture
+// mode, so it enqueues nothing on the captured stream, and a graph's scratch is never freed
+// or shared. A call on a shape it has seen on that stream allocates and synchronises nothing.
+#pragma once
+
+#include "reducetune/cuda/device_buffer.hpp"
+#include "reducetune/cuda/device_info.hpp"
+#include "reducetune/cuda/loaded_module.hpp"
+#include "reducetune/measure/axis_launch.hpp"
+#include "reducetune/runtime/axis_dispatch.hpp"
+#include "reducetune/runtime/reducer_device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace reducetune {
+
+class axis_device {
+public:
+  axis_device(const reducer_context &context, int ordinal);
+
+  void reduce(const void *in, const reduction_shape &shape, void *out, cudaStream_t stream);
+  [[nodiscard]] axis_choice choice(const reduction_shape &shape);
+
+private:
+  struct prepared {
+    axis_choice choice; // source, preset, labels, determinism, block (shape-free fields)
+    std::optional<search_space> space;
+    std::optional<point> p;
+    std::unique_ptr<loaded_module> module;
+  };
+  struct planned {
+    const prepared *point;
+    axis_plan plan;
+  };
+  const planned &plan_for(const reduction_shape &shape);
+  const prepared &point_for(const reduction_shape &shape);
+  std::unique_ptr<prepared> prepare(const axis_entry *entry, const reduction_shape &shape);
+  void *partials_for(cudaStream_t stream, unsigned long long capture, std::uint64_t bytes);
+
+  const reducer_context &m_context;
+  device_info m_info;
+  std::mutex m_mutex;
+  std::map<std::string, std::unique_ptr<prepared>> m_points; // by table labels or preset
+  std::set<std::string> m_failed; // table entries this device cannot run
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, planned> m_plans;
+  std::map<std::pair<cudaStream_t, unsigned long long>, device_buffer> m_partials;
+  std::vector<device_buffer> m_captured; // outgrown partials a captured graph may still read
+};
+
+} // namespace reducetune
