@@ -1,5 +1,5 @@
 """Warm start from other GPUs (issue 12), on SYNTHETIC databases (conftest.py): a new study
-measures other devices' bests for the same workload right after the base preset, only those
+measures other devices' bests for the same workload first, then the base preset, only those
 valid and selected here; and the transfer experiment that measures what this buys."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def test_new_study_measures_other_devices_bests_first(cli, asked, synthetic_db, 
     # restriction and neighbour has no best at this n; twin's fastest is nondeterministic
     assert _names(size["warm"]) == {"twin": 1, "older": 1}
     first = [(v, lab) for v, lab, _ in asked[:3]]
-    assert first == [BASE.labels, TWIN.labels, OLDER.labels]
+    assert first == [TWIN.labels, OLDER.labels, BASE.labels]
     assert OUTSIDE.labels not in [(v, lab) for v, lab, _ in asked]
     assert size["invalid"] == 0 and size["nondeterministic"] == 0  # none was even proposed
 
@@ -104,7 +104,7 @@ def test_nondeterministic_run_takes_the_nondeterministic_best(cli, asked, synthe
                                                                foreign_db):
     size = _tune(cli, synthetic_db, foreign_db, "--nondeterministic")
     assert _names(size["warm"]) == {"twin": 1, "older": 1}
-    assert [(v, lab) for v, lab, _ in asked[:3]] == [BASE.labels, ATOMIC.labels, OLDER.labels]
+    assert [(v, lab) for v, lab, _ in asked[:3]] == [ATOMIC.labels, OLDER.labels, BASE.labels]
 
 
 def test_no_warm_start_enqueues_none(cli, asked, synthetic_db, foreign_db):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from reducetune.cli import bench, calibrate, db, devices, experiment, query, space, tune
+from reducetune.cli import bench, calibrate, db, devices, experiment, priors, query, space, tune
 
 __all__ = ["COMMANDS", "add_parsers"]
 
 # In the order that `reducetune --help` lists them.
-_MODULES = (tune, calibrate, bench, query, db, devices, space, experiment)
+_MODULES = (tune, calibrate, bench, query, db, priors, devices, space, experiment)
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     name: run for module in _MODULES for name, run in module.COMMANDS.items()}

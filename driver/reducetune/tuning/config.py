@@ -45,6 +45,9 @@ class TuneConfig:
     # A new study first measures other devices' bests for the same workload (tuning/warm_start.py):
     # one evaluation each, often near this device's optimum (--no-warm-start turns it off).
     warm_start: bool = True
+    # Where the results file holds no other device, the warm start's queue comes from this
+    # priors table (store/priors.py; --priors): what other GPUs learned. None: no priors.
+    priors: str | None = None
     # Studies keyed by the device model (name, SMs, memory clock) instead of its UUID, so that
     # GPUs of one model share them (--devices, --storage: store.study_share.study_device).
     by_model: bool = False

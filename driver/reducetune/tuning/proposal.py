@@ -86,10 +86,11 @@ class Proposal:
         return list(self.seen)
 
     def start(self, store: Any = None, n: int = 0, device_uuid: str = "") -> dict[str, int]:
-        """The queue's first entries: grid's every unseen point, else the base preset (only
-        in a new study: ``Space.base``), then other devices' bests in
-        ``store`` for this n (tuning/warm_start.py; not for grid, which measures every point in its
-        order anyway). Returns the warm-start points enqueued per device name."""
+        """The queue's first entries: grid's every unseen point, else (only in a new study)
+        other devices' bests in ``store`` for this n, or the priors table's
+        (tuning/warm_start.py; not for grid, which measures every point in its order anyway),
+        then the base preset (``Space.base``). Returns the warm-start points enqueued per
+        device name."""
         if STRATEGY[self.config.strategy].exhaustive:
             self._grid = self._unseen()
             if self.config.by_model and self._grid:  # workers of one study start apart
@@ -100,8 +101,8 @@ class Proposal:
             base = self.space.base(self.config.base_preset, self.config.allow_flagged,
                                    self.config.nondeterministic)
             first = [base] if base is not None else []
-            warm = warm_points(store, self.space, self.config, n, device_uuid, set(first))
-            for p in first + [w.point for w in warm]:
+            warm = warm_points(store, self.space, self.config, n, device_uuid)
+            for p in dict.fromkeys([w.point for w in warm] + first):  # warm_start.py: why
                 self._enqueue(p)
             return warm_counts(warm)
         return {}

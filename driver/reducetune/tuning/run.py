@@ -26,10 +26,11 @@ from reducetune._space import Space
 from reducetune.evaluate.base import Evaluator
 from reducetune.evaluate.evaluation import StoreContext
 from reducetune.store.study_storage import open_storage
-from reducetune.tuning.budget import Schedule
+from reducetune.tuning.budget import Schedule, precompile_rest
 from reducetune.tuning.config import SizeResult, TuneConfig
 from reducetune.tuning.loop import tune_size
 from reducetune.tuning.timing import Breakdown, TimedEvaluator, TimedStore, running
+from reducetune.tuning.warm_start import first_points
 
 __all__ = ["element_bytes", "tune", "tune_all", "unit_order"]
 
@@ -65,15 +66,28 @@ def _spaces(evaluator: Evaluator, configs: list[TuneConfig]) -> list[Space]:
 
 
 def _precompile(evaluator: Evaluator, configs: list[TuneConfig], spaces: list[Space],
-                on_precompile: Callable[[dict[str, Any]], None] | None) -> None:
-    """Every variant the run's studies may propose, compiled in parallel once, instead of
-    one at a time when first measured. A failure is not fatal: that point fails when
-    measured."""
+                on_precompile: Callable[[dict[str, Any]], None] | None, store: Any,
+                end_left: Callable[[], float]) -> None:
+    """Every variant the run's studies may propose, compiled in parallel, instead of one at a
+    time when first measured. Under a time limit, first what each unit measures first, then
+    the rest unless the limit is too short for it (tuning/budget.py precompile_rest). A
+    failure is not fatal: that point fails when measured."""
     points = [p for c, space in zip(configs, spaces, strict=True) for p in space.points()
               if space.selected(p, c.allow_flagged, c.nondeterministic)]
-    summary = evaluator.precompile(points)  # typed points; the evaluator keeps one per variant
-    if summary is not None and on_precompile:
-        on_precompile(summary)
+    batches, summary = [points], None
+    if configs[0].time_limit_s is not None:
+        first = [p for c, space in zip(configs, spaces, strict=True)
+                 for p in first_points(store, space, c, c.sizes, evaluator.device["uuid"])]
+        done = {p.variant_label for p in first}
+        batches = [first, [p for p in points if p.variant_label not in done]]
+    for k, batch in enumerate(batches):
+        variants = len({p.variant_label for p in batch})
+        if not batch or (k and not precompile_rest(configs[0].time_limit_s, end_left(),
+                                                   summary, variants)):
+            continue
+        summary = evaluator.precompile(batch)  # typed points; compiled once per variant
+        if summary is not None and on_precompile:
+            on_precompile(summary)
 
 
 def tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any = None,
@@ -106,7 +120,9 @@ def _tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any,
     # The streaming ceiling, once per run: % of ceiling in the results, and --target.
     ceiling = evaluator.ceiling_bytes_per_s()
     next(iter(contexts.values())).record_ceiling(evaluator, ceiling)
-    _precompile(evaluator, configs, spaces, on_precompile)
+    limit = configs[0].time_limit_s
+    _precompile(evaluator, configs, spaces, on_precompile, store,
+                lambda: began + (limit or 0.0) - time.monotonic())
     units = unit_order(configs)
     dtypes = [configs[k].dtype for k, _ in units]
     schedule = Schedule(configs[0].time_limit_s,

@@ -1,5 +1,5 @@
 """Warm start from other GPUs (issue 12): a new study first measures the best points other
-devices found for the same workload (family, dtype, op, n), right after the base preset.
+devices found for the same workload (family, dtype, op, n), then the base preset.
 
 Why: the results database often holds other GPUs' tuned bests (``reducetune db merge``), and a
 point that is fastest on one GPU is usually close to the fastest on another; measuring it first
@@ -15,19 +15,30 @@ Rules (what ``Proposal.start`` enqueues, in this order):
   (``space.check`` empty, ``space.selected``): another GPU's limits or another --restrict may
   rule it out, and the study must never be told a point it would reject;
 - devices of this device's compute capability first (their best is likelier to transfer),
-  then in the database's order; a point already queued (the base preset, or another device's
-  same best) is not queued twice.
+  then in the database's order; a point already queued (another device's same best) is not
+  queued twice.
+
+Priors (issue 25): where the results file holds no other device, the queue takes its points
+from the priors table instead (``config.priors``: the package's, or --priors FILE; store/
+priors.py): the ranked points of the table's nearest device model (store/priors.py says the
+rule) for the bucket nearest n, fastest first, under the same rules (valid here, selected by
+the run, not queued twice). One queue, two sources: measured results of other GPUs in the
+file, else what the table learned. They go before the base preset: a short run (--time-limit
+1m over 132 units) may measure one or two points per unit, and another GPU's best is a better
+first guess than the family's generic preset.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from reducetune._space import Point, Space
 from reducetune.errors import Error
+from reducetune.store.priors import Priors, load
 
-__all__ = ["WarmPoint", "warm_counts", "warm_points"]
+__all__ = ["WarmPoint", "first_points", "warm_counts", "warm_points"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +62,8 @@ def warm_points(store: Any, space: Space, config: Any, n: int, device_uuid: str,
     cc = (me["cc_major"], me["cc_minor"]) if me else None
     others = sorted((d for d in devices if d["uuid"] != device_uuid),
                     key=lambda d: ((d["cc_major"], d["cc_minor"]) != cc, d["id"]))
+    if not others:
+        return _prior_points(me, space, config, n, set(skip))
     out: list[WarmPoint] = []
     queued = set(skip)
     for d in others:
@@ -62,6 +75,45 @@ def warm_points(store: Any, space: Space, config: Any, n: int, device_uuid: str,
     return out
 
 
+def _prior_points(me: dict[str, Any] | None, space: Space, config: Any, n: int,
+                  queued: set[Point]) -> list[WarmPoint]:
+    """The priors table's ranked points for this workload, from the model nearest this device
+    (``me``, its store row), that this run may measure; [] without a table or a device row."""
+    path = getattr(config, "priors", None)
+    table = _table(path) if path and me is not None else None
+    model = table.nearest(me) if table is not None and me is not None else None
+    if model is None:
+        return []
+    out: list[WarmPoint] = []
+    for prior in model.bucket(space.family, space.dtype, space.op, n):
+        p = _selected(space, config, prior.variant_label, prior.launch_label)
+        if p is not None and p not in queued:
+            queued.add(p)
+            out.append(WarmPoint(p, f"{model.name} (priors)", model.model, prior.median_s))
+    return out
+
+
+_TABLES: dict[tuple[str, int], Priors] = {}  # one read per file version, not one per unit
+
+
+def _table(path: str) -> Priors:
+    key = (path, Path(path).stat().st_mtime_ns)
+    if key not in _TABLES:
+        _TABLES[key] = load(path)
+    return _TABLES[key]
+
+
+def _selected(space: Space, config: Any, variant_label: str, launch_label: str) -> Point | None:
+    """The stored labels as a point of this space, if this run may measure it."""
+    try:  # labels the space does not declare (another version of the family)
+        p = space.parse(variant_label, launch_label)
+    except Error:
+        return None
+    if space.check(p) or not space.selected(p, config.allow_flagged, config.nondeterministic):
+        return None
+    return p
+
+
 def _best_point(store: Any, device_id: int, space: Space, config: Any,
                 n: int) -> tuple[Point, float] | None:
     """The device's best at exactly n as a point of this space, if this run may measure it."""
@@ -69,13 +121,17 @@ def _best_point(store: Any, device_id: int, space: Space, config: Any,
                    config.nondeterministic)
     if b is None or int(b["bucket_n"]) != int(n) or b["family"] != space.family:
         return None
-    try:  # labels the space does not declare (another version of the family)
-        p = space.parse(b["variant_label"], b["launch_label"])
-    except Error:
-        return None
-    if space.check(p) or not space.selected(p, config.allow_flagged, config.nondeterministic):
-        return None
-    return p, float(b["median_s"])
+    p = _selected(space, config, b["variant_label"], b["launch_label"])
+    return None if p is None else (p, float(b["median_s"]))
+
+
+def first_points(store: Any, space: Space, config: Any, sizes: list[int],
+                 device_uuid: str) -> list[Point]:
+    """What a new study of each size measures first (its warm start, then the base preset):
+    the points a short run compiles before any other (tuning/budget.py precompile_rest)."""
+    base = space.base(config.base_preset, config.allow_flagged, config.nondeterministic)
+    out = [w.point for n in sizes for w in warm_points(store, space, config, n, device_uuid)]
+    return list(dict.fromkeys(out + ([base] if base is not None else [])))
 
 
 def warm_counts(points: list[WarmPoint]) -> dict[str, int]:
