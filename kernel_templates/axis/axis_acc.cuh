@@ -1,12 +1,10 @@
-// The axis family's accumulator trait: the type a reduction of T combines in, and the
-// conversions at its two ends (the load of an element, the store of a result).
+// The axis family's accumulator: common/rt_types.cuh's rt::accumulator, shared with the
+// whole-array families (float32 for the half types, T itself otherwise), and the helpers that
+// divide a row among blocks.
 //
 // Every partial (a lane's, a group's, a block's, the split strategy's partials in global
 // memory) is an accumulator, never a T: DESIGN.md asks that 16-bit types accumulate in float32
-// and never keep a partial in 16 bits. For today's element types (int, long long, float,
-// double) the accumulator is T itself and both conversions are the identity. A half type
-// plugs in by one specialisation here (accumulator<__half> { using type = float; ... }) and a
-// type_traits<float> identity that already exists; no kernel changes.
+// and never keep a partial in 16 bits.
 #pragma once
 
 #include "common/rt_types.cuh"
@@ -14,21 +12,10 @@
 namespace rt {
 namespace axis {
 
-template <class T> struct accumulator {
-  using type = T;
-  static __device__ __forceinline__ type from(T x) { return x; }
-  static __device__ __forceinline__ T to(type a) { return a; }
-};
-
-template <class T> using acc_t = typename accumulator<T>::type;
-
-template <class T> __device__ __forceinline__ acc_t<T> to_acc(T x) {
-  return accumulator<T>::from(x);
-}
-
-template <class T> __device__ __forceinline__ T from_acc(acc_t<T> a) {
-  return accumulator<T>::to(a);
-}
+using rt::acc_t;
+using rt::accumulator;
+using rt::from_acc;
+using rt::to_acc;
 
 __host__ __device__ constexpr unsigned long long ceil_div(unsigned long long a,
                                                           unsigned long long b) {

@@ -22,28 +22,37 @@ template <class T, class Op> __global__ void init_identity(const T * /*in*/, T *
 }
 
 // One block reduces cnt partials (read through L2: ld.global.cg, since other blocks wrote
-// them during this launch and L1 is not coherent) into out[0].
-template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B, bool Coherent>
-__device__ __forceinline__ void reduce_partials(const T *partials, T *out, unsigned long long cnt,
-                                                T *s) {
+// them during this launch and L1 is not coherent) into out[0]. Partials and shared slots are
+// accumulators (rt_types.cuh): float32 for the half types.
+template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B, bool Coherent,
+          class Out = T>
+__device__ __forceinline__ void reduce_partials(const acc_t<T> *partials, Out *out,
+                                                unsigned long long cnt, acc_t<T> *s) {
+  using A = acc_t<T>;
   const Op op{};
-  T acc = Op::template identity<T>();
+  A acc = Op::template identity<A>();
   for (unsigned long long i = threadIdx.x; i < cnt; i += BS)
     acc = op(acc, Coherent ? __ldcg(partials + i) : partials[i]);
-  const T r = block_reduce<T, Op, BS, W, B>(acc, s);
-  if (threadIdx.x == 0) out[0] = r;
+  const A r = block_reduce<A, Op, BS, W, B>(acc, s);
+  if (threadIdx.x == 0) out[0] = from_acc<T, Out>(r);
 }
 
-// Called by every thread of every block with the block's result r (valid in thread 0).
-template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B, finish F>
-__device__ __forceinline__ void finish_block(T r, T *out, T *partials, unsigned int *ticket, T *s) {
+// Called by every thread of every block with the block's result r (valid in thread 0), an
+// accumulator; out receives the result as Out (T, or float32 for a half type on request).
+template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B, finish F,
+          class Out = T>
+__device__ __forceinline__ void finish_block(acc_t<T> r, Out *out, acc_t<T> *partials,
+                                             unsigned int *ticket, acc_t<T> *s) {
   if constexpr (F == finish::two_pass) {
     if (threadIdx.x == 0) partials[blockIdx.x] = r;
   } else if constexpr (F == finish::atomic) {
+    static_assert(is_same<Out, acc_t<T>>::value,
+                  "the atomic finish combines partials in out: out must be an accumulator, a "
+                  "16-bit out would keep a partial in 16 bits");
     if (threadIdx.x == 0) Op::atomic(out, r);
   } else {
     if (gridDim.x == 1) { // the only block: no partial, fence or ticket needed
-      if (threadIdx.x == 0) *out = r;
+      if (threadIdx.x == 0) *out = from_acc<T, Out>(r);
       return;
     }
     __shared__ bool last;
@@ -55,7 +64,7 @@ __device__ __forceinline__ void finish_block(T r, T *out, T *partials, unsigned 
     __syncthreads(); // also orders the reuse of s after block_reduce
     if (last) {
       __threadfence();
-      reduce_partials<T, Op, BS, W, B, true>(partials, out, gridDim.x, s);
+      reduce_partials<T, Op, BS, W, B, true, Out>(partials, out, gridDim.x, s);
     }
   }
 }

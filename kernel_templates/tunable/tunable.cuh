@@ -1,7 +1,8 @@
 // The tunable family: one grid-stride pass kernel whose every choice is a template parameter
 // (docs/architecture.md, "Template family declaration"; parameters declared in family.json).
 //
-//   thread   each thread combines its elements in T: UNROLL independent loads of VEC elements
+//   thread   each thread combines its elements in acc_t<T> (T itself, float32 for the half
+//            types, which never keep a partial in 16 bits): UNROLL independent loads of VEC elements
 //            are issued before any is combined (loads in flight per loop step), over a
 //            grid-stride loop, so any grid size is correct (the grid comes from the launch
 //            config: elements per thread and grid cap).
@@ -19,16 +20,17 @@ namespace tunable {
 
 // Combines the elements of [in, in + n) owned by this thread under a grid of gridDim.x blocks.
 template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
-__device__ __forceinline__ T thread_reduce(const T *__restrict__ in, unsigned long long n) {
+__device__ __forceinline__ acc_t<T> thread_reduce(const T *__restrict__ in,
+                                                   unsigned long long n) {
   const Op op{};
-  T acc = Op::template identity<T>();
+  acc_t<T> acc = Op::template identity<acc_t<T>>();
   const unsigned long long gtid = static_cast<unsigned long long>(blockIdx.x) * BS + threadIdx.x;
 
   // Scalar head up to the first VEC-aligned element (at most VEC - 1 elements).
   const unsigned long long mis = (reinterpret_cast<unsigned long long>(in) / sizeof(T)) % VEC;
   unsigned long long head = (VEC - mis) % VEC;
   if (head > n) head = n;
-  if (gtid < head) acc = op(acc, in[gtid]);
+  if (gtid < head) acc = op(acc, to_acc(in[gtid]));
 
   const T *aligned = in + head;
   const unsigned long long m = n - head;
@@ -46,7 +48,7 @@ __device__ __forceinline__ T thread_reduce(const T *__restrict__ in, unsigned lo
 #pragma unroll
     for (unsigned k = 0; k < UNROLL; ++k)
 #pragma unroll
-      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, x[k].v[e]);
+      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x[k].v[e]));
   }
   // At most one tile of the whole grid is partial; its owner finishes it with bound checks.
 #pragma unroll
@@ -54,36 +56,40 @@ __device__ __forceinline__ T thread_reduce(const T *__restrict__ in, unsigned lo
     if (i + k * BS < nvec) {
       const vec<T, VEC> x = pv[i + k * BS];
 #pragma unroll
-      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, x.v[e]);
+      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x.v[e]));
     }
   }
 
   // Scalar tail after the last whole vector (at most VEC - 1 elements).
   const unsigned long long tail = m - nvec * VEC;
-  if (gtid < tail) acc = op(acc, aligned[nvec * VEC + gtid]);
+  if (gtid < tail) acc = op(acc, to_acc(aligned[nvec * VEC + gtid]));
   return acc;
 }
 
+// Out: the result's type, T unless the caller asks a half type's result in float32 (the name
+// expression's trailing argument). partials are accumulators (float32 for the half types).
 template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC, warp_strategy W,
-          block_strategy B, finish F>
+          block_strategy B, finish F, class Out = T>
 __global__ void __launch_bounds__(BS)
-    pass(const T *__restrict__ in, T *out, unsigned long long n, T *partials,
+    pass(const T *__restrict__ in, Out *out, unsigned long long n, acc_t<T> *partials,
          unsigned int *ticket) {
   static_assert(UNROLL >= 1 && (UNROLL & (UNROLL - 1)) == 0, "unroll is a power of two");
   static_assert(VEC == 1 || VEC == 2 || VEC == 4, "vec is 1, 2 or 4 elements");
   static_assert(VEC * sizeof(T) <= 16, "a vector load is at most 16 bytes");
-  __shared__ T s[block_reduce_slots<BS, W, B>()];
-  const T acc = thread_reduce<T, Op, BS, UNROLL, VEC>(in, n);
-  const T r = block_reduce<T, Op, BS, W, B>(acc, s);
-  finish_block<T, Op, BS, W, B, F>(r, out, partials, ticket, s);
+  using A = acc_t<T>;
+  __shared__ A s[block_reduce_slots<BS, W, B>()];
+  const A acc = thread_reduce<T, Op, BS, UNROLL, VEC>(in, n);
+  const A r = block_reduce<A, Op, BS, W, B>(acc, s);
+  finish_block<T, Op, BS, W, B, F, Out>(r, out, partials, ticket, s);
 }
 
-// two_pass's second kernel: one block over the n partials of the first (in = partials).
-template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B>
-__global__ void __launch_bounds__(BS) final_pass(const T *__restrict__ in, T *out,
+// two_pass's second kernel: one block over the n partials of the first (in = partials, which
+// are accumulators).
+template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B, class Out = T>
+__global__ void __launch_bounds__(BS) final_pass(const acc_t<T> *__restrict__ in, Out *out,
                                                  unsigned long long n) {
-  __shared__ T s[block_reduce_slots<BS, W, B>()];
-  reduce_partials<T, Op, BS, W, B, false>(in, out, n, s);
+  __shared__ acc_t<T> s[block_reduce_slots<BS, W, B>()];
+  reduce_partials<T, Op, BS, W, B, false, Out>(in, out, n, s);
 }
 
 } // namespace tunable

@@ -55,8 +55,17 @@ TEST_CASE("every embedded family has valid points for every type and operator", 
       for (reduce_op o : all_ops) {
         INFO(f.name << " " << to_string(t) << "." << to_string(o));
         const search_space s(f, t, o, device_limits::for_arch("sm_90"));
-        CHECK(s.valid_size() > 0);
         CHECK(s.valid_size() <= s.size());
+        if (is_half(t) && f.name != "tunable" && f.name != "axis") {
+          // Families that reduce in the element type refuse the half types by a constraint
+          // that says why (half types accumulate in float32): none of their points is valid.
+          CHECK(s.valid_size() == 0);
+          for (const auto &preset : s.presets())
+            CHECK(s.check(preset.point, preset.launch).reasons().find("16 bits") !=
+                  std::string::npos);
+          continue;
+        }
+        CHECK(s.valid_size() > 0);
       }
 }
 

@@ -4,6 +4,7 @@
 #include "catch.hpp"
 
 #include "reducetune/errors.hpp"
+#include "reducetune/space/element.hpp"
 #include "reducetune/space/reduction_plan.hpp"
 
 #include <cstdint>
@@ -71,8 +72,9 @@ void check_steps_fit_scratch(const reduction_plan &plan, std::uint64_t n, std::u
     if (st.role == kernel_role::pass)
       CHECK(st.grid * elem <= s.partials); // the partials of any pass fit the first pass's
   }
-  CHECK(s.out == elem);
-  CHECK(s.partials == plan.first_grid * elem);
+  // Partials and the result are accumulators: 4 bytes for a 2-byte half type (float32).
+  CHECK(s.out == accumulator_bytes(elem));
+  CHECK(s.partials == plan.first_grid * accumulator_bytes(elem));
   CHECK(s.ticket == sizeof(unsigned));
 }
 

@@ -28,7 +28,10 @@ bool has_why(const check_result &r, const std::string &why) {
 // The toy family's compile-time rules, written out here independently of the declaration.
 bool toy_valid(std::int64_t bs, const std::string &warp, std::int64_t vec, dtype t,
                const device_limits &d) {
-  const auto size = static_cast<std::int64_t>(t == dtype::int32 || t == dtype::float32 ? 4 : 8);
+  const auto size = static_cast<std::int64_t>(
+      t == dtype::float16 || t == dtype::bfloat16 ? 2
+      : t == dtype::int32 || t == dtype::float32  ? 4
+                                                  : 8);
   const bool integer = t == dtype::int32 || t == dtype::int64;
   return bs <= d.max_threads_per_block && bs * size <= d.max_shared_per_block &&
          (warp != "redux" || integer) && vec * size <= 16;

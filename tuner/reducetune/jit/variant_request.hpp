@@ -14,6 +14,10 @@ namespace reducetune {
 // "sm_90" for compute capability 90.
 [[nodiscard]] std::string arch_name(int arch);
 
+// The CUDA toolkit's include folder, where NVRTC finds cuda_fp16.h and cuda_bf16.h for the
+// half types (float16, bfloat16).
+[[nodiscard]] std::string half_headers_folder();
+
 [[nodiscard]] compile_request request_for(const family &f, const variant &v, int arch);
 
 } // namespace reducetune

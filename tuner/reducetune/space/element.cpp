@@ -14,6 +14,10 @@ const char *to_string(dtype t) noexcept {
     return "float32";
   case dtype::float64:
     return "float64";
+  case dtype::float16:
+    return "float16";
+  case dtype::bfloat16:
+    return "bfloat16";
   }
   return "?";
 }
@@ -55,7 +59,16 @@ reduce_op op_from_string(const std::string &name) {
 }
 
 std::size_t size_of(dtype t) noexcept {
+  if (is_half(t)) return 2;
   return t == dtype::int32 || t == dtype::float32 ? 4 : 8;
+}
+
+bool is_half(dtype t) noexcept {
+  return t == dtype::float16 || t == dtype::bfloat16;
+}
+
+dtype accumulator_of(dtype t) noexcept {
+  return is_half(t) ? dtype::float32 : t;
 }
 
 bool is_integer(dtype t) noexcept {
@@ -72,6 +85,10 @@ const char *cpp_type(dtype t) noexcept {
     return "float";
   case dtype::float64:
     return "double";
+  case dtype::float16:
+    return "__half";
+  case dtype::bfloat16:
+    return "__nv_bfloat16";
   }
   return "?";
 }

@@ -7,10 +7,14 @@
 
 namespace reducetune {
 
-enum class dtype { int32, int64, float32, float64 };
+// float16 and bfloat16 (the half types) accumulate in float32 and never keep a partial in 16
+// bits (DESIGN.md): their accumulator is float32 (accumulator_of), which sizes every partial
+// and shared-memory slot of a reduction of them.
+enum class dtype { int32, int64, float32, float64, float16, bfloat16 };
 enum class reduce_op { sum, min, max, prod };
 
-inline constexpr dtype all_dtypes[] = {dtype::int32, dtype::int64, dtype::float32, dtype::float64};
+inline constexpr dtype all_dtypes[] = {dtype::int32,   dtype::int64,   dtype::float32,
+                                       dtype::float64, dtype::float16, dtype::bfloat16};
 inline constexpr reduce_op all_ops[] = {reduce_op::sum, reduce_op::min, reduce_op::max,
                                         reduce_op::prod};
 
@@ -22,7 +26,17 @@ inline constexpr reduce_op all_ops[] = {reduce_op::sum, reduce_op::min, reduce_o
 
 [[nodiscard]] std::size_t size_of(dtype t) noexcept;
 [[nodiscard]] bool is_integer(dtype t) noexcept;
-// Spellings in a name expression: int, long long, float, double; rt::op_sum, ...
+// float16 or bfloat16: 16-bit floating types that accumulate in float32.
+[[nodiscard]] bool is_half(dtype t) noexcept;
+// The type a reduction of t combines in: float32 for the half types, t itself otherwise.
+[[nodiscard]] dtype accumulator_of(dtype t) noexcept;
+// Bytes of one partial (an accumulator) for elements of element_bytes: a 2-byte element's
+// partials are float32. For the planners that know only an element's size.
+[[nodiscard]] constexpr std::size_t accumulator_bytes(std::size_t element_bytes) noexcept {
+  return element_bytes < 4 ? 4 : element_bytes;
+}
+// Spellings in a name expression: int, long long, float, double, __half, __nv_bfloat16
+// (cuda_fp16.h, cuda_bf16.h); rt::op_sum, ...
 [[nodiscard]] const char *cpp_type(dtype t) noexcept;
 [[nodiscard]] const char *cpp_op(reduce_op o) noexcept;
 

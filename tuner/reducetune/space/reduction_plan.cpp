@@ -83,11 +83,12 @@ reduction_plan plan_reduction_steps(protocol proto, const grid_rule &grid_of, st
   // Every buffer is sized by the first pass: later multipass levels have fewer blocks.
   reduction_scratch &s = plan.scratch;
   // Partials are accumulators (float32 for 2-byte half types); out holds 4 bytes too, so that
-  // a half type's result may be asked in float32.
+  // a half type's result may be asked in float32. Multipass levels write elements (only the
+  // seeds use it, and they refuse the half types).
   const std::size_t acc_bytes = accumulator_bytes(element_bytes);
   s.out = acc_bytes;
   s.partials = plan.first_grid * acc_bytes;
-  if (proto == protocol::multipass) s.ping = s.pong = plan.first_grid * acc_bytes;
+  if (proto == protocol::multipass) s.ping = s.pong = plan.first_grid * element_bytes;
   if (in_place) s.input_copy = n * element_bytes;
   s.ticket = sizeof(unsigned);
   return plan;
