@@ -1,0 +1,143 @@
+"""The axis benchmark's report, built from its JSON (rebuild it without a GPU:
+``python -m reducetune.benchmarks._axis_report PREFIX.json``): one markdown table row per shape
+(reducetune's bandwidth and % of the HBM peak counting bytes read + written, its ratio to the
+fastest peer, "tie" where the difference lies within the measured noise, its ratio to the
+better ceiling, the cost of batch invariance), the issue's targets as measured, and one plot.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from reducetune.benchmarks._axis_peers import PEERS
+
+CEILINGS = ("memcpy", "streaming")
+
+
+def _bytes(row: dict[str, Any]) -> int:
+    outer, r, inner = row["view"]
+    return 4 * (outer * r * inner + outer * inner)  # float32: read + written
+
+
+def _pow2(n: int) -> str:
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+
+
+def ratios(row: dict[str, Any]) -> dict[str, Any]:
+    """Reducetune against the fastest peer (> 1: reducetune faster; tie within the noise of
+    either), against the better ceiling (> 1: faster than the ceiling), and batch invariance's
+    price (best batch_invariant point's median / best point's median)."""
+    app, noise = row["app_s"], row["app_noise"]
+    t = app["reducetune"]
+    peers = {k: app[k] for k in PEERS if app.get(k) and row["peers_correct"].get(k, True)}
+    peer = min(peers, key=peers.get) if peers else None
+    ratio = peers[peer] / t if peer else None
+    tie = peer is not None and abs(ratio - 1) <= max(noise["reducetune"], noise.get(peer, 0))
+    ceilings = [s for s in (app.get("memcpy"), row.get("streaming_s")) if s]
+    tune = row["tune"]
+    bi = tune["best_batch_invariant_s"]
+    return {"peer": peer, "x_peer": ratio, "tie": tie,
+            "x_ceiling": min(ceilings) / t if ceilings else None,
+            "x_torch": app["torch"] / t if app.get("torch") else None,
+            "pct_peak": 100 * _bytes(row) / t / row["peak"] if row.get("peak") else None,
+            "bi_cost": bi / tune["best_s"] if bi else None}
+
+
+def _geomean(xs: list[float]) -> float | None:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def summary(result: dict[str, Any]) -> list[str]:
+    lines = []
+    for total in sorted({r["total"] for r in result["rows"]}):
+        rs = [ratios(r) for r in result["rows"] if r["total"] == total]
+        xp = [q["x_peer"] for q in rs if q["x_peer"]]
+        ties = sum(q["tie"] for q in rs)
+        pct = [q["pct_peak"] for q in rs if q["pct_peak"]]
+        xc = [q["x_ceiling"] for q in rs if q["x_ceiling"]]
+        lines.append(f"- total {_pow2(total)}: × fastest peer worst {min(xp):.2f}, geometric "
+                     f"mean {_geomean(xp):.2f} ({ties} tie(s) of {len(rs)} shapes); % of peak "
+                     f"{min(pct):.0f}–{max(pct):.0f}; × better ceiling worst {min(xc):.2f}"
+                     if xp and pct and xc else f"- total {_pow2(total)}: incomplete")
+        short = [q["x_torch"] for r, q in zip([r for r in result["rows"] if r["total"] == total],
+                                              rs) if r["kind"] == "rows" and r["r"] <= 16]
+        if short and all(short):
+            lines.append(f"  rows of 16 or fewer: × torch.sum eager {min(short):.2f}–"
+                         f"{max(short):.2f}")
+    return lines
+
+
+def table(result: dict[str, Any]) -> list[str]:
+    head = ("| shape | view (outer, r, inner) | point | GB/s | % peak | fastest peer | × peer "
+            "| × ceiling | batch_invariant cost |")
+    lines = [head, "|" + "---|" * 9]
+    for row in result["rows"]:
+        q = ratios(row)
+        gbps = _bytes(row) / row["app_s"]["reducetune"] / 1e9
+        xp = "tie" if q["tie"] else (f"{q['x_peer']:.2f}" if q["x_peer"] else "–")
+        bi = f"{100 * (q['bi_cost'] - 1):+.1f} %" if q["bi_cost"] else "none valid"
+        lines.append(f"| {row['kind']} {tuple(row['shape'])} | {tuple(row['view'])} | "
+                     f"{row['point']['name']} | {gbps:.0f} | {q['pct_peak'] or 0:.1f} | "
+                     f"{q['peer'] or '–'} | {xp} | "
+                     f"{q['x_ceiling'] or 0:.2f} | {bi} |")
+    return lines
+
+
+def write(result: dict[str, Any], prefix: Path) -> None:
+    peak = result["device"]["peak_bytes_per_s"]
+    for row in result["rows"]:
+        row["peak"] = peak
+    dev = result["device"]
+    md = [f"# Axis benchmark: {dev['name']}", "",
+          f"Device: {dev['name']} (driver {dev['driver_version']}), HBM peak "
+          f"{peak / 1e9:.0f} GB/s. Date: {result['date']}. Commit: {result['commit']}.",
+          f"Command: `{result['command']}`.", "",
+          "Reducetune's point per shape: " + result["protocol"]["reducetune_point"] + ".",
+          "Timing: " + result["protocol"]["application"] + ".",
+          "Ceilings: " + result["protocol"]["ceilings"] + ".",
+          "Peers: " + ", ".join(PEERS) + (f"; missing: {', '.join(result['peers_missing'])}"
+                                         if result["peers_missing"] else "") + ".", "",
+          "Ratios > 1: reducetune faster; × peer against the fastest correct peer, 'tie' where "
+          "the difference lies within either's relative standard deviation; × ceiling against "
+          "the faster of the two ceilings; batch_invariant cost: the best batch_invariant "
+          "point's median over the best point's.", "", *summary(result), "", *table(result)]
+    if result["skipped"]:
+        md += ["", f"Not run (time limit): {result['skipped']}"]
+    prefix.with_suffix(".md").write_text("\n".join(md) + "\n")
+    plot(result, prefix.with_suffix(".png"))
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    import matplotlib  # optional: the plot only
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # optional: the plot only
+
+    totals = sorted({r["total"] for r in result["rows"]})
+    fig, axes = plt.subplots(len(totals), 2, figsize=(12, 4 * len(totals)), squeeze=False)
+    for i, total in enumerate(totals):
+        for j, kind in enumerate(("rows", "columns")):
+            ax, rows = axes[i][j], [r for r in result["rows"]
+                                    if r["total"] == total and r["kind"] == kind]
+            for name in ("reducetune",) + PEERS + ("memcpy",):
+                pts = [(r["r"], 100 * _bytes(r) / r["app_s"][name] / r["peak"]) for r in rows
+                       if r["app_s"].get(name)]
+                if pts:
+                    ax.plot(*zip(*pts), marker="o", label=name,
+                            linewidth=2.5 if name == "reducetune" else 1)
+            ax.set(xscale="log", xlabel="r", ylabel="% of HBM peak (read + written)",
+                   title=f"{kind}, {_pow2(total)} float32 elements", ylim=(0, 105))
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(f"axis sums on {result['device']['name']}, {result['date']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+
+
+if __name__ == "__main__":
+    src = Path(sys.argv[1])
+    write(json.loads(src.read_text()), src.with_suffix(""))

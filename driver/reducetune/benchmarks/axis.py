@@ -1,0 +1,174 @@
+"""The axis benchmark (issue 26, item 6): reductions along an axis on the GPU at hand, every
+shape side by side: reducetune against torch.sum(dim) eager, torch.compile of it, JAX (where it
+imports), cupy.sum(axis) with CUB, CUB's DeviceSegmentedReduce from C++, and two ceilings of
+the same bytes timed in the same run (benchmarks/_axis_peers.py).
+
+Shapes: totals 2^24 and 2^28 elements, r from 2 to 2^22 by powers of 8, reducing rows (the last
+axis of (total / r, r)) and columns (the first axis of (r, total / r)); float32 sums (bfloat16
+joins when the core has half types). Reducetune's point for each shape is tuned on the spot
+(benchmarks/_axis_tune.py: the axis family's presets and a neighbourhood of the best two,
+verified, the fastest kept), since axis tuning is not in ``reducetune tune`` yet; the output
+says so. Then every contender is timed as an application calls it: hot data, one call between
+two CUDA events, the contenders in rotating rounds, the median.
+
+    python -m reducetune.benchmarks.axis --out docs/results/NAME/axis [--segmented-lib PATH]
+
+Writes PREFIX.json (every number), PREFIX.md (the table), PREFIX.png (the plot) and
+PREFIX.table.json (the tuned points, a table for reducetune.AxisReducer(table=...)).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from reducetune import _core
+from reducetune._space import limits_for_arch
+from reducetune.benchmarks import _axis_report
+from reducetune.benchmarks._axis_peers import Peers, jax_module, segmented_lib, streaming_ceiling_s
+from reducetune.benchmarks._axis_tune import Tuner, tune_shape
+from reducetune.benchmarks._provenance import reducetune_commit
+from reducetune.benchmarks.runtime import _torch_timer, interleaved_stats
+from reducetune.cli.args import integer
+
+TOTALS = (1 << 24, 1 << 28)
+RS = tuple(1 << k for k in range(1, 23, 3))  # 2, 16, 128, ..., 2^22
+KINDS = ("rows", "columns")
+
+
+def shapes(totals: tuple[int, ...], rs: tuple[int, ...]) -> list[dict[str, Any]]:
+    """Each benchmark shape: the tensor's shape, the axis reduced and its view (outer, r,
+    inner)."""
+    out = []
+    for total in totals:
+        for kind in KINDS:
+            for r in rs:
+                if r >= total:
+                    continue
+                m = total // r
+                out.append({"total": total, "kind": kind, "r": r, "axis": 1 if kind == "rows" else 0,
+                            "shape": (m, r) if kind == "rows" else (r, m),
+                            "view": (m, r, 1) if kind == "rows" else (1, r, m)})
+    return out
+
+
+def _correct(got: Any, x: Any, axis: int) -> bool:
+    import torch  # optional: only for PyTorch tensors
+
+    want = x.double().sum(dim=axis)
+    bound = 2 * x.shape[axis] * torch.finfo(x.dtype).eps * x.double().abs().sum(dim=axis)
+    return bool(((got.double().reshape(want.shape) - want).abs() <= bound + 1e-30).all())
+
+
+def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int) -> dict[str, Any]:
+    import torch  # optional: only for PyTorch tensors
+
+    x = torch.randn(s["shape"], device="cuda", dtype=torch.float32)
+    axis = s["axis"]
+    tuned = tune_shape(tuner, x, axis, samples)
+    best = tuned["best"]
+    reducer = tuner.reducer(best)
+    peers = Peers(x, axis, jax, lib)
+    try:
+        correct = {name: _correct(out, x, axis) for name, out in peers.outputs.items()}
+        timers = {"reducetune": _torch_timer(lambda: reducer(x, axis)), **peers.timers}
+        app = interleaved_stats(timers, samples)
+    finally:
+        peers.close()
+    bi = tuned["best_batch_invariant"]
+    medians = {c["name"]: c["median_s"] for c in tuned["candidates"]}
+    return {**{k: s[k] for k in ("total", "kind", "r", "axis")}, "shape": list(s["shape"]),
+            "view": list(s["view"]), "point": {"name": best.name, "variant": best.variant,
+                                               "launch": best.launch, **best.choice},
+            "app_s": {k: v["median_s"] for k, v in app.items()},
+            "app_noise": {k: v["rel_stddev"] for k, v in app.items()},
+            "peers_correct": correct,
+            "streaming_s": streaming_ceiling_s(x.numel() * x.element_size()),
+            "tune": {"candidates": tuned["candidates"], "rejected": tuned["rejected"],
+                     "best_s": medians[best.name],
+                     "best_batch_invariant": None if bi is None else bi.name,
+                     "best_batch_invariant_s": None if bi is None else medians[bi.name]}}
+
+
+def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None,
+        time_limit: float) -> dict[str, Any]:
+    import torch  # optional: only for PyTorch tensors
+
+    device = dict(_core.query_device(0))
+    tuner = Tuner("float32", "sum", limits_for_arch(device["arch"]),
+                  [tuple(s["view"]) for s in todo])
+    jax, lib = jax_module(), segmented_lib(lib_path)
+    rows, skipped, started = [], [], time.monotonic()
+    for s in todo:
+        if time.monotonic() - started > time_limit:
+            skipped.append({k: s[k] for k in ("total", "kind", "r")})
+            continue
+        rows.append(_row(s, tuner, jax, lib, samples))
+        torch.cuda.empty_cache()
+        print(f"axis bench: {s['kind']} 2^{s['total'].bit_length() - 1} r={s['r']} "
+              f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
+    return {"device": device, "rows": rows, "skipped": skipped, "samples": samples,
+            "commit": reducetune_commit(), "peers_missing": _missing(jax, lib),
+            "versions": {"torch": torch.__version__,
+                         "jax": getattr(jax, "__version__", None) if jax else None},
+            "protocol": _protocol(samples)}
+
+
+def _missing(jax: Any, lib: Any) -> list[str]:
+    out = [] if jax is not None else ["jax (not importable)"]
+    return out + ([] if lib is not None else ["cub_segmented (helper library not built)"])
+
+
+def _protocol(samples: int) -> dict[str, str]:
+    return {"reducetune_point": ("tuned on the spot for each shape in this run: the axis "
+                                 "family's presets, then a neighbourhood of the best two, every "
+                                 "point verified against float64, hot CUDA-event medians in "
+                                 "rotating rounds; the fastest kept (axis tuning is not in "
+                                 "'reducetune tune' yet)"),
+            "application": (f"one call between two CUDA events on the current stream (JAX: "
+                            f"host clock around the call and block_until_ready), hot data, "
+                            f"{samples} calls per contender in rounds whose order rotates "
+                            "after 3 warm-up calls each; median and relative standard "
+                            "deviation"),
+            "ceilings": ("memcpy: cudaMemcpyAsync device to device of (input + output) / 2 "
+                         "bytes, so that it reads and writes as many bytes as the reduction, "
+                         "in the same rounds; streaming: the project's read-only streaming "
+                         "kernel over the input's bytes (cold L2, its fastest shape)")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m reducetune.benchmarks.axis",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", required=True, help="output prefix: PREFIX.json, .md, .png")
+    p.add_argument("--samples", type=integer(3, 100_000), default=30,
+                   help="calls timed per contender and per candidate point")
+    p.add_argument("--segmented-lib", help="the CUB helper (tuner/tools/segmented_reduce.cu, "
+                   "built by nvcc); default $REDUCETUNE_SEGMENTED_LIB or "
+                   "build/libreducetune_segmented.so")
+    p.add_argument("--totals", default="24,28", help="log2 of the totals, e.g. 24 or 24,28")
+    p.add_argument("--time-limit", type=float, default=1e9,
+                   help="start no new shape after this many seconds (the rest is listed)")
+    a = p.parse_args(argv)
+    totals = tuple(1 << int(t) for t in a.totals.split(","))
+    result = run(shapes(totals, RS), a.samples, a.segmented_lib, a.time_limit)
+    result["command"] = "python -m reducetune.benchmarks.axis " + " ".join(
+        sys.argv[1:] if argv is None else argv)
+    result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    out.with_suffix(".table.json").write_text(json.dumps({"entries": [
+        {"outer": r["view"][0], "r": r["view"][1], "inner": r["view"][2],
+         "variant": r["point"]["variant"], "launch": r["point"]["launch"]}
+        for r in result["rows"]]}, indent=1))
+    _axis_report.write(result, out)
+    print(out.with_suffix(".md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

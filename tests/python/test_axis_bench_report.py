@@ -1,0 +1,74 @@
+"""The axis benchmark's report without a GPU (benchmarks/_axis_report.py), from a synthetic
+result in the benchmark's JSON layout: the ratio to the fastest correct peer, a tie when the
+difference lies within either contender's noise, % of peak counting bytes read + written, the
+better of the two ceilings, batch invariance's price, the summary lines, the table and the
+plot. The numbers are made up here; no GPU measured them."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from reducetune.benchmarks import _axis_report
+from reducetune.benchmarks.axis import shapes, TOTALS, RS
+
+
+def _row(kind: str, r: int, t: float, peers: dict[str, float], noise: float = 0.01,
+         correct: dict[str, bool] | None = None) -> dict:
+    total = 1 << 24
+    view = [total // r, r, 1] if kind == "rows" else [1, r, total // r]
+    return {"total": total, "kind": kind, "r": r, "axis": 1, "shape": [view[0], r],
+            "view": view, "point": {"name": "warp_rows"},
+            "app_s": {"reducetune": t, "memcpy": 2e-5, **peers},
+            "app_noise": {k: noise for k in ["reducetune", "memcpy", *peers]},
+            "peers_correct": correct or {}, "streaming_s": 3e-5,
+            "tune": {"best_s": 1.0, "best_batch_invariant": "warp_rows",
+                     "best_batch_invariant_s": 1.05}}
+
+
+def _result(rows: list[dict]) -> dict:
+    return {"device": {"name": "Test GPU", "driver_version": "0", "peak_bytes_per_s": 4e12},
+            "rows": rows, "skipped": [], "samples": 10, "commit": "abc", "peers_missing": [],
+            "date": "2026-11-26 00:00 UTC", "command": "python -m reducetune.benchmarks.axis",
+            "protocol": {"reducetune_point": "tuned", "application": "events",
+                         "ceilings": "memcpy and streaming"}}
+
+
+def test_the_ratio_is_to_the_fastest_correct_peer_and_a_small_difference_is_a_tie():
+    fast = _row("rows", 16, 2.0e-5, {"torch": 6e-5, "cupy_cub": 3e-5, "jax": 1e-5},
+                correct={"jax": False})  # a wrong answer is no peer
+    q = _axis_report.ratios({**fast, "peak": 4e12})
+    assert q["peer"] == "cupy_cub" and q["x_peer"] == pytest.approx(1.5) and not q["tie"]
+    assert q["x_torch"] == pytest.approx(3.0)
+    assert q["x_ceiling"] == pytest.approx(1.0)  # memcpy's 2e-5 s, the better ceiling
+    assert q["bi_cost"] == pytest.approx(1.05)
+    bytes_ = 4 * ((1 << 24) + (1 << 20))
+    assert q["pct_peak"] == pytest.approx(100 * bytes_ / 2e-5 / 4e12)
+    close = _axis_report.ratios({**_row("rows", 16, 2.0e-5, {"torch": 2.02e-5}, noise=0.02),
+                                 "peak": 4e12})
+    assert close["tie"] and close["x_peer"] == pytest.approx(1.01)
+
+
+def test_the_report_writes_the_summary_the_table_and_the_plot(tmp_path: Path):
+    rows = [_row("rows", 2, 2e-5, {"torch": 8e-5}), _row("columns", 128, 4e-5, {"torch": 2e-5})]
+    _axis_report.write(_result(rows), tmp_path / "axis")
+    md = (tmp_path / "axis.md").read_text()
+    assert "worst 0.50" in md and f"geometric mean {math.sqrt(4 * 0.5):.2f}" in md
+    assert "× torch.sum eager 4.00" in md
+    assert md.count("| rows") + md.count("| columns") == 2
+    assert "+5.0 %" in md
+    assert (tmp_path / "axis.png").stat().st_size > 1000
+    json.dumps(_result(rows))  # the result stays JSON
+
+
+def test_the_benchmark_shapes_cover_both_totals_rows_and_columns_r_by_powers_of_8():
+    s = shapes(TOTALS, RS)
+    assert RS == (2, 16, 128, 1024, 8192, 65536, 524288, 4194304)
+    assert len(s) == 2 * 2 * 8
+    for x in s:
+        outer, r, inner = x["view"]
+        assert outer * r * inner == x["total"]
+        assert (inner == 1) == (x["kind"] == "rows")
