@@ -6,7 +6,7 @@
 # with carry [".deps", ".whl"] (device-python builds and installs the package first).
 # Knobs (environment): AXIS_TOTALS (log2 totals, default "24,28"), AXIS_TIME_LIMIT (seconds
 # after which the benchmark starts no new shape, default 1e9), AXIS_SAMPLES (default 30),
-# AXIS_TESTS=0 to skip the tests. Files in $OUT (6 with device-python's pip-install.log):
+# AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and AXIS_BENCH_TIMEOUT (seconds). Files in $OUT (6 with device-python's pip-install.log):
 # axis_tests.log, axis_bench.log (device, build of the helper, progress), axis.json, axis.md,
 # axis.png.
 set -uo pipefail
@@ -21,7 +21,7 @@ log="$OUT/axis_bench.log"
 nvcc -O3 -std=c++17 -arch=sm_90 -shared -Xcompiler -fPIC tuner/tools/segmented_reduce.cu \
   -o "$W/libreducetune_segmented.so" >> "$log" 2>&1 || echo "segmented helper: build failed" >> "$log"
 if [ "${AXIS_TESTS:-1}" != 0 ]; then
-  timeout 240 python3 -m pytest tests/python/test_reduce_axis.py tests/python/test_reduce_axis_args.py \
+  timeout "${AXIS_TEST_TIMEOUT:-240}" python3 -m pytest tests/python/test_reduce_axis.py tests/python/test_reduce_axis_args.py \
     -v -rs -p no:cacheprovider -p no:xdist > "$OUT/axis_tests.log" 2>&1
   echo "tests rc=$?" >> "$log"; tail -3 "$OUT/axis_tests.log"
 fi
