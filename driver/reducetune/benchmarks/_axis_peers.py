@@ -20,6 +20,7 @@ below), and the two ceilings of the same bytes.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import time
 from typing import Any, Callable
@@ -132,6 +133,7 @@ class Peers:
         self._copy_buffers = None
 
 
+@functools.lru_cache(maxsize=None)  # one measurement per input size: shapes of a total share it
 def streaming_ceiling_s(input_bytes: int) -> float | None:
     """Seconds the project's read-only streaming kernel takes over as many bytes as the input
     (its fastest shape; the bytes rounded down to its 16-byte loads)."""

@@ -14,7 +14,7 @@ min and max, which have no identity.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reducetune._space import DTYPES
 from reducetune.errors import InvalidConfiguration
@@ -26,9 +26,10 @@ AXIS_OPS = ("sum", "mean", "min", "max", "prod")
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 
 
-@dataclass(frozen=True)
-class AxisCall:
-    """One reduction along axes: the view (outer, r, inner) and the result's shape."""
+class AxisCall(NamedTuple):
+    """One reduction along axes: the view (outer, r, inner) and the result's shape. A named
+    tuple and plain loops (no dataclass, no math.prod), so that torch.compile traces the
+    wrapper's arithmetic without a graph break."""
 
     outer: int
     r: int
@@ -80,8 +81,15 @@ def axis_call(shape: tuple[int, ...], axis: int | tuple[int, ...] | list[int],
         result = shape[:first] + (1,) * len(axes) + shape[last:]
     else:
         result = shape[:first] + shape[last:]
-    return AxisCall(math.prod(shape[:first]), math.prod(shape[first:last]),
-                    math.prod(shape[last:]), result)
+    return AxisCall(_product(shape[:first]), _product(shape[first:last]), _product(shape[last:]),
+                    result)
+
+
+def _product(extents: tuple[int, ...]) -> int:
+    out = 1
+    for e in extents:
+        out *= e
+    return out
 
 
 def core_op(op: str, dtype: str) -> str:
