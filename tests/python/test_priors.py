@@ -152,3 +152,12 @@ def test_the_synthetic_device_is_nearest_the_h100_of_the_shipped_table():
     """What a replay with --priors on gives the test device: the H100's points."""
     device = {**SYNTHETIC_DEVICE, "peak_bytes_per_s": 2 * 2_619_000e3 * 5120 / 8}
     assert load(SHIPPED).nearest(device).name == "NVIDIA H100 80GB HBM3"
+
+
+def test_a_held_out_table_keeps_only_the_named_model(cli, tmp_path):
+    """The H200 files hold the H100's bests too (a transfer experiment merged in): --model
+    keeps the H200's, for an H100 started from what H200s alone learned."""
+    out = tmp_path / "h200.json"
+    code, _, err = cli("priors", "--model", "H200", "-o", out, COMMITTED[3])
+    assert code == 0, err
+    assert [d.name for d in load(out).devices] == ["NVIDIA H200"]

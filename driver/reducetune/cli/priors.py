@@ -24,6 +24,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "databases.")
     p.add_argument("results", nargs="+", type=Path, help="results files (.db, or .db.xz)")
     p.add_argument("-o", "--output", type=Path, required=True, help="the table's JSON file")
+    p.add_argument("--model", default=None, metavar="TEXT",
+                   help="only the device models whose name contains TEXT (a held-out test: "
+                        "an H100 started from what H200s learned)")
 
 
 def cmd_priors(args: argparse.Namespace) -> int:
@@ -31,6 +34,8 @@ def cmd_priors(args: argparse.Namespace) -> int:
         paths = [decompress_recording(p, tmp) if p.name.endswith(".xz") else p
                  for p in args.results]
         table = build(paths)
+    if args.model is not None:
+        table["devices"] = [d for d in table["devices"] if args.model in d["name"]]
     _core.write_file_atomically(str(args.output), dumps(table))
     buckets = sum(len(s) for d in table["devices"] for s in d["bests"].values())
     print(f"{args.output}: {len(table['devices'])} device models "
