@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -29,26 +28,20 @@ from typing import Any
 
 import pytest
 
-from conftest import RECORDED, REPO, recording_meta
+from conftest import REPO, recording_meta
+from replay_support import H200_GRID, needs_h200_grid, read_rows, restrict_args
 
-RECORDING = next((p for p in RECORDED if p.name == "h200_float32_sum_grid.db"), None)
-pytestmark = pytest.mark.skipif(RECORDING is None,
-                                reason="tests/data/recorded/h200_float32_sum_grid.db.xz absent")
+RECORDING = H200_GRID
+pytestmark = needs_h200_grid("concurrent tunes are tested on a real recording")
 
 # The recording's sizes, and two strategies: four studies at most, each of its own.
 STUDIES = [("2^16", "tpe"), ("2^24", "tpe"), ("2^16", "random"), ("2^24", "random")]
 
 
-def restrict_args() -> list[str]:
-    meta = recording_meta(RECORDING) or {}
-    return [a for k, v in meta.get("restrict", {}).items()
-            for a in ("--restrict", f"{k}={','.join(v)}")]
-
-
 def tune_cmd(db: Path, size: str, strategy: str = "tpe", max_evals: int = 4) -> list[str]:
     return [sys.executable, "-m", "reducetune", "tune", "--replay", str(RECORDING),
             "--db", str(db), "--dtype", "float32", "--op", "sum", "--quiet", "--json",
-            *restrict_args(), "--sizes", size, "--strategy", strategy,
+            *restrict_args((recording_meta(RECORDING) or {}).get("restrict", {})), "--sizes", size, "--strategy", strategy,
             "--max-evals", str(max_evals), "--seed", "1"]
 
 
@@ -75,24 +68,21 @@ def assert_clean(results: list[tuple[int, str, str]], what: str) -> None:
 def measurement_rows(db: Path) -> Counter[tuple[Any, ...]]:
     """rt_measurements without what depends on the order of writes (row and foreign ids,
     study, time), as a multiset."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-        rows = con.execute(
-            "SELECT d.uuid, v.label, m.launch_label, w.dtype, w.op, w.n, w.data_pattern, w.seed,"
-            " m.template_hash, m.driver_version, m.toolkit_version, m.samples, m.sample_count,"
-            " m.median_s, m.rel_stddev, m.gbps, m.pct_of_peak, m.pct_of_ceiling, m.status,"
-            " m.reason, m.launch_parameters FROM rt_measurements m"
-            " JOIN rt_devices d ON d.id = m.device_id JOIN rt_variants v ON v.id = m.variant_id"
-            " JOIN rt_workloads w ON w.id = m.workload_id").fetchall()
-    return Counter(rows)
+    return Counter(read_rows(
+        db, "SELECT d.uuid, v.label, m.launch_label, w.dtype, w.op, w.n, w.data_pattern, w.seed,"
+        " m.template_hash, m.driver_version, m.toolkit_version, m.samples, m.sample_count,"
+        " m.median_s, m.rel_stddev, m.gbps, m.pct_of_peak, m.pct_of_ceiling, m.status,"
+        " m.reason, m.launch_parameters FROM rt_measurements m"
+        " JOIN rt_devices d ON d.id = m.device_id JOIN rt_variants v ON v.id = m.variant_id"
+        " JOIN rt_workloads w ON w.id = m.workload_id"))
 
 
 def studies(db: Path) -> tuple[set[str], set[str], Counter[str]]:
     """(rt_studies names, Optuna's study names, trials per Optuna study)."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-        ours = {r[0] for r in con.execute("SELECT name FROM rt_studies")}
-        optuna = {r[0] for r in con.execute("SELECT study_name FROM studies")}
-        trials = Counter(r[0] for r in con.execute(
-            "SELECT s.study_name FROM trials t JOIN studies s USING (study_id)"))
+    ours = {r[0] for r in read_rows(db, "SELECT name FROM rt_studies")}
+    optuna = {r[0] for r in read_rows(db, "SELECT study_name FROM studies")}
+    trials = Counter(r[0] for r in read_rows(
+        db, "SELECT s.study_name FROM trials t JOIN studies s USING (study_id)"))
     return ours, optuna, trials
 
 
@@ -134,11 +124,10 @@ def test_processes_started_at_once_on_a_new_file_all_succeed(procs, repeats, seq
 def measured_trials(db: Path) -> tuple[list[tuple[str, str]], set[tuple[str, str]]]:
     """(the labels of every trial that measured its point, every distinct point of a trial)
     of the file's only study."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-        attrs: dict[int, dict[str, Any]] = {}
-        for trial_id, key, value in con.execute(
-                "SELECT trial_id, key, value_json FROM trial_user_attributes"):
-            attrs.setdefault(trial_id, {})[key] = json.loads(value)
+    attrs: dict[int, dict[str, Any]] = {}
+    for trial_id, key, value in read_rows(
+            db, "SELECT trial_id, key, value_json FROM trial_user_attributes"):
+        attrs.setdefault(trial_id, {})[key] = json.loads(value)
     points = {(a["variant_label"], a["launch_label"]): a for a in attrs.values()
               if "variant_label" in a}
     measured = [(a["variant_label"], a["launch_label"]) for a in attrs.values()

@@ -16,28 +16,18 @@ from pathlib import Path
 import optuna
 import pytest
 
-from conftest import RECORDED, recording_meta
 from reducetune.store.study_storage import open_storage
 from reducetune.tuning.mirror import JOURNAL_SUFFIX, MIRRORED, MirroredStorage, journal_beside
+from replay_support import h200_grid_replay, needs_h200_grid
 
-GRID = next((p for p in RECORDED if p.name == "h200_float32_sum_grid.db"), None)
-
-pytestmark = [
-    pytest.mark.replay,
-    pytest.mark.skipif(GRID is None, reason="tests/data/recorded/h200_float32_sum_grid.db.xz "
-                       "is absent: the default storage is tested on a real recording"),
-]
+pytestmark = needs_h200_grid("the default storage is tested on a real recording")
 
 EVALS = 30
 
 
 def replay(cli, db, *extra, evals=EVALS):
-    assert GRID is not None
-    m = recording_meta(GRID)
-    restrict = [a for k, v in m["restrict"].items() for a in ("--restrict", f"{k}={','.join(v)}")]
-    code, out, err = cli("tune", "--replay", GRID, "--db", db, "--dtype", m["dtype"], "--op",
-                         m["op"], "--sizes", *map(str, m["sizes"]), "--seed", "1",
-                         "--max-evals", str(evals), "--quiet", "--json", *restrict, *extra)
+    code, out, err = cli(*h200_grid_replay(db, all_sizes=True), "--max-evals", str(evals),
+                         "--json", *extra)
     assert code == 0, err
     return json.loads(out), err
 

@@ -31,12 +31,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import RECORDED, REPO
+from conftest import REPO
 from pg_server import PgServer
+from replay_support import H200_GRID, needs_h200_grid, read_rows, restrict_args
 
-RECORDING = next((p for p in RECORDED if p.name == "h200_float32_sum_grid.db"), None)
-pytestmark = pytest.mark.skipif(RECORDING is None,
-                                reason="tests/data/recorded/h200_float32_sum_grid.db.xz absent")
+RECORDING = H200_GRID
+pytestmark = needs_h200_grid("distributed tunes are tested on a real recording")
 
 # 384 valid points per size, inside the recording's corner.
 RESTRICT = {"block_size": ["256", "512"], "warp": ["shuffle"], "finish": ["two_pass", "ticket"],
@@ -50,8 +50,7 @@ def tune_cmd(db: Path, *extra: str, restrict: dict | None = None,
     return [sys.executable, "-m", "reducetune", "tune", "--replay", str(RECORDING),
             "--db", str(db), "--dtype", "float32", "--op", "sum", "--sizes", *(sizes or SIZES),
             "--strategy", "grid", "--quiet", "--json",
-            *[a for k, v in (restrict or RESTRICT).items()
-              for a in ("--restrict", f"{k}={','.join(v)}")], *extra]
+            *restrict_args(restrict or RESTRICT), *extra]
 
 
 def all_points() -> set[tuple[str, str]]:
@@ -62,10 +61,9 @@ def all_points() -> set[tuple[str, str]]:
 
 
 def measured(db: Path) -> list[tuple[str, str, int]]:
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-        return con.execute("SELECT v.label, m.launch_label, w.n FROM rt_measurements m"
-                           " JOIN rt_variants v ON v.id = m.variant_id"
-                           " JOIN rt_workloads w ON w.id = m.workload_id").fetchall()
+    return read_rows(db, "SELECT v.label, m.launch_label, w.n FROM rt_measurements m"
+                     " JOIN rt_variants v ON v.id = m.variant_id"
+                     " JOIN rt_workloads w ON w.id = m.workload_id")
 
 
 def same_best(merged: Path, reference: Path, n: str) -> None:
@@ -78,10 +76,9 @@ def same_best(merged: Path, reference: Path, n: str) -> None:
 
 
 def medians(db: Path) -> list[tuple[str, str, int, float]]:
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-        return con.execute("SELECT v.label, m.launch_label, w.n, m.median_s FROM rt_measurements"
-                           " m JOIN rt_variants v ON v.id = m.variant_id JOIN rt_workloads w"
-                           " ON w.id = m.workload_id WHERE m.status = 'ok'").fetchall()
+    return read_rows(db, "SELECT v.label, m.launch_label, w.n, m.median_s FROM rt_measurements"
+                     " m JOIN rt_variants v ON v.id = m.variant_id JOIN rt_workloads w"
+                     " ON w.id = m.workload_id WHERE m.status = 'ok'")
 
 
 def best(db: Path, n: str) -> dict:
@@ -206,8 +203,7 @@ def test_devices_in_replay_are_workers_of_one_gpu_model_sharing_the_studies(refe
     assert set(rows) == set(measured(reference))
     for n in ("2^16", "2^24"):
         same_best(db, reference, n)
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-        names = [r[0] for r in con.execute("SELECT study_name FROM studies")]
+    names = [r[0] for r in read_rows(db, "SELECT study_name FROM studies")]
     assert len(names) == 2 and all("@model:NVIDIA H200|132SM|" in s for s in names), names
 
     # the two-GPU report (scripts/multi-gpu-sweep) of this run against the reference
@@ -227,7 +223,7 @@ def test_replay_serves_a_point_from_another_gpu_of_the_same_model(tmp_path):
     import shutil
 
     from reducetune._space import Space
-    from reducetune.evaluate.base import workload
+    from reducetune.evaluate.base import problem_of, workload
     from reducetune.evaluate.replay import ReplayEvaluator
 
     rec = tmp_path / "two_gpus.db"
@@ -244,7 +240,7 @@ def test_replay_serves_a_point_from_another_gpu_of_the_same_model(tmp_path):
             assert len(ev.table("float32", "sum", 1 << 16)) == 2304
             label, launch = next(iter(ev.table("float32", "sum", 1 << 16)))
             point = Space("tunable", "float32", "sum", ev.limits).parse(label, launch)
-            assert ev.evaluate(point, w)["status"] == "ok"
+            assert ev.evaluate(point, problem_of(w))["status"] == "ok"
 
 
 def test_merge_copies_the_optuna_studies_and_keeps_a_point_in_both_once(tmp_path):
@@ -255,13 +251,11 @@ def test_merge_copies_the_optuna_studies_and_keeps_a_point_in_both_once(tmp_path
                        check=True, capture_output=True)
 
     def points(db: Path) -> dict[str, set]:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-            rows = con.execute(
-                "SELECT s.study_name, a.value_json, b.value_json FROM trials t"
-                " JOIN studies s USING (study_id)"
-                " JOIN trial_user_attributes a ON a.trial_id = t.trial_id"
-                " AND a.key = 'variant_label' JOIN trial_user_attributes b"
-                " ON b.trial_id = t.trial_id AND b.key = 'launch_label'").fetchall()
+        rows = read_rows(db, "SELECT s.study_name, a.value_json, b.value_json FROM trials t"
+                         " JOIN studies s USING (study_id)"
+                         " JOIN trial_user_attributes a ON a.trial_id = t.trial_id"
+                         " AND a.key = 'variant_label' JOIN trial_user_attributes b"
+                         " ON b.trial_id = t.trial_id AND b.key = 'launch_label'")
         out: dict[str, set] = {}
         for name, v, lab in rows:
             out.setdefault(name, set()).add((v, lab))

@@ -5,40 +5,28 @@ under, so that most of the points a sampler proposes are not in it."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
 from collections import Counter
 
 import optuna
-import pytest
 
-from conftest import RECORDED, recording_meta
+from conftest import recording_meta
+from replay_support import (H200_GRID, h200_grid_replay, needs_h200_grid, read_rows,
+                            restrict_args)
 
-GRID = next((p for p in RECORDED if p.name == "h200_float32_sum_grid.db"), None)
-
-pytestmark = [
-    pytest.mark.replay,
-    pytest.mark.skipif(GRID is None, reason="tests/data/recorded/h200_float32_sum_grid.db.xz "
-                       "is absent: the honest-count replay test needs a real recording"),
-]
+pytestmark = needs_h200_grid("the honest-count replay test needs a real recording")
 
 EVALS = 40
 
 
 def replay_without_restriction(cli, db, *extra):
-    assert GRID is not None
-    m = recording_meta(GRID)
-    assert m is not None and m["restrict"], "the recording was made under a --restrict"
-    return cli("tune", "--replay", GRID, "--db", db, "--dtype", m["dtype"], "--op", m["op"],
-               "--sizes", str(min(m["sizes"])), "--strategy", "tpe", "--seed", "1",
-               "--max-evals", str(EVALS), "--quiet", *extra)
+    return cli(*h200_grid_replay(db, restricted=False), "--strategy", "tpe",
+               "--max-evals", str(EVALS), *extra)
 
 
 def stored_points(db) -> list[tuple[str, str]]:
-    with contextlib.closing(sqlite3.connect(db)) as c:
-        return c.execute("SELECT v.label, m.launch_label FROM rt_measurements m "
-                         "JOIN rt_variants v ON v.id = m.variant_id").fetchall()
+    return read_rows(db, "SELECT v.label, m.launch_label FROM rt_measurements m "
+                     "JOIN rt_variants v ON v.id = m.variant_id")
 
 
 def outcomes(db) -> Counter[str]:
@@ -88,10 +76,10 @@ def test_the_table_says_how_many_points_are_not_in_the_recording(cli, tmp_path):
 
 
 def test_a_replay_within_the_restriction_has_nothing_missing(cli, tmp_path):
-    assert GRID is not None
-    m = recording_meta(GRID)
+    assert H200_GRID is not None
+    m = recording_meta(H200_GRID)
     assert m is not None
-    restrict = [a for k, v in m["restrict"].items() for a in ("--restrict", f"{k}={','.join(v)}")]
-    code, out, err = replay_without_restriction(cli, tmp_path / "r.db", *restrict)
+    code, out, err = replay_without_restriction(cli, tmp_path / "r.db",
+                                                *restrict_args(m["restrict"]))
     assert code == 0, err
     assert "not in the recording" not in out and "not recorded" not in out

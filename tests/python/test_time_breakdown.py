@@ -10,27 +10,16 @@ import time
 
 import pytest
 
-from conftest import RECORDED, recording_meta
 from reducetune.tuning.timing import PHASES, Breakdown, running, timed
+from replay_support import h200_grid_replay, needs_h200_grid
 
-GRID = next((p for p in RECORDED if p.name == "h200_float32_sum_grid.db"), None)
-
-pytestmark = [
-    pytest.mark.replay,
-    pytest.mark.skipif(GRID is None, reason="tests/data/recorded/h200_float32_sum_grid.db.xz "
-                       "is absent: the breakdown is tested on a real recording"),
-]
+pytestmark = needs_h200_grid("the breakdown is tested on a real recording")
 
 EVALS = 24
 
 
 def replay(cli, db, *extra):
-    assert GRID is not None
-    m = recording_meta(GRID)
-    restrict = [a for k, v in m["restrict"].items() for a in ("--restrict", f"{k}={','.join(v)}")]
-    return cli("tune", "--replay", GRID, "--db", db, "--dtype", m["dtype"], "--op", m["op"],
-               "--sizes", str(min(m["sizes"])), "--seed", "1", "--max-evals", str(EVALS),
-               "--quiet", "--json", *restrict, *extra)
+    return cli(*h200_grid_replay(db), "--max-evals", str(EVALS), "--json", *extra)
 
 
 def check(doc: dict, points: int) -> None:

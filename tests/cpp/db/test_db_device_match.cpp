@@ -4,13 +4,11 @@
 // one name, a sibling architecture, unknown ones), and a few answers are checked on their own.
 #include "catch.hpp"
 
-#include <array>
-#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "db_test_support.hpp"
+#include "export_test_support.hpp"
 #include "reducetune/db/export.hpp"
 #include "reducetune/db/store.hpp"
 #include "reducetune/templates/template_library.hpp"
@@ -74,17 +72,7 @@ std::vector<query> queries() {
   return out;
 }
 
-std::string run(const std::string &command) {
-  std::string out;
-  FILE *p = ::popen(command.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  INFO(command << "\n" << out);
-  REQUIRE(::pclose(p) == 0);
-  return out;
-}
+using rt_test::run_ok;
 
 std::string catalog_answer(const catalog &c, const query &q) {
   const auto *e = c.find(device_query{q.uuid, q.name, q.cc}, q.dtype, q.op, 1000);
@@ -119,9 +107,9 @@ TEST_CASE("the Catalog and the exported select() match devices by one rule", "[d
            << catalog_answer(c, {"", "", 80, "float32", "sum"}) << "\n";
   rt_test::write_bytes(dir / "main.cpp", program.str());
   const auto exe = (dir / "select_check").string();
-  run(std::string(RT_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -o '" + exe + "' '" +
+  run_ok(std::string(RT_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -o '" + exe + "' '" +
       (dir / "main.cpp").string() + "' 2>&1");
-  CHECK(run("'" + exe + "'") == expected.str());
+  CHECK(run_ok("'" + exe + "'") == expected.str());
 }
 
 TEST_CASE("the rule's order: UUID, then name, then compute capability; a model without the "

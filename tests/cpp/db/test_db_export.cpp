@@ -2,12 +2,10 @@
 // program, picks the same variants as the Catalog; the JSON carries the same rules.
 #include "catch.hpp"
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
-#include "db_test_support.hpp"
+#include "export_test_support.hpp"
 #include "reducetune/db/export.hpp"
 #include "reducetune/db/point_records.hpp"
 #include "reducetune/db/store.hpp"
@@ -22,10 +20,7 @@ using reducetune::template_library;
 
 namespace {
 
-const template_library &lib() {
-  static const template_library l = template_library::embedded();
-  return l;
-}
+const template_library &lib() { return rt_test::embedded_library(); }
 
 const std::string h100_name = "NVIDIA H100 80GB HBM3";
 const std::string odd_name = "Odd \"GPU\" \\ ?\?= \xce\xbc name";
@@ -51,19 +46,7 @@ catalog make_catalog(const std::filesystem::path &path) {
   return catalog::load(s.connection());
 }
 
-std::string run(const std::string &command) {
-  std::string out;
-  FILE *p = ::popen(command.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0)
-    out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  INFO(command << "\n" << out);
-  REQUIRE(status == 0);
-  return out;
-}
+using rt_test::run_ok;
 
 std::string shell_quote(const std::string &s) {
   std::string out = "'";
@@ -106,9 +89,9 @@ TEST_CASE("the exported header compiles and picks the Catalog's variant for each
   rt_test::write_bytes(dir / "main.cpp", main_cpp.str());
 
   const auto exe = dir / "dispatch_check";
-  run(std::string(RT_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -o " +
+  run_ok(std::string(RT_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -o " +
       shell_quote(exe.string()) + " " + shell_quote((dir / "main.cpp").string()) + " 2>&1");
-  const auto output = run(shell_quote(exe.string()));
+  const auto output = run_ok(shell_quote(exe.string()));
 
   std::ostringstream expected;
   const auto line = [&](const std::string &device, const char *dtype, const char *op,

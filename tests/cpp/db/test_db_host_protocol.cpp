@@ -3,7 +3,7 @@
 // launchable with the reason, and the launch count of the protocol is its one kernel.
 #include "catch.hpp"
 
-#include "db_test_support.hpp"
+#include "export_test_support.hpp"
 #include "reducetune/db/export.hpp"
 #include "reducetune/db/launch_rule.hpp"
 #include "reducetune/db/point_records.hpp"
@@ -15,20 +15,7 @@ using namespace reducetune::db;
 
 namespace {
 
-const template_library &lib() {
-  static const template_library l = template_library::embedded();
-  return l;
-}
-
-measurement_record measured(const search_space &s, const parameter_map &params, std::int64_t device,
-                            double seconds) {
-  const point p = s.point_of(params);
-  auto m = rt_test::measurement(device, 1 << 20, 0, seconds);
-  m.variant = variant_record_of(s, p);
-  m.launch_label = launch_label(s.decl(), p);
-  m.launch_parameters_json = launch_parameters_json(s, p);
-  return m;
-}
+const template_library &lib() { return rt_test::embedded_library(); }
 
 } // namespace
 
@@ -40,7 +27,7 @@ TEST_CASE("a host-finish point has no launch rule: exports say why", "[db][expor
     const auto dev = st.register_device(rt_test::h100());
     const search_space s(family::load(lib(), "cascade"), dtype::float32, reduce_op::sum,
                          device_limits::for_arch("90"));
-    st.record_measurement(measured(s, {{"finish", "host"}, {"grid_cap", 4}}, dev, 1e-6));
+    st.record_measurement(rt_test::measured_point(s, {{"finish", "host"}, {"grid_cap", 4}}, dev, 1 << 20, 1e-6));
   }
   const auto c = catalog::open(path);
   const auto j = export_json(c, lib());

@@ -4,7 +4,7 @@
 // store's one reading, saying which part.
 #include "catch.hpp"
 
-#include "db_test_support.hpp"
+#include "export_test_support.hpp"
 #include "reducetune/db/launch_rule.hpp"
 #include "reducetune/db/point_records.hpp"
 #include "reducetune/errors.hpp"
@@ -17,10 +17,7 @@ using namespace reducetune::db;
 
 namespace {
 
-const template_library &lib() {
-  static const template_library l = template_library::embedded();
-  return l;
-}
+const template_library &lib() { return rt_test::embedded_library(); }
 
 // The space the store's reading builds for device d: the architecture's limits, d's SMs.
 search_space space_for(const std::string &fam, const device_record &d) {

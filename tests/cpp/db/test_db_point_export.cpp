@@ -4,10 +4,10 @@
 // runtime needs to launch it (block size, grid rule, protocol, kernels).
 #include "catch.hpp"
 
-#include <array>
-#include <cstdio>
+#include <utility>
+#include <vector>
 
-#include "db_test_support.hpp"
+#include "export_test_support.hpp"
 #include "reducetune/db/export.hpp"
 #include "reducetune/db/point_records.hpp"
 #include "reducetune/db/store.hpp"
@@ -22,36 +22,24 @@ using namespace reducetune::db;
 
 namespace {
 
-const template_library &lib() {
-  static const template_library l = template_library::embedded();
-  return l;
-}
+const template_library &lib() { return rt_test::embedded_library(); }
 
 search_space tunable_space() {
   return search_space(family::load(lib(), "tunable"), dtype::float32, reduce_op::sum,
                       device_limits::for_arch("90"));
 }
 
-measurement_record measured(const search_space &s, const parameter_map &params,
-                            std::int64_t device, std::uint64_t n, double seconds) {
-  const point p = s.point_of(params);
-  auto m = rt_test::measurement(device, n, 0, seconds);
-  m.variant = variant_record_of(s, p);
-  m.launch_label = launch_label(s.decl(), p);
-  m.launch_parameters_json = launch_parameters_json(s, p);
-  return m;
-}
+using rt_test::run_command;
 
-std::string run_status(const std::string &command, int &status) {
-  std::string out;
-  FILE *p = ::popen(command.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t got = 0;
-  while ((got = std::fread(buf.data(), 1, buf.size(), p)) > 0)
-    out.append(buf.data(), got);
-  status = ::pclose(p);
-  return out;
+// Registers the H100 in st and records a measurement of each tunable point (the parameters
+// named, the others at their defaults) at size n, in seconds; returns the device's id.
+std::int64_t record_points(store &st, std::uint64_t n,
+                           const std::vector<std::pair<parameter_map, double>> &points) {
+  const auto dev = st.register_device(rt_test::h100());
+  const auto s = tunable_space();
+  for (const auto &[params, seconds] : points)
+    st.record_measurement(rt_test::measured_point(s, params, dev, n, seconds));
+  return dev;
 }
 
 } // namespace
@@ -61,13 +49,10 @@ TEST_CASE("a recorded point keeps compile parameters with the variant and launch
           "[db][point]") {
   rt_test::temp_dir dir;
   auto st = store::open(dir / "r.sqlite");
-  const auto dev = st.register_device(rt_test::h100());
-  const auto s = tunable_space();
   // Two launch configs of one variant: the second must not rewrite the first's parameters.
-  st.record_measurement(measured(s, {{"elements_per_thread", 256}, {"grid_cap", 2}}, dev, 1024,
-                                 2e-6));
-  st.record_measurement(measured(s, {{"elements_per_thread", 1}, {"grid_cap", 4}}, dev, 1024,
-                                 1e-6));
+  const auto dev = record_points(st, 1024,
+                                 {{{{"elements_per_thread", 256}, {"grid_cap", 2}}, 2e-6},
+                                  {{{"elements_per_thread", 1}, {"grid_cap", 4}}, 1e-6}});
   const auto b = st.best(dev, "float32", "sum", 1024);
   REQUIRE(b);
   CHECK(b->launch_label == "ept_1.cap_4");
@@ -83,11 +68,10 @@ TEST_CASE("flagged points are left out of best, the Catalog and the exports unle
   rt_test::temp_dir dir;
   const auto path = dir / "r.sqlite";
   auto st = store::open(path);
-  const auto dev = st.register_device(rt_test::h100());
-  const auto s = tunable_space();
-  st.record_measurement(measured(s, {{"warp", "volatile_unsafe"}}, dev, 4096, 1e-6)); // fastest
-  st.record_measurement(measured(s, {{"finish", "atomic"}}, dev, 4096, 2e-6));
-  st.record_measurement(measured(s, {}, dev, 4096, 3e-6));
+  const auto dev = record_points(st, 4096,
+                                 {{{{"warp", "volatile_unsafe"}}, 1e-6}, // the fastest
+                                  {{{"finish", "atomic"}}, 2e-6},
+                                  {{}, 3e-6}});
 
   const auto racy = st.best(dev, "float32", "sum", 4096, {true, false});
   REQUIRE(racy);
@@ -119,11 +103,10 @@ TEST_CASE("an exported rule carries the launch: block size, grid rule, protocol 
   const auto path = dir / "r.sqlite";
   {
     auto st = store::open(path);
-    const auto dev = st.register_device(rt_test::h100());
-    const auto s = tunable_space();
-    st.record_measurement(measured(s, {{"block_size", 512}, {"elements_per_thread", 8},
-                                       {"grid_cap", 2}, {"finish", "ticket"}},
-                                   dev, 1 << 20, 1e-5));
+    record_points(st, 1 << 20,
+                  {{{{"block_size", 512}, {"elements_per_thread", 8}, {"grid_cap", 2},
+                     {"finish", "ticket"}},
+                    1e-5}});
   }
   const auto c = catalog::open(path);
   const auto j = export_json(c, lib());
@@ -153,7 +136,7 @@ TEST_CASE("an exported rule carries the launch: block size, grid rule, protocol 
                        " c->items_per_block, c->max_blocks, c->kernels[0].role,"
                        " c->launch_parameters[0].value);\n}\n");
   const auto cxx = [&](const char *std_flag, int &status) {
-    return run_status(std::string(RT_CXX_COMPILER) + " " + std_flag + " -o '" +
+    return run_command(std::string(RT_CXX_COMPILER) + " " + std_flag + " -o '" +
                           (dir / "m").string() + "' '" + (dir / "main.cpp").string() + "' 2>&1",
                       status);
   };
@@ -161,7 +144,7 @@ TEST_CASE("an exported rule carries the launch: block size, grid rule, protocol 
   const auto log = cxx("-std=c++17", status);
   INFO(log);
   REQUIRE(status == 0);
-  CHECK(run_status("'" + (dir / "m").string() + "'", status) == "ticket 512 4096 264 pass 8\n");
+  CHECK(run_command("'" + (dir / "m").string() + "'", status) == "ticket 512 4096 264 pass 8\n");
   CHECK(cxx("-std=c++14", status).find("needs C++17") != std::string::npos);
   CHECK(status != 0);
 }
