@@ -4,7 +4,7 @@
 # Run as
 #   scripts/device-python -- bash scripts/device-jobs/axis_bench.sh
 # with carry [".deps", ".whl"] (device-python builds and installs the package first).
-# Knobs (environment): AXIS_TOTALS (log2 totals, default "24,28"), AXIS_TIME_LIMIT (seconds
+# Knobs (environment): AXIS_TOTALS (log2 totals, default "28,24": the larger first), AXIS_TIME_LIMIT (seconds
 # after which the benchmark starts no new shape, default 1e9), AXIS_SAMPLES (default 30),
 # AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and AXIS_BENCH_TIMEOUT (seconds). Files in $OUT (6 with device-python's pip-install.log):
 # axis_tests.log, axis_bench.log (device, build of the helper, progress), axis.json, axis.md,
@@ -26,7 +26,7 @@ if [ "${AXIS_TESTS:-1}" != 0 ]; then
   echo "tests rc=$?" >> "$log"; tail -3 "$OUT/axis_tests.log"
 fi
 timeout "${AXIS_BENCH_TIMEOUT:-3000}" python3 -m reducetune.benchmarks.axis --out "$W/axis" \
-  --segmented-lib "$W/libreducetune_segmented.so" --totals "${AXIS_TOTALS:-24,28}" \
+  --segmented-lib "$W/libreducetune_segmented.so" --totals "${AXIS_TOTALS:-28,24}" \
   --time-limit "${AXIS_TIME_LIMIT:-1e9}" --samples "${AXIS_SAMPLES:-30}" >> "$log" 2>&1
 echo "bench rc=$?" >> "$log"
 cp "$W"/axis.json "$W"/axis.md "$W"/axis.png "$OUT"/ 2>/dev/null

@@ -58,6 +58,12 @@ def segmented_lib(path: str | None) -> Any | None:
     return lib
 
 
+def torch_of(a: Any) -> Any:
+    import torch  # optional: only for PyTorch tensors
+
+    return torch.from_dlpack(a)
+
+
 def _wall_timer(call: Callable[[], Any]) -> Callable[[], float]:
     def once() -> float:
         t0 = time.perf_counter()
@@ -86,7 +92,7 @@ class Peers:
         if jax is not None:
             xj = jax.dlpack.from_dlpack(x)
             f = jax.jit(lambda a: jax.numpy.sum(a, axis=axis))
-            self.outputs["jax"] = torch.from_dlpack(f(xj).block_until_ready())
+            self.outputs["jax"] = torch_of(f(xj).block_until_ready())
             self.timers["jax"] = _wall_timer(lambda: f(xj))
         if lib is not None and x.dtype == torch.float32:
             self._segmented(x, axis)
@@ -99,7 +105,7 @@ class Peers:
             return
         cupy._core.set_routine_accelerators(["cub"])
         xc = cupy.from_dlpack(x)
-        self.outputs["cupy_cub"] = xc.sum(axis=axis)
+        self.outputs["cupy_cub"] = torch_of(xc.sum(axis=axis))
         self.timers["cupy_cub"] = _cupy_timer(lambda: xc.sum(axis=axis))
 
     def _segmented(self, x: Any, axis: int) -> None:

@@ -40,7 +40,9 @@ def ratios(row: dict[str, Any]) -> dict[str, Any]:
     ceilings = [s for s in (app.get("memcpy"), row.get("streaming_s")) if s]
     tune = row["tune"]
     bi = tune["best_batch_invariant_s"]
+    py = app.get("reducetune_py")
     return {"peer": peer, "x_peer": ratio, "tie": tie,
+            "x_peer_py": peers[peer] / py if peer and py else None,
             "x_ceiling": min(ceilings) / t if ceilings else None,
             "x_torch": app["torch"] / t if app.get("torch") else None,
             "pct_peak": 100 * _bytes(row) / t / row["peak"] if row.get("peak") else None,
@@ -73,8 +75,8 @@ def summary(result: dict[str, Any]) -> list[str]:
 
 def table(result: dict[str, Any]) -> list[str]:
     head = ("| shape | view (outer, r, inner) | point | GB/s | % peak | fastest peer | × peer "
-            "| × ceiling | batch_invariant cost |")
-    lines = [head, "|" + "---|" * 9]
+            "| × peer, Python call | × ceiling | batch_invariant cost |")
+    lines = [head, "|" + "---|" * 10]
     for row in result["rows"]:
         q = ratios(row)
         gbps = _bytes(row) / row["app_s"]["reducetune"] / 1e9
@@ -82,7 +84,7 @@ def table(result: dict[str, Any]) -> list[str]:
         bi = f"{100 * (q['bi_cost'] - 1):+.1f} %" if q["bi_cost"] else "none valid"
         lines.append(f"| {row['kind']} {tuple(row['shape'])} | {tuple(row['view'])} | "
                      f"{row['point']['name']} | {gbps:.0f} | {q['pct_peak'] or 0:.1f} | "
-                     f"{q['peer'] or '–'} | {xp} | "
+                     f"{q['peer'] or '–'} | {xp} | {q['x_peer_py'] or 0:.2f} | "
                      f"{q['x_ceiling'] or 0:.2f} | {bi} |")
     return lines
 
@@ -101,6 +103,9 @@ def write(result: dict[str, Any], prefix: Path) -> None:
           "Ceilings: " + result["protocol"]["ceilings"] + ".",
           "Peers: " + ", ".join(PEERS) + (f"; missing: {', '.join(result['peers_missing'])}"
                                          if result["peers_missing"] else "") + ".", "",
+          "reducetune: the C++ runtime's axis call (reducer::reduce_axis through the "
+          "extension, output allocated once); 'Python call': reducetune.reduce(x, axis=...) "
+          "through the torch custom operator, its Python and dispatch included.",
           "Ratios > 1: reducetune faster; × peer against the fastest correct peer, 'tie' where "
           "the difference lies within either's relative standard deviation; × ceiling against "
           "the faster of the two ceilings; batch_invariant cost: the best batch_invariant "
@@ -123,7 +128,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
         for j, kind in enumerate(("rows", "columns")):
             ax, rows = axes[i][j], [r for r in result["rows"]
                                     if r["total"] == total and r["kind"] == kind]
-            for name in ("reducetune",) + PEERS + ("memcpy",):
+            for name in ("reducetune", "reducetune_py") + PEERS + ("memcpy",):
                 pts = [(r["r"], 100 * _bytes(r) / r["app_s"][name] / r["peak"]) for r in rows
                        if r["app_s"].get(name)]
                 if pts:

@@ -24,7 +24,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from reducetune import _core
 from reducetune._space import limits_for_arch
@@ -64,6 +64,17 @@ def _correct(got: Any, x: Any, axis: int) -> bool:
     return bool(((got.double().reshape(want.shape) - want).abs() <= bound + 1e-30).all())
 
 
+def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int]) -> Any:
+    """The runtime's C++ axis call on the tensor's pointer and stream (what a C++ application
+    calls: reducer::reduce_axis), through the extension with its output allocated once."""
+    import torch  # optional: only for PyTorch tensors
+
+    out = torch.empty(view[0] * view[2], device=x.device, dtype=x.dtype)
+    stream, device, ptr = torch.cuda.current_stream().cuda_stream, x.device.index or 0, x.data_ptr()
+    call, optr = reducer._core.reduce_axis, out.data_ptr()
+    return _torch_timer(lambda: call(ptr, *view, optr, stream, device))
+
+
 def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int) -> dict[str, Any]:
     import torch  # optional: only for PyTorch tensors
 
@@ -75,7 +86,8 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int) -> d
     peers = Peers(x, axis, jax, lib)
     try:
         correct = {name: _correct(out, x, axis) for name, out in peers.outputs.items()}
-        timers = {"reducetune": _torch_timer(lambda: reducer(x, axis)), **peers.timers}
+        timers = {"reducetune": _direct_timer(reducer, x, s["view"]),
+                  "reducetune_py": _torch_timer(lambda: reducer(x, axis)), **peers.timers}
         app = interleaved_stats(timers, samples)
     finally:
         peers.close()
@@ -94,28 +106,32 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int) -> d
                      "best_batch_invariant_s": None if bi is None else medians[bi.name]}}
 
 
-def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None,
-        time_limit: float) -> dict[str, Any]:
+def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_limit: float,
+        save: Callable[[dict[str, Any]], None] = lambda result: None) -> dict[str, Any]:
+    """Every shape of `todo` (none started after `time_limit` seconds); `save` gets the result
+    so far after each shape, so that a run cut short still leaves what it measured."""
     import torch  # optional: only for PyTorch tensors
 
     device = dict(_core.query_device(0))
     tuner = Tuner("float32", "sum", limits_for_arch(device["arch"]),
                   [tuple(s["view"]) for s in todo])
     jax, lib = jax_module(), segmented_lib(lib_path)
-    rows, skipped, started = [], [], time.monotonic()
-    for s in todo:
+    result = {"device": device, "rows": [], "skipped": [], "samples": samples,
+              "commit": reducetune_commit(), "peers_missing": _missing(jax, lib),
+              "versions": {"torch": torch.__version__,
+                           "jax": getattr(jax, "__version__", None) if jax else None},
+              "protocol": _protocol(samples)}
+    started = time.monotonic()
+    for i, s in enumerate(todo):
         if time.monotonic() - started > time_limit:
-            skipped.append({k: s[k] for k in ("total", "kind", "r")})
-            continue
-        rows.append(_row(s, tuner, jax, lib, samples))
+            result["skipped"] = [{k: t[k] for k in ("total", "kind", "r")} for t in todo[i:]]
+            break
+        result["rows"].append(_row(s, tuner, jax, lib, samples))
         torch.cuda.empty_cache()
+        save(result)
         print(f"axis bench: {s['kind']} 2^{s['total'].bit_length() - 1} r={s['r']} "
               f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
-    return {"device": device, "rows": rows, "skipped": skipped, "samples": samples,
-            "commit": reducetune_commit(), "peers_missing": _missing(jax, lib),
-            "versions": {"torch": torch.__version__,
-                         "jax": getattr(jax, "__version__", None) if jax else None},
-            "protocol": _protocol(samples)}
+    return result
 
 
 def _missing(jax: Any, lib: Any) -> list[str]:
@@ -154,20 +170,28 @@ def main(argv: list[str] | None = None) -> int:
                    help="start no new shape after this many seconds (the rest is listed)")
     a = p.parse_args(argv)
     totals = tuple(1 << int(t) for t in a.totals.split(","))
-    result = run(shapes(totals, RS), a.samples, a.segmented_lib, a.time_limit)
-    result["command"] = "python -m reducetune.benchmarks.axis " + " ".join(
-        sys.argv[1:] if argv is None else argv)
-    result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    command = "python -m reducetune.benchmarks.axis " + " ".join(
+        sys.argv[1:] if argv is None else argv)
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    result = run(shapes(totals, RS), a.samples, a.segmented_lib, a.time_limit,
+                 lambda result: _save({**result, "command": command, "date": date}, out))
+    _save({**result, "command": command, "date": date}, out)
+    print(out.with_suffix(".md").read_text())
+    return 0
+
+
+def _save(result: dict[str, Any], out: Path) -> None:
+    """PREFIX.json, PREFIX.table.json (the tuned points, for AxisReducer(table=...)), the
+    report and the plot."""
     out.with_suffix(".json").write_text(json.dumps(result, indent=1))
     out.with_suffix(".table.json").write_text(json.dumps({"entries": [
         {"outer": r["view"][0], "r": r["view"][1], "inner": r["view"][2],
          "variant": r["point"]["variant"], "launch": r["point"]["launch"]}
         for r in result["rows"]]}, indent=1))
-    _axis_report.write(result, out)
-    print(out.with_suffix(".md").read_text())
-    return 0
+    if result["rows"]:
+        _axis_report.write(result, out)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,11 @@ def bind_reducers(lookup: Callable[[str, str, int], Any]) -> None:
 def _register() -> Any:
     import torch  # optional and heavy: only for PyTorch tensors
 
-    @torch.library.custom_op("reducetune::reduce_axis", mutates_args=(), device_types="cuda")
+    # the schema in words: the annotations below are strings (postponed), which
+    # torch.library cannot read back
+    @torch.library.custom_op("reducetune::reduce_axis", mutates_args=(), device_types="cuda",
+                             schema="(Tensor x, str op, int reducer_id, int outer, int r, "
+                                    "int inner) -> Tensor")
     def reduce_axis_op(x: torch.Tensor, op: str, reducer_id: int, outer: int, r: int,
                        inner: int) -> torch.Tensor:
         assert _reducer_for is not None, "runtime/axis.py binds the reducers on import"
@@ -96,7 +100,7 @@ def reduce_axis(x: Any, op: str, axis: Any, keepdims: bool, reducer_id: int = -1
     check_dtype(dtype, expected or dtype, "x.float() or x.double()")
     core_op(op, dtype)  # an unknown operator, or the mean of integers, fails here
     call = axis_call(tuple(x.shape), axis, keepdims)
-    if call.outputs == 0:
+    if call.outer * call.inner == 0:
         return x.new_empty(call.shape)
     if call.r == 0:
         return x.new_full(call.shape, empty_fill(op))
