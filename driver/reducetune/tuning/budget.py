@@ -20,15 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ANSWER_ATTEMPTS", "MIN_SHARE", "PRECOMPILE_SHARE", "Budget", "CostModel", "Schedule",
-           "deadlines", "precompile_rest"]
+__all__ = ["ANSWER_ATTEMPTS", "MIN_SHARE", "Budget", "CostModel", "Schedule", "deadlines",
+           "precompile_rest"]
 
 # Points a size may try past its deadline while none of them has succeeded.
 ANSWER_ATTEMPTS = 8
-
-# The most of the time left that precompiling the rest of the spaces may take
-# (precompile_rest).
-PRECOMPILE_SHARE = 0.25
 
 # The least part of its share of the time left, were nothing reserved for the later units'
 # fixed costs, that a unit gets (Schedule).
@@ -71,18 +67,24 @@ def _reached(best: dict[str, Any] | None, target_pct: float) -> bool:
 
 def precompile_rest(time_limit_s: float | None, end_left_s: float, first: dict[str, Any] | None,
                     rest: int) -> bool:
-    """Whether to compile the rest of the run's spaces (``rest`` variants) in one batch now,
-    after the points each unit measures first (its warm start and base preset) were: always
-    without a time limit, else when it would take at most PRECOMPILE_SHARE of the
-    ``end_left_s`` seconds left, at the rate the first batch (``first``, the evaluator's
-    precompile summary) compiled. Why: the README's 132 units are 9,456 variants, 41.6 s on
-    an H100 machine's 16 threads (docs/results/h100_2026-11-23_issue12.md), which is 12 % of
-    6 minutes but most of one; a point not compiled first compiles when it is measured."""
+    """Whether to compile the rest of the run's spaces (``rest`` variants) in one parallel
+    batch now, after the points each unit measures first (its warm start and base preset):
+    always without a time limit; else when the batch costs less than compiling, one at a
+    time as they are measured, the variants the ``end_left_s`` seconds left can measure (each
+    costing an evaluation, CostModel's prior, and its own compile), at the rate and threads
+    of the first batch (``first``, the evaluator's precompile summary). Why: the README's 132
+    units are 9,456 variants, 41.6 s on an H100 machine's 16 threads (70 ms each on one;
+    docs/results/h100_2026-11-23_issue12.md): 12 % of 6 minutes, most of one, where a few
+    hundred points are measured."""
     if time_limit_s is None or not first or "error" in first:
         return True
     compiled = int(first.get("requested", 0)) - int(first.get("cached", 0))
-    per_variant = float(first.get("seconds", 0.0)) / compiled if compiled > 0 else 0.0
-    return rest * per_variant <= PRECOMPILE_SHARE * max(0.0, end_left_s)
+    if compiled <= 0 or float(first.get("seconds", 0.0)) <= 0:
+        return True  # nothing to learn the rate from: as before
+    batch_s = float(first["seconds"]) / compiled  # per variant, in a parallel batch
+    alone_s = batch_s * max(1, int(first.get("threads", 1)))  # per variant, one at a time
+    measurable = max(0.0, end_left_s) / (CostModel().per_eval(0) + alone_s)
+    return rest * batch_s <= min(rest, measurable) * alone_s
 
 
 def deadlines(time_limit_s: float | None, start: float, sizes: int) -> list[float | None]:
