@@ -161,3 +161,11 @@ def test_a_held_out_table_keeps_only_the_named_model(cli, tmp_path):
     code, _, err = cli("priors", "--model", "H200", "-o", out, COMMITTED[3])
     assert code == 0, err
     assert [d.name for d in load(out).devices] == ["NVIDIA H200"]
+
+
+def test_auto_is_the_shipped_table_on_a_live_gpu_and_none_in_replay():
+    from reducetune.store.priors import chosen
+
+    assert chosen("auto", live=True) == str(SHIPPED) and chosen("auto", live=False) is None
+    assert chosen("on", live=False) == str(SHIPPED) and chosen("off", live=True) is None
+    assert chosen("mine.json", live=False) == "mine.json"

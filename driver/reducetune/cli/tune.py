@@ -26,7 +26,7 @@ from reducetune.evaluate.base import percent_of
 from reducetune.evaluate.replay import REPLAY_PREFIX
 from reducetune.evaluate.sources import open_evaluator
 from reducetune.store.files import holds_no_results
-from reducetune.store.priors import chosen
+from reducetune.store.priors import checked
 from reducetune.store.results import open_store
 from reducetune.store.storage_check import check_storage
 from reducetune.store.study_share import remove_dead_folders
@@ -105,10 +105,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--no-warm-start", dest="warm_start", action="store_false",
                    help="do not measure other devices' bests for the same workload first in "
                         "a new study (default: they are, when --db holds some)")
-    p.add_argument("--priors", default="auto", metavar="on|off|FILE",
+    p.add_argument("--priors", default=DEFAULT["priors"], metavar="auto|on|off|FILE",
                    help="where --db holds no other device, start each new study from the "
                         "points a priors table learned on the nearest GPU model (FILE: "
-                        "'reducetune priors'; default: the package's table, off in --replay)")
+                        "'reducetune priors'; default auto: the package's table, off in "
+                        "--replay)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_db(p)
@@ -202,7 +203,7 @@ def _configs(args: argparse.Namespace) -> list[Any]:
                        sample_time_s=args.sample_time, max_samples=args.max_samples,
                        hot=args.hot, allow_flagged=args.allow_flagged,
                        nondeterministic=args.nondeterministic, warm_start=args.warm_start,
-                       priors=chosen(args.priors, args.replay is not None),
+                       priors=checked(args.priors),
                        by_model=args.devices is not None or args.storage is not None)
             for dtype, op in pairs]
 

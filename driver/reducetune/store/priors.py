@@ -32,7 +32,7 @@ from reducetune.errors import InvalidConfiguration
 from reducetune.store.results import open_store
 
 __all__ = ["FORMAT", "PER_BUCKET", "SHIPPED", "Prior", "PriorDevice", "Priors", "build",
-           "chosen", "dumps", "load", "nearest"]
+           "checked", "chosen", "dumps", "load", "nearest"]
 
 FORMAT = "reducetune-priors/1"
 PER_BUCKET = 3  # points kept per bucket: a one-minute run measures about one or two
@@ -173,16 +173,23 @@ def _comma(i: int, items: list[Any]) -> str:
     return "," if i < len(items) - 1 else ""
 
 
-def chosen(value: str, replay: bool) -> str | None:
-    """The table file --priors VALUE names, checked (``load``'s one-line error), or None: "off";
-    "auto" (the default) is the shipped table, except in replay, whose recordings are the
-    files the shipped table was learned from (and whose tests fix their points' order);
-    "on" is the shipped table always; anything else a file."""
-    if value == "off" or (value == "auto" and replay):
+def chosen(value: str, live: bool) -> str | None:
+    """The table file --priors VALUE names, or None: "off"; "auto" (the default) is the
+    shipped table for a GPU measured live, none in replay (its recordings are the files the
+    shipped table was learned from, and its tests fix their points' order); "on" is the
+    shipped table always; anything else is a file."""
+    if value == "off" or (value == "auto" and not live):
         return None
-    path = str(SHIPPED) if value in ("auto", "on") else value
-    load(path)
-    return path
+    return str(SHIPPED) if value in ("auto", "on") else value
+
+
+def checked(value: str) -> str:
+    """``value``, once the table it may name is read (``load``'s one-line error): a bad file
+    is refused before anything runs."""
+    path = chosen(value, live=True)
+    if path is not None:
+        load(path)
+    return value
 
 
 def load(path: str | Path) -> Priors:

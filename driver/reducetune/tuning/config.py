@@ -45,9 +45,10 @@ class TuneConfig:
     # A new study first measures other devices' bests for the same workload (tuning/warm_start.py):
     # one evaluation each, often near this device's optimum (--no-warm-start turns it off).
     warm_start: bool = True
-    # Where the results file holds no other device, the warm start's queue comes from this
-    # priors table (store/priors.py; --priors): what other GPUs learned. None: no priors.
-    priors: str | None = None
+    # Where the results file holds no other device, the warm start's queue comes from a
+    # priors table (store/priors.py; --priors): "auto" (the package's table when the GPU is
+    # measured live, none in replay: the run decides, tuning/run.py), "on", "off" or a file.
+    priors: str = "auto"
     # Studies keyed by the device model (name, SMs, memory clock) instead of its UUID, so that
     # GPUs of one model share them (--devices, --storage: store.study_share.study_device).
     by_model: bool = False

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from reducetune import _core
@@ -26,6 +27,7 @@ from reducetune._space import Space
 from reducetune.evaluate.base import Evaluator
 from reducetune.evaluate.evaluation import StoreContext
 from reducetune.store.study_storage import open_storage
+from reducetune.store.priors import chosen
 from reducetune.tuning.budget import Schedule, precompile_rest
 from reducetune.tuning.config import SizeResult, TuneConfig
 from reducetune.tuning.loop import tune_size
@@ -111,6 +113,8 @@ def _tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any,
               on_precompile: Callable[[dict[str, Any]], None] | None
               ) -> list[list[SizeResult]]:
     began = time.monotonic()
+    # --priors auto: the package's table on a live GPU, none in replay (store/priors.py)
+    configs = [replace(c, priors=chosen(c.priors, evaluator.live) or "off") for c in configs]
     spaces = _spaces(evaluator, configs)
     contexts: dict[str, StoreContext] = {}
     for c in configs:

@@ -36,7 +36,7 @@ from typing import Any
 
 from reducetune._space import Point, Space
 from reducetune.errors import Error
-from reducetune.store.priors import Priors, load
+from reducetune.store.priors import Priors, chosen, load
 
 __all__ = ["WarmPoint", "first_points", "warm_counts", "warm_points"]
 
@@ -79,8 +79,10 @@ def _prior_points(me: dict[str, Any] | None, space: Space, config: Any, n: int,
                   queued: set[Point]) -> list[WarmPoint]:
     """The priors table's ranked points for this workload, from the model nearest this device
     (``me``, its store row), that this run may measure; [] without a table or a device row."""
-    path = getattr(config, "priors", None)
-    table = _table(path) if path and me is not None else None
+    # the run reads "auto" as the package's table or "off" (tuning/run.py); a study tuned
+    # outside a run (an experiment's) is not known to be live: "auto" is none there
+    path = chosen(getattr(config, "priors", "off"), live=False)
+    table = _table(path) if path is not None and me is not None else None
     model = table.nearest(me) if table is not None and me is not None else None
     if model is None:
         return []
