@@ -8,6 +8,9 @@ two results files this writes a markdown report and a CSV of every point:
   how the points split between the GPUs;
 - the wall-time ratio (the script's timings of the two commands), and the ratio of the
   measuring spans (first to last measurement: without starting workers and compiling);
+- points per second over each whole command, and (with ``--single-json``) a model of
+  scale-out from the one-GPU sweep's per-point costs (``predict``), checked against the one-
+  and two-GPU sweeps and extended to 4 and 8 GPUs and 4 machines of 8;
 - agreement: each point's median in ``dual`` against its median on GPU 0 alone. Points that
   GPU 0 measured in both runs give the run-to-run spread of one GPU; points GPU 1 measured
   give the spread between two GPUs of one model. The second against the first is the answer
@@ -102,6 +105,10 @@ def analyse(single: list[tuple[Any, ...]], dual: list[tuple[Any, ...]]) -> dict[
         "best": {n: (_best(single, n), _best(dual, n)) for n in sizes}}
 
 
+def _rate(points: int, seconds: float) -> str:
+    return f"{points / seconds:.1f}" if seconds else "-"
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.2f} %"
 
@@ -119,7 +126,9 @@ def markdown(a: dict[str, Any], t_single: float, t_dual: float, command: str,
               f"{t_single / t_dual:.2f}" if t_dual else "- wall time: not given",
               f"- measuring (first to last measurement): {spans[0]:.1f} s alone, "
               f"{spans[1]:.1f} s on two GPUs: ratio "
-              f"{spans[0] / spans[1] if spans[1] else float('nan'):.2f}", "",
+              f"{spans[0] / spans[1] if spans[1] else float('nan'):.2f}",
+              f"- points per second (whole command): {_rate(a['single_points'], t_single)} "
+              f"alone, {_rate(a['dual_points'], t_dual)} on two GPUs", "",
               "## Agreement of each point's median with GPU 0 alone", "",
               "| points measured in the two-GPU run by | count | median abs diff | p90 | max |"
               " median signed | within 1 % | within 5 % |", "|---|---|---|---|---|---|---|---|"]
@@ -162,6 +171,65 @@ def time_section(rows: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# A PostgreSQL round trip between the machines of one cluster: stated, not measured here (no
+# PostgreSQL run yet); each storage call of a worker on another machine than the server pays it.
+PG_RTT_S = 0.0005
+
+
+def trial_costs(t: dict[str, Any]) -> dict[str, float]:
+    """Per point, from a one-GPU sweep's breakdown (``tune --json`` "time"): what each worker
+    does on its own (``own_s``: measuring, the sampler, the results file, the tuner), what it
+    reads of the shared study (``read_s``: with W workers it reads W times the trials), what
+    one study's workers do in turn (``turn_s``: the storage's writes, appended under one lock,
+    and the claim), the storage calls (``calls``) and the worker's fixed cost (``fixed_s``:
+    compiling)."""
+    ph, n = t["phases"], max(1, int(t["points"]))
+    calls = t.get("calls", {})
+    return {"own_s": (ph["measuring"] + ph["sampler"] + ph["results"] + ph["tuner"]) / n,
+            "read_s": ph["storage_read"] / n,
+            "turn_s": (ph["storage_write"] + ph["lock_wait"]) / n,
+            "calls": (calls.get("storage_read", 0) + calls.get("storage_write", 0)) / n,
+            "fixed_s": ph["compiling"]}
+
+
+def predict(costs: dict[str, float], points: int, start_s: float, gpus: int,
+            machines: int = 1) -> float:
+    """Points per second over a whole command of ``points`` points on ``gpus`` GPUs per
+    machine: the start (``start_s``: the command's wall less the loop's) and each worker's
+    fixed cost, then the points at W workers' rate, each point costing its own and W times
+    its reads, bounded by the part taken in turn (one at a time, whatever W). Across machines
+    (a PostgreSQL server) every storage call pays PG_RTT_S, the writes in turn too."""
+    w = gpus * machines
+    rtt = PG_RTT_S if machines > 1 else 0.0
+    turn = costs["turn_s"] + costs["calls"] * rtt / 2
+    per_point = costs["own_s"] + costs["read_s"] * w + costs["calls"] * rtt + turn
+    rate = w / per_point
+    if turn > 0:
+        rate = min(rate, 1.0 / turn)
+    return points / (start_s + costs["fixed_s"] + points / rate)
+
+
+def model_section(single: dict[str, Any], single_s: float, measured: dict[int, float]) -> str:
+    """The model's points per second beside the measured ones (``measured``: GPUs -> points
+    per second over the whole command), for 1, 2, 4 and 8 GPUs and 4 machines of 8."""
+    t = single["time"] if "time" in single else single["workers"][0]["time"]
+    costs, points = trial_costs(t), int(t["points"])
+    start = max(0.0, single_s - float(t["wall_s"]))
+    lines = ["## Scale-out: the model against the measurements (points/s, whole command)", "",
+             f"Per point on one GPU: own {costs['own_s'] * 1e3:.2f} ms, reads "
+             f"{costs['read_s'] * 1e3:.2f} ms, in turn {costs['turn_s'] * 1e3:.2f} ms, "
+             f"{costs['calls']:.1f} storage calls; start {start:.1f} s, compiling "
+             f"{costs['fixed_s']:.1f} s; {points} points. PostgreSQL round trip "
+             f"{PG_RTT_S * 1e3:.1f} ms (assumed).", "",
+             "| GPUs | model | measured |", "|---|---|---|"]
+    for label, gpus, machines in (("1", 1, 1), ("2", 2, 1), ("4", 4, 1), ("8", 8, 1),
+                                  ("4 machines x 8", 8, 4)):
+        got = measured.get(gpus) if machines == 1 else None
+        lines.append(f"| {label} | {predict(costs, points, start, gpus, machines):.1f} | "
+                     f"{'-' if got is None else f'{got:.1f}'} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--single", type=Path, required=True)
@@ -184,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
             for r in breakdowns(json.loads(path.read_text()), name)]
     if rows:
         text += "\n" + time_section(rows)
+    if args.single_json is not None and rows and args.single_s and args.dual_s:
+        measured = {1: a["single_points"] / args.single_s, 2: a["dual_points"] / args.dual_s}
+        text += "\n" + model_section(json.loads(args.single_json.read_text()), args.single_s,
+                                     measured)
     args.out.write_text(text)
     if args.csv:
         with open(args.csv, "w", newline="") as f:

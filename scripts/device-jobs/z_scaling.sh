@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Device job, issue 25 target 2, on a two-GPU machine (kind nvidia-h100-x2 or nvidia-h200-x2):
+# scripts/multi-gpu-sweep (the same grid sweep on GPU 0 alone, then on GPUs 0 and 1 sharing
+# its studies) with the default storage and with --storage journal:..., each giving points
+# per second over the whole command, none missing / none twice, each worker's breakdown and
+# the scale-out model (experiments/multi_gpu.py: 1, 2, 4, 8 GPUs, 4 machines of 8) beside
+# the measured rates; then e304aed's one-GPU sweep for its wall time (targets: new one-GPU
+# wall <= a fifth of e304aed's; two GPUs >= 1.8 x one). PostgreSQL: not prepared (the GPU
+# machine has no server; see the issue), so not run.
+#
+#   scripts/device-prep    (here, once)
+#   device call: run(command="bash scripts/device-jobs/z_scaling.sh", kind="nvidia-h100-x2",
+#                    carry=[".deps", ".whl"])      ~3 min of builds + 3 x (1-2.5) min
+# Dry run without a GPU: Z_DRY=1 Z_REPLAY=tests/data/recorded/h200_float32_sum_grid.db.xz
+#   bash scripts/device-jobs/z_scaling.sh
+source "$(dirname "$0")/z_common.sh"
+z_setup
+export MGS_REPLAY=${Z_REPLAY:-}
+
+sweep() {  # TREE NAME STORAGE [single]: scripts/multi-gpu-sweep into $W/NAME
+  local site=$NEW_SITE
+  [ "$1" = old ] && site=$OLD_SITE
+  z_log "sweep $2 (${3:-default storage}) ${4:-one and two GPUs}"
+  if [ "${Z_DRY:-0}" = 1 ]; then
+    MGS_RT="python3 -m reducetune" MGS_STORAGE=$3 scripts/multi-gpu-sweep "$W/$2" ${4:-}
+  else
+    PYTHONPATH=$site:/tmp/site MGS_RT="python3 -m reducetune" MGS_STORAGE=$3 \
+      timeout 240 scripts/multi-gpu-sweep "$W/$2" ${4:-}
+  fi > "$W/$2.log" 2>&1
+  echo "$2 rc=$?" >> "$W/job.log"
+}
+
+sweep old e304aed_single "" single
+sweep new default ""
+sweep new journal journal
+{
+  echo "# Scale-out: scripts/multi-gpu-sweep, one GPU and two, e304aed's one-GPU wall time"
+  echo
+  echo "Device: $(tr '\n' ';' < "$W/gpus.txt" 2>/dev/null || echo 'none (dry run)'); date: $(date -u +%F\ %H:%M) UTC"
+  echo
+  echo "| run | one-GPU wall s | two-GPU wall s | points/s one | points/s two | two / one |"
+  echo "|---|---|---|---|---|---|"
+  for r in default journal; do
+    python3 - "$W/$r" "$r" <<'EOF'
+import re, sys
+from pathlib import Path
+d, name = Path(sys.argv[1]), sys.argv[2]
+text = (d / "report.md").read_text() if (d / "report.md").exists() else ""
+m = re.search(r"points: (\d+) on GPU 0 alone, (\d+) in the two-GPU run", text)
+s1, s2 = (float((d / f).read_text()) for f in ("single_s", "dual_s"))
+p1, p2 = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+print(f"| {name} | {s1:.1f} | {s2:.1f} | {p1 / s1:.1f} | {p2 / s2:.1f} | "
+      f"{(p2 / s2) / (p1 / s1) if p1 else float('nan'):.2f} |")
+EOF
+  done
+  old=$(cat "$W/e304aed_single/single_s" 2>/dev/null || echo 0)
+  new=$(cat "$W/default/single_s" 2>/dev/null || echo 0)
+  echo
+  echo "e304aed one-GPU sweep wall: $old s; new (default storage): $new s; new / e304aed: $(python3 -c "print(round($new / $old, 3) if $old else 'n/a')") (target <= 0.2)"
+  for r in default journal; do
+    echo; echo "## $r storage"; echo
+    sed -n '/^- points:/,/^- points per second/p;/^## Where each/,$p' "$W/$r/report.md" 2>/dev/null
+  done
+} > "$W/summary.md" 2>> "$W/job.log"
+z_pack

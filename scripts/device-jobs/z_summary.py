@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Numbers of issue 25's device jobs from `reducetune tune --json` documents (the tuner's own
+report: each unit's best deterministic point against CUB measured in the same run, x_cub).
+
+    z_summary.py points RUN.json            points measured (every unit, every worker)
+    z_summary.py header                     the rows' header
+    z_summary.py units RUN.json [LABEL]     one markdown row: units at >= 0.98 and >= 1.0 x CUB,
+                                            the lowest and where, float32 sum 2^30 % of peak
+
+A document is one workload's ({"sizes": [...]}), several ({"runs": [...]}), or a --devices
+run's ({"workers": [...]}, each worker one of those).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def _units(doc: dict[str, Any], dtype: str = "", op: str = "") -> list[dict[str, Any]]:
+    """Every (dtype, op, n) entry of the document, tagged with its dtype and op."""
+    if "workers" in doc:
+        return [u for w in doc["workers"] for u in _units(w, dtype, op)]
+    if "runs" in doc:
+        return [u for r in doc["runs"] for u in _units(r, r.get("dtype", ""), r.get("op", ""))]
+    return [{**s, "dtype": doc.get("dtype", dtype), "op": doc.get("op", op)}
+            for s in doc.get("sizes", [])]
+
+
+def points(doc: dict[str, Any]) -> int:
+    return sum(int(u.get("evaluated") or 0) for u in _units(doc))
+
+
+def _best_per_unit(doc: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """One entry per unit: with several workers, the one whose best is fastest."""
+    out: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for u in _units(doc):
+        key = (u["dtype"], u["op"], int(u["n"]))
+        if key not in out or (u.get("x_cub") or 0) > (out[key].get("x_cub") or 0):
+            out[key] = u
+    return out
+
+
+def units_row(doc: dict[str, Any], label: str) -> str:
+    best = _best_per_unit(doc)
+    ratios = {k: u.get("x_cub") for k, u in best.items()}
+    known = {k: r for k, r in ratios.items() if r is not None}
+    low = min(known.items(), key=lambda kv: kv[1]) if known else None
+    f32 = best.get(("float32", "sum", 1 << 30), {}).get("best") or {}
+    pct = f32.get("pct_of_peak")
+    return (f"| {label} | {len(best)} | {sum(r >= 0.98 for r in known.values())} | "
+            f"{sum(r >= 1.0 for r in known.values())} | "
+            + (f"{low[1]:.3f} ({low[0][0]} {low[0][1]} 2^{low[0][2].bit_length() - 1})"
+               if low else "-")
+            + f" | {'-' if pct is None else f'{pct:.1f}'} | {points(doc)} |")
+
+
+HEADER = ("| run | units | >= 0.98 x CUB | >= 1.0 x CUB | lowest x CUB | float32 sum 2^30 "
+          "% of peak | points measured |\n|---|---|---|---|---|---|---|")
+
+
+def main(argv: list[str]) -> int:
+    if argv[0] == "header":
+        print(HEADER)
+        return 0
+    with open(argv[1]) as f:
+        doc = json.load(f)
+    print(points(doc) if argv[0] == "points" else units_row(doc, argv[2] if argv[2:] else argv[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

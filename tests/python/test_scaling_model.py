@@ -1,0 +1,52 @@
+"""The scale-out model of the multi-GPU report (issue 25; experiments/multi_gpu.py): per-point
+costs read from a one-GPU breakdown, points per second for W GPUs and for machines sharing a
+PostgreSQL server; on SYNTHETIC breakdowns (not measurements)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reducetune.experiments.multi_gpu import PG_RTT_S, model_section, predict, trial_costs
+from reducetune.tuning.timing import PHASES
+
+
+def _time(points: int, **phases: float) -> dict:
+    """A SYNTHETIC ``tune --json`` "time" (not a measurement)."""
+    ph = {p: 0.0 for p in PHASES} | phases
+    return {"wall_s": sum(ph.values()), "points": points, "points_per_s": 0.0, "phases": ph,
+            "calls": {"storage_read": 10 * points, "storage_write": 10 * points}}
+
+
+GPU_BOUND = _time(1000, measuring=40.0, storage_write=2.0, compiling=5.0)  # 40 ms a point
+STORAGE_BOUND = _time(1000, measuring=10.0, storage_write=20.0)  # writes in turn: 20 ms
+
+
+def test_one_gpu_gives_back_the_measured_rate():
+    costs = trial_costs(GPU_BOUND)
+    wall = GPU_BOUND["wall_s"] + 3.0  # the command's start
+    assert predict(costs, 1000, 3.0, 1) == pytest.approx(1000 / wall)
+
+
+def test_gpus_scale_until_the_part_taken_in_turn_bounds_them():
+    costs = trial_costs(GPU_BOUND)
+    one, two, eight = (predict(costs, 1000, 0.0, w) for w in (1, 2, 8))
+    assert 1.8 < two / one < 2.0  # the fixed compile and the writes in turn cost a little
+    assert eight < 1000 / (5.0 + 1000 * 0.002) + 1e-9  # never above 1 / (in turn)
+    storage = trial_costs(STORAGE_BOUND)
+    assert predict(storage, 1000, 0.0, 8) == pytest.approx(predict(storage, 1000, 0.0, 2))
+
+
+def test_machines_pay_the_round_trips():
+    costs = trial_costs(GPU_BOUND)
+    # 32 GPUs on 4 machines: each storage call a round trip to the server, slower than 32
+    # GPUs on one host would be
+    assert predict(costs, 1000, 0.0, 8, machines=4) < predict(costs, 1000, 0.0, 32)
+    assert costs["calls"] == 20 and PG_RTT_S > 0
+
+
+def test_the_report_puts_the_model_beside_the_measurements():
+    text = model_section({"time": GPU_BOUND}, GPU_BOUND["wall_s"] + 3.0, {1: 21.0, 2: 40.0})
+    rows = [line for line in text.splitlines() if line.startswith("| ")][1:]
+    assert [r.split(" | ")[0] for r in rows] == ["| 1", "| 2", "| 4", "| 8", "| 4 machines x 8"]
+    assert rows[0].endswith("| 21.0 |") and rows[1].endswith("| 40.0 |")
+    assert rows[2].endswith("| - |")
