@@ -11,6 +11,14 @@
 namespace rtpy {
 namespace {
 
+// The names of every value in one of the core's lists (all_dtypes, all_ops), in its order.
+template <typename E, std::size_t N> std::vector<std::string> names_of(const E (&all)[N]) {
+  std::vector<std::string> out;
+  for (const auto e : all)
+    out.emplace_back(rt::to_string(e));
+  return out;
+}
+
 nb::dict parameter_dict(const rt::parameter &p) {
   nb::dict d;
   d["name"] = p.name;
@@ -94,28 +102,18 @@ void bind_space(nb::module_ &m) {
         "Reads families from this folder instead (\"\": REDUCETUNE_TEMPLATE_DIR or embedded).");
   m.def("templates_origin", [] { return library().origin(); });
   m.def("families", [] {
-    nb::list out;
-    for (const auto &name : library().families())
-      out.append(family_dict(family_named(name)));
-    return out;
+    return list_of(library().families(),
+                   [](const std::string &name) { return family_dict(family_named(name)); });
   });
   m.def("family", [](const std::string &name) { return family_dict(family_named(name)); },
         nb::arg("name"));
   m.def("template_hash", &template_hash, nb::arg("family"));
   // The element types and operators the core reduces (space/element.hpp all_dtypes,
   // all_ops): Python takes its lists from here instead of restating them.
-  m.def("dtypes", [] {
-    std::vector<std::string> out;
-    for (const auto t : rt::all_dtypes)
-      out.emplace_back(rt::to_string(t));
-    return out;
-  }, "Every element type's name, in the core's order (space/element.hpp).");
-  m.def("operators", [] {
-    std::vector<std::string> out;
-    for (const auto o : rt::all_ops)
-      out.emplace_back(rt::to_string(o));
-    return out;
-  }, "Every operator's name, in the core's order (space/element.hpp).");
+  m.def("dtypes", [] { return names_of(rt::all_dtypes); },
+        "Every element type's name, in the core's order (space/element.hpp).");
+  m.def("operators", [] { return names_of(rt::all_ops); },
+        "Every operator's name, in the core's order (space/element.hpp).");
   m.def(
       "element_bytes",
       [](const std::string &dtype) { return rt::size_of(rt::dtype_from_string(dtype)); },

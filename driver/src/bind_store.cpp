@@ -105,17 +105,24 @@ db::measurement_record measurement_of(const py_point &pt, const nb::dict &d) {
   return m;
 }
 
+// The point a row describes, as a measurement and a best choice both report it: the variant's
+// label and facts, then its launch config.
+void put_point(nb::dict &d, const db::variant_record &v, const std::string &launch_label,
+               const std::string &launch_parameters_json) {
+  d["variant_label"] = v.label;
+  d["parameters_json"] = v.parameters_json;
+  d["flags_json"] = v.flags_json;
+  d["determinism"] = v.determinism;
+  d["launch_label"] = launch_label;
+  d["launch_parameters_json"] = launch_parameters_json;
+}
+
 nb::dict measurement_dict(const db::measurement_record &m) {
   nb::dict d;
   d["id"] = m.id;
   d["device_id"] = m.device_id;
   d["family"] = m.variant.family;
-  d["variant_label"] = m.variant.label;
-  d["parameters_json"] = m.variant.parameters_json;
-  d["flags_json"] = m.variant.flags_json;
-  d["determinism"] = m.variant.determinism;
-  d["launch_label"] = m.launch_label;
-  d["launch_parameters_json"] = m.launch_parameters_json;
+  put_point(d, m.variant, m.launch_label, m.launch_parameters_json);
   put_workload(d, m.workload);
   d["template_hash"] = m.template_hash;
   d["driver_version"] = m.driver_version;
@@ -143,12 +150,7 @@ nb::dict best_dict(const db::best_choice &b) {
   d["family"] = b.variant.family;
   d["dtype"] = b.variant.dtype;
   d["op"] = b.variant.op;
-  d["variant_label"] = b.variant.label;
-  d["parameters_json"] = b.variant.parameters_json;
-  d["flags_json"] = b.variant.flags_json;
-  d["determinism"] = b.variant.determinism;
-  d["launch_label"] = b.launch_label;
-  d["launch_parameters_json"] = b.launch_parameters_json;
+  put_point(d, b.variant, b.launch_label, b.launch_parameters_json);
   d["median_s"] = b.median_s;
   d["gbps"] = b.gbps;
   d["pct_of_peak"] = b.pct_of_peak;
@@ -214,13 +216,7 @@ void bind_store_file(nb::class_<py_store> &c) {
              const auto r = s.get().find_device(uuid);
              return r ? nb::object(device_dict(*r)) : nb::none();
            })
-      .def("devices",
-           [](py_store &s) {
-             nb::list out;
-             for (const auto &r : s.get().devices())
-               out.append(device_dict(r));
-             return out;
-           })
+      .def("devices", [](py_store &s) { return list_of(s.get().devices(), device_dict); })
       .def("register_template", [](py_store &s, const std::string &family,
                                    const std::string &hash) {
         return s.get().register_template(family, hash);
@@ -296,10 +292,7 @@ void bind_store_rows(nb::class_<py_store> &c) {
           "history",
           [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,
              std::optional<std::uint64_t> n) {
-            nb::list out;
-            for (const auto &r : s.get().history(device_id, dtype, op, n))
-              out.append(measurement_dict(r));
-            return out;
+            return list_of(s.get().history(device_id, dtype, op, n), measurement_dict);
           },
           nb::arg("device_id"), nb::arg("dtype"), nb::arg("op"), nb::arg("n") = nb::none())
       .def("merge_from", [](py_store &s, const std::string &other) {

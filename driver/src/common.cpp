@@ -76,13 +76,28 @@ const rt::family &family_named(const std::string &name) {
 
 rt::compiler &shared_compiler() { return *state().comp; }
 
+namespace {
+// The values of the parameters `idx` names (compile-time or launch, in declaration order):
+// read from p where it names them, written to out by name. A variant and a launch config hold
+// their values the same way, so one pair of loops serves both.
+void read_named(const rt::family &f, const std::vector<std::size_t> &idx, const params &p,
+                std::vector<rt::value> &values) {
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    if (auto x = find(p, f.parameters[idx[i]].name))
+      values[i] = *x;
+}
+
+void write_named(const rt::family &f, const std::vector<std::size_t> &idx,
+                 const std::vector<rt::value> &values, params &out) {
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    out[f.parameters[idx[i]].name] = values[i];
+}
+} // namespace
+
 rt::variant to_variant(const rt::family &f, rt::dtype t, rt::reduce_op o, const params &p) {
   reject_unknown(f, p);
   rt::variant v = rt::default_variant(f, t, o);
-  const auto idx = f.compile_parameters();
-  for (std::size_t i = 0; i < idx.size(); ++i)
-    if (auto x = find(p, f.parameters[idx[i]].name))
-      v.values[i] = *x;
+  read_named(f, f.compile_parameters(), p, v.values);
   rt::validate(f, v);
   return v;
 }
@@ -90,27 +105,20 @@ rt::variant to_variant(const rt::family &f, rt::dtype t, rt::reduce_op o, const 
 rt::launch_config to_launch(const rt::family &f, const params &p) {
   reject_unknown(f, p);
   rt::launch_config c = rt::default_launch_config(f);
-  const auto idx = f.launch_parameters();
-  for (std::size_t i = 0; i < idx.size(); ++i)
-    if (auto x = find(p, f.parameters[idx[i]].name))
-      c.values[i] = *x;
+  read_named(f, f.launch_parameters(), p, c.values);
   rt::validate(f, c);
   return c;
 }
 
 params to_params(const rt::family &f, const rt::variant &v) {
   params out;
-  const auto idx = f.compile_parameters();
-  for (std::size_t i = 0; i < idx.size(); ++i)
-    out[f.parameters[idx[i]].name] = v.values[i];
+  write_named(f, f.compile_parameters(), v.values, out);
   return out;
 }
 
 params to_params(const rt::family &f, const rt::variant &v, const rt::launch_config &c) {
   params out = to_params(f, v);
-  const auto idx = f.launch_parameters();
-  for (std::size_t i = 0; i < idx.size(); ++i)
-    out[f.parameters[idx[i]].name] = c.values[i];
+  write_named(f, f.launch_parameters(), c.values, out);
   return out;
 }
 

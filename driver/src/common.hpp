@@ -55,6 +55,14 @@ template <class T> T get_or(const nb::dict &d, const char *key, T fallback) {
   return d.contains(key) && !d[key].is_none() ? nb::cast<T>(d[key]) : fallback;
 }
 
+// A Python list of each row as to_dict makes it (rows as flat dicts, one key per column).
+template <class Rows, class ToDict> nb::list list_of(const Rows &rows, ToDict to_dict) {
+  nb::list out;
+  for (const auto &r : rows)
+    out.append(to_dict(r));
+  return out;
+}
+
 void bind_errors(nb::module_ &m);
 void bind_protocol(nb::module_ &m);
 void bind_space(nb::module_ &m);
