@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import math
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
 from reducetune.evaluate.base import percent_of
 from reducetune.experiments._cascading_plots import compare_figure, passes_figure, sweep_figure
 from reducetune.experiments._harris_report import slug
+from reducetune.experiments._plotting import pyplot
 
 __all__ = ["markdown", "plot", "finding", "passes_finding", "missing_text"]
 
@@ -295,13 +295,8 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
 
 
 def plot(report: dict[str, Any], out: Path) -> dict[str, str]:
-    try:
-        import matplotlib  # optional (the experiments extra): only to plot
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # optional (the experiments extra): only to plot
-    except ImportError:
-        print("cascading: matplotlib is missing; no PNG written", file=sys.stderr)
+    plt = pyplot("cascading")
+    if plt is None:
         return {}
 
     images = {}

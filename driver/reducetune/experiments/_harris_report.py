@@ -4,12 +4,12 @@ functions of the report dictionary that harris.collect builds from the database.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 from reducetune import _core
 from reducetune.experiments._ncu import METRICS
+from reducetune.experiments._plotting import pyplot
 
 __all__ = ["markdown", "plot", "slug"]
 
@@ -201,13 +201,8 @@ def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
 def plot(report: dict[str, Any], out: Path) -> dict[str, str]:
     """One PNG per device, a panel per table: GB/s (bytes / time, log scale) of the published
     row, the seed launch and the tuned launch, side by side. {device: file name}."""
-    try:
-        import matplotlib  # optional (the experiments extra): only to plot
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # optional (the experiments extra): only to plot
-    except ImportError:
-        print("harris: matplotlib is missing; no PNG written", file=sys.stderr)
+    plt = pyplot("harris")
+    if plt is None:
         return {}
     images = {}
     for d in report["devices"]:

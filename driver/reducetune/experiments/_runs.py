@@ -16,13 +16,15 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from reducetune._space import Space
+from reducetune.errors import InvalidConfiguration
 from reducetune.evaluate.replay import ReplayEvaluator, decompress_recording
 from reducetune.experiments._journal import Journal, Task
 from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.loop import tune_size
 
 __all__ = ["BUDGET_HELP", "curve_for", "curves_for", "all_curves", "default_budget",
-           "plain_recording"]
+           "plain_recording", "replayed_space"]
 
 BUDGET_HELP = "evaluations per run (default: 10%% of the valid space, at most 400)"
 
@@ -31,6 +33,22 @@ def default_budget(valid_points: int) -> int:
     """Evaluations per run when --max-evals is not given: a tenth of the valid space, at
     least 10 and at most 400 (the replay experiments' common budget)."""
     return max(10, min(400, valid_points // 10))
+
+
+def replayed_space(evaluator: Any, recording: Path, family: str, dtype: str, op: str,
+                   sizes: list[int] | None,
+                   restrict: dict[str, list[Any]] | None) -> tuple[Space, set[Any], list[int]]:
+    """The space a replayed search runs over, the labels of the points a tune proposes in it
+    (valid, deterministic and unflagged: a grid sweep records only those, and a --restrict that
+    leaves warp or finish free would otherwise count racy and atomic points it never visits),
+    and the sizes to search (default: every size the recording holds)."""
+    space = Space(family, dtype, op, evaluator.limits, restrict)
+    valid = {p.labels for p in space.points() if space.selected(p)}
+    if sizes is None:
+        sizes = evaluator.sizes(dtype, op)
+    if not sizes:
+        raise InvalidConfiguration(f"{recording} holds no {dtype} {op} measurement")
+    return space, valid, sizes
 
 
 def curves_for(evaluator: Any, family: str, dtype: str, op: str, n: int, strategy: str,

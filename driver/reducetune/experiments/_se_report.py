@@ -3,11 +3,11 @@ both pure functions of the report dictionary that search_efficiency._run builds.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 from reducetune.evaluate.base import percent_of
+from reducetune.experiments._plotting import pyplot
 
 __all__ = ["markdown", "plot", "quantile", "SPACE_SHARE", "TARGET"]
 
@@ -136,13 +136,8 @@ _MARKERS = ("o", "s", "^", "v", "D", "x")
 
 
 def plot(report: dict[str, Any], path: Path) -> None:
-    try:
-        import matplotlib  # optional (the experiments extra): only to plot
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # optional (the experiments extra): only to plot
-    except ImportError:
-        print("search-efficiency: matplotlib is missing; no PNG written", file=sys.stderr)
+    plt = pyplot("search-efficiency")
+    if plt is None:
         return
     sizes = list(report["sizes"].items())
     fig, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 4.5), squeeze=False)

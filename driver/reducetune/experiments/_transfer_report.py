@@ -5,9 +5,10 @@ evaluations, cold and warm; written only when matplotlib is installed)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
+
+from reducetune.experiments._plotting import pyplot
 
 __all__ = ["markdown", "plot", "write_report"]
 
@@ -77,13 +78,8 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def plot(report: dict[str, Any], path: Path) -> None:
-    try:
-        import matplotlib  # optional (the experiments extra): only to plot
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # optional (the experiments extra): only to plot
-    except ImportError:
-        print("transfer: matplotlib is missing; no PNG written", file=sys.stderr)
+    plt = pyplot("transfer")
+    if plt is None:
         return
     sizes = list(report["sizes"].items())
     fig, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 4.5), squeeze=False)

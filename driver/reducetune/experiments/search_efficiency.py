@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._sizes import parse_sizes
-from reducetune._space import Space
 from reducetune.cli.args import (SEEDS_MAX, Once, THREADS_MAX, check_report_folder, integer,
                                  out_folder, positive_int, restrictions as _restrictions,
                                  sizes_text)
@@ -41,7 +40,7 @@ from reducetune.errors import InvalidConfiguration, StoreError
 from reducetune.evaluate.replay import ReplayEvaluator
 from reducetune.experiments._journal import Journal
 from reducetune.experiments._runs import (BUDGET_HELP, all_curves, curve_for, curves_for,
-                                          default_budget, plain_recording)
+                                          default_budget, plain_recording, replayed_space)
 from reducetune.experiments._se_report import SPACE_SHARE, TARGET, markdown, plot, quantile
 from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.samplers import make_sampler
@@ -148,15 +147,7 @@ def _run(evaluator: Any, replay: Path, db: Path, jobs: int, dtype: str, op: str,
          restrict: dict[str, list[Any]] | None) -> dict[str, Any]:
     import optuna  # heavy (about 0.5 s): only where a study is used
 
-    space = Space(family, dtype, op, evaluator.limits, restrict)
-    # what a tune proposes: the restriction's valid points that are deterministic and
-    # unflagged (a grid sweep records only those; a --restrict that leaves warp or finish
-    # free would otherwise count the racy and atomic points it never visits)
-    valid = {p.labels for p in space.points() if space.selected(p)}
-    if sizes is None:
-        sizes = evaluator.sizes(dtype, op)
-    if not sizes:
-        raise InvalidConfiguration(f"{replay} holds no {dtype} {op} measurement")
+    _, valid, sizes = replayed_space(evaluator, replay, family, dtype, op, sizes, restrict)
     report: dict[str, Any] = {"replay": str(replay), "device": evaluator.device["name"],
                               "dtype": dtype, "op": op, "family": family, "seeds": seeds,
                               "date": _utc_today(), "sizes": {},

@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._sizes import parse_sizes
-from reducetune._space import Space
 from reducetune.cli.args import (SEEDS_MAX, Once, check_report_folder, integer, out_folder,
                                  positive_int, restrictions, sizes_text)
 from reducetune.errors import InvalidConfiguration, StoreError
 from reducetune.evaluate.replay import ReplayEvaluator
-from reducetune.experiments._runs import BUDGET_HELP, default_budget, plain_recording
+from reducetune.experiments._runs import (BUDGET_HELP, default_budget, plain_recording,
+                                          replayed_space)
 from reducetune.experiments._se_report import TARGET
 from reducetune.experiments._transfer_report import write_report
 from reducetune.experiments.search_efficiency import sidecar_of
@@ -120,12 +120,7 @@ def _run(evaluator: Any, store: Any, recording: Path, source: Path, dtype: str, 
          max_evals: int | None, out: Path, restrict: dict[str, list[Any]]) -> dict[str, Any]:
     import optuna  # heavy (about 0.5 s): only where a study is used
 
-    space = Space(family, dtype, op, evaluator.limits, restrict)
-    valid = {p.labels for p in space.points() if space.selected(p)}
-    if sizes is None:
-        sizes = evaluator.sizes(dtype, op)
-    if not sizes:
-        raise InvalidConfiguration(f"{recording} holds no {dtype} {op} measurement")
+    space, valid, sizes = replayed_space(evaluator, recording, family, dtype, op, sizes, restrict)
     report: dict[str, Any] = {
         "recording": str(recording), "from": str(source), "device": evaluator.device["name"],
         "from_devices": [d["name"] for d in store.devices()
