@@ -8,12 +8,8 @@
 #    study tables); the studies are copied into the database afterwards (optuna.copy_study,
 #    on the CPU machine), so the file holds them as the H100 recording does.
 # 2. scripts/device-jobs/peak_probe.cu on this GPU: the 95 % question on the H200.
-set -uo pipefail
-OUT=${OUT:-/tmp/out}
 W=/tmp/h200
-mkdir -p "$W"
-export PATH=$PATH:/usr/local/cuda/bin
-log() { echo "== $(date -u +%T) $*" >> "$W/job.log"; }
+. "$(dirname "$0")/job_prologue.sh"
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.memory --format=csv > "$W/gpu.txt"
 if [ -z "${SKIP_PROBE:-}" ]; then log "probe"
 nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/peak_probe scripts/device-jobs/peak_probe.cu > "$W/probe.txt" 2>&1 \

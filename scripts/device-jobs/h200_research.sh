@@ -4,12 +4,8 @@
 # with carry [".deps", ".whl"]: the cascading sweep (the second GPU of the comparison), the
 # seeds' tables with Nsight Compute, the runtime tests. One archive comes back
 # ($OUT/results.tar.xz): a device call returns at most 8 files.
-set -uo pipefail
-OUT=${OUT:-/tmp/out}
 W=/tmp/results
-mkdir -p "$W"
-export PATH=$PATH:/usr/local/cuda/bin
-log() { echo "== $(date -u +%T) $*" >> "$W/job.log"; }
+. "$(dirname "$0")/job_prologue.sh"
 nvidia-smi -L > "$W/gpus.txt" 2>&1
 log "cascading"
 timeout 120 reducetune experiment cascading --out "$W/cascading" --time-limit 90s \
