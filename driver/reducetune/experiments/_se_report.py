@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune.evaluate.base import percent_of
-from reducetune.experiments._plotting import pyplot
+from reducetune.experiments._plotting import optimum_fraction_figure, pyplot
 
 __all__ = ["markdown", "plot", "quantile", "SPACE_SHARE", "TARGET"]
 
@@ -135,36 +135,28 @@ _STYLES = ("-", "--", "-.", ":")
 _MARKERS = ("o", "s", "^", "v", "D", "x")
 
 
+def _strategy_curves(ax: Any, e: dict[str, Any]) -> float:
+    low = 1.0
+    for i, (s, c) in enumerate(e["strategies"].items()):
+        ks = range(1, len(c["mean"]) + 1)
+        # Strategies often reach the same mean (1.0 late in a run): a line style, a marker
+        # and a small vertical offset of its own keep each curve visible where they meet.
+        # The offset is drawn only; the report's numbers are the unshifted means.
+        nudge = (i - (len(e["strategies"]) - 1) / 2) * 0.0015
+        ax.plot(ks, [m + nudge for m in c["mean"]], label=s, ls=_STYLES[i % len(_STYLES)],
+                marker=_MARKERS[i % len(_MARKERS)], markevery=0.1, markersize=4, lw=1.4)
+        ax.fill_between(ks, c["p10"], c["p90"], alpha=0.12)
+        low = min(low, min(c["mean"]))
+    ax.axvline(e.get("k_5pct", max(1, e["valid_points"] // 20)), color="grey", ls=":",
+               label=f"{SPACE_SHARE:.0%} of the space")
+    return low
+
+
 def plot(report: dict[str, Any], path: Path) -> None:
     plt = pyplot("search-efficiency")
     if plt is None:
         return
-    sizes = list(report["sizes"].items())
-    fig, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 4.5), squeeze=False)
-    for ax, (n, e) in zip(axes[0], sizes):
-        low = 1.0
-        for i, (s, c) in enumerate(e["strategies"].items()):
-            ks = range(1, len(c["mean"]) + 1)
-            # Strategies often reach the same mean (1.0 late in a run): a line style, a marker
-            # and a small vertical offset of its own keep each curve visible where they meet.
-            # The offset is drawn only; the report's numbers are the unshifted means.
-            nudge = (i - (len(e["strategies"]) - 1) / 2) * 0.0015
-            ax.plot(ks, [m + nudge for m in c["mean"]], label=s, ls=_STYLES[i % len(_STYLES)],
-                    marker=_MARKERS[i % len(_MARKERS)], markevery=0.1, markersize=4, lw=1.4)
-            ax.fill_between(ks, c["p10"], c["p90"], alpha=0.12)
-            low = min(low, min(c["mean"]))
-        ax.axvline(e.get("k_5pct", max(1, e["valid_points"] // 20)), color="grey", ls=":",
-                   label=f"{SPACE_SHARE:.0%} of the space")
-        ax.axhline(TARGET, color="grey", ls="--", lw=0.8, label=f"target {TARGET:.2f}")
-        ax.set_title(f"{report['dtype']} {report['op']} n={n}")
-        ax.set_xscale("log")  # the early evaluations are where strategies differ
-        ax.set_xlabel("evaluations (log scale)")
-        ax.set_ylabel("fraction of exhaustive optimum (mean, p10-p90;\ncurves offset by up to "
-                      "±0.002 to stay visible)")
-        ax.set_ylim(max(0.0, min(low, TARGET) - 0.02), 1.005)
-        ax.grid(alpha=0.3)
-        ax.legend(loc="lower right")
-    fig.suptitle(f"{report['device']}: {report['seeds']} seeds per strategy")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    optimum_fraction_figure(plt, report, path, TARGET, _strategy_curves,
+                            "fraction of exhaustive optimum (mean, p10-p90;\ncurves offset by "
+                            "up to ±0.002 to stay visible)",
+                            f"{report['device']}: {report['seeds']} seeds per strategy")

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reducetune.experiments._plotting import pyplot
+from reducetune.experiments._plotting import optimum_fraction_figure, pyplot
 
 __all__ = ["markdown", "plot", "write_report"]
 
@@ -77,30 +77,21 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _mode_curves(ax: Any, e: dict[str, Any]) -> float:
+    low = 1.0
+    for mode, m in e["modes"].items():
+        ks = range(1, len(m["mean_fraction"]) + 1)
+        ax.plot(ks, m["mean_fraction"], label=f"{mode} ({m['reached']}/{len(m['k'])} "
+                                              "reach the target)")
+        low = min(low, min(m["mean_fraction"]))
+    return low
+
+
 def plot(report: dict[str, Any], path: Path) -> None:
     plt = pyplot("transfer")
     if plt is None:
         return
-    sizes = list(report["sizes"].items())
-    fig, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 4.5), squeeze=False)
-    for ax, (n, e) in zip(axes[0], sizes):
-        low = 1.0
-        for mode, m in e["modes"].items():
-            ks = range(1, len(m["mean_fraction"]) + 1)
-            ax.plot(ks, m["mean_fraction"], label=f"{mode} ({m['reached']}/{len(m['k'])} "
-                                                  "reach the target)")
-            low = min(low, min(m["mean_fraction"]))
-        ax.axhline(report["target"], color="grey", ls="--", lw=0.8,
-                   label=f"target {report['target']:.2f}")
-        ax.set_title(f"{report['dtype']} {report['op']} n={n}")
-        ax.set_xscale("log")  # warm start acts on the first evaluations
-        ax.set_xlabel("evaluations (log scale)")
-        ax.set_ylabel("fraction of exhaustive optimum (mean over seeds)")
-        ax.set_ylim(max(0.0, min(low, report["target"]) - 0.02), 1.005)
-        ax.grid(alpha=0.3)
-        ax.legend(loc="lower right")
-    fig.suptitle(f"{report['device']}, {report['strategy']}: warm start from "
-                 f"{', '.join(report['from_devices']) or 'nothing'}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    optimum_fraction_figure(plt, report, path, report["target"], _mode_curves,
+                            "fraction of exhaustive optimum (mean over seeds)",
+                            f"{report['device']}, {report['strategy']}: warm start from "
+                            f"{', '.join(report['from_devices']) or 'nothing'}")
