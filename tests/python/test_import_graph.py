@@ -27,7 +27,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "driver" / "reducetune"
 
 # Imported inside functions on purpose: heavy (seconds, or a GPU context) or optional.
 LAZY_OK = {"torch", "cupy", "numpy", "matplotlib", "optuna", "sqlalchemy", "pandas", "cmaes",
-           "fcntl"}
+           "fcntl", "jax"}
 
 # (module, imported module) -> why it is imported inside a function.
 LOCAL_OWN_ALLOWED: dict[tuple[str, str], str] = {
