@@ -58,7 +58,7 @@ def test_the_report_writes_the_summary_the_table_and_the_plot(tmp_path: Path):
     md = (tmp_path / "axis.md").read_text()
     assert "worst 0.50" in md and f"geometric mean {math.sqrt(4 * 0.5):.2f}" in md
     assert "× torch.sum eager 4.00" in md
-    assert md.count("| rows") + md.count("| columns") == 2
+    assert md.count("| float32 rows") + md.count("| float32 columns") == 2
     assert "+5.0 %" in md
     assert (tmp_path / "axis.png").stat().st_size > 1000
     json.dumps(_result(rows))  # the result stays JSON
@@ -67,7 +67,8 @@ def test_the_report_writes_the_summary_the_table_and_the_plot(tmp_path: Path):
 def test_the_benchmark_shapes_cover_both_totals_rows_and_columns_r_by_powers_of_8():
     s = shapes(TOTALS, RS)
     assert RS == (2, 16, 128, 1024, 8192, 65536, 524288, 4194304)
-    assert len(s) == 2 * 2 * 8
+    assert len(s) == 2 * 2 * 8 and {x["dtype"] for x in s} == {"float32"}
+    assert len(shapes(TOTALS, RS, ("float32", "bfloat16"))) == 2 * len(s)
     for x in s:
         outer, r, inner = x["view"]
         assert outer * r * inner == x["total"]

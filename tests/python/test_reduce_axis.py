@@ -4,9 +4,9 @@ chosen so that the built-in rule picks each of its presets (the choice says whic
 PyTorch tensors through the custom operator and CuPy arrays; a caller's table answers its
 shapes and a point it cannot run falls back to the rule, said once; captured in a CUDA graph
 (a split point: its partials) and replayed on new data; inside torch.compile(fullgraph=True);
-a sum's gradient; the errors a GPU tensor can get. GPU only: the reason is printed where there
-is none. float16/bfloat16 are not in the core yet (the "halftypes" work): their cases come
-with it."""
+a sum's gradient; the errors a GPU tensor can get; float16 and bfloat16 (accumulated in
+float32) within the issue's bound, and 2^24 ones in bfloat16 exact. GPU only: the reason is
+printed where there is none."""
 
 from __future__ import annotations
 
@@ -108,6 +108,37 @@ def test_other_types_match_torch(dtype):
         for op in ("sum", "min", "max") + (("mean",) if t.is_floating_point else ()):
             x = _data(torch, shape, t, op, seed=7)
             _check(torch, reducetune.reduce(x, op, axis=axis), x, op, axis, f"{dtype} {op}")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape, axis, preset", CASES[:9])
+def test_half_types_accumulate_in_float32(dtype, shape, axis, preset):
+    """|result - exact| <= u_out |exact| + d 2^-24 sum|x| per output (issue 26, "Accuracy"),
+    d taken at its largest, r: a float32 accumulation of r terms, then one rounding to the
+    16-bit output."""
+    torch = _torch()
+    t = getattr(torch, dtype)
+    x = _data(torch, shape, t, "sum", seed=11)
+    for op in ("sum", "mean", "max"):
+        got = reducetune.reduce(x, op, axis=axis)
+        assert got.dtype == t and got.shape == _reference(torch, x, op, axis).shape
+        want = _reference(torch, x, op, axis)
+        if op == "max":
+            assert torch.equal(got.double(), want), (dtype, op, shape)
+            continue
+        r = x.shape[axis]
+        mag = x.double().abs().sum(dim=axis) / (r if op == "mean" else 1)
+        # a mean is the rounded sum divided by r and rounded again: two output roundings
+        rounding = (2 if op == "mean" else 1) * torch.finfo(t).eps
+        bound = rounding * want.abs() + r * 2.0**-24 * mag + 1e-30
+        assert bool(((got.double() - want).abs() <= bound).all()), (dtype, op, shape)
+
+
+def test_2_to_the_24_ones_in_bfloat16_sum_exactly():
+    torch = _torch()
+    x = torch.ones(2, 1 << 24, device="cuda", dtype=torch.bfloat16)
+    assert reducetune.reduce(x, "sum", axis=1).tolist() == [float(1 << 24)] * 2
+    assert reducetune.reduce(x.reshape(1 << 24, 2), "sum", axis=0).tolist() == [2.0**24] * 2
 
 
 def test_keepdims_and_misaligned_rows():

@@ -20,7 +20,7 @@ CEILINGS = ("memcpy", "streaming")
 
 def _bytes(row: dict[str, Any]) -> int:
     outer, r, inner = row["view"]
-    return 4 * (outer * r * inner + outer * inner)  # float32: read + written
+    return row.get("itemsize", 4) * (outer * r * inner + outer * inner)  # read + written
 
 
 def _pow2(n: int) -> str:
@@ -55,22 +55,27 @@ def _geomean(xs: list[float]) -> float | None:
 
 def summary(result: dict[str, Any]) -> list[str]:
     lines = []
-    for total in sorted({r["total"] for r in result["rows"]}):
-        rs = [ratios(r) for r in result["rows"] if r["total"] == total]
+    for dtype, total in sorted({(r.get("dtype", "float32"), r["total"]) for r in result["rows"]}):
+        mine = [r for r in result["rows"]
+                if r["total"] == total and r.get("dtype", "float32") == dtype]
+        rs = [ratios(r) for r in mine]
         xp = [q["x_peer"] for q in rs if q["x_peer"]]
         ties = sum(q["tie"] for q in rs)
         pct = [q["pct_peak"] for q in rs if q["pct_peak"]]
         xc = [q["x_ceiling"] for q in rs if q["x_ceiling"]]
-        lines.append(f"- total {_pow2(total)}: × fastest peer worst {min(xp):.2f}, geometric "
+        lines.append(f"- {dtype}, total {_pow2(total)}: × fastest peer worst {min(xp):.2f}, geometric "
                      f"mean {_geomean(xp):.2f} ({ties} tie(s) of {len(rs)} shapes); % of peak "
                      f"{min(pct):.0f}–{max(pct):.0f}; × better ceiling worst {min(xc):.2f}"
-                     if xp and pct and xc else f"- total {_pow2(total)}: incomplete")
-        short = [q["x_torch"] for r, q in zip([r for r in result["rows"] if r["total"] == total],
-                                              rs) if r["kind"] == "rows" and r["r"] <= 16]
+                     if xp and pct and xc else f"- {dtype}, total {_pow2(total)}: incomplete")
+        short = [q["x_torch"] for r, q in zip(mine, rs) if r["kind"] == "rows" and r["r"] <= 16]
         if short and all(short):
             lines.append(f"  rows of 16 or fewer: × torch.sum eager {min(short):.2f}–"
                          f"{max(short):.2f}")
     return lines
+
+
+def _num(x: float | None) -> str:
+    return f"{x:.2f}" if x else "–"
 
 
 def table(result: dict[str, Any]) -> list[str]:
@@ -82,9 +87,10 @@ def table(result: dict[str, Any]) -> list[str]:
         gbps = _bytes(row) / row["app_s"]["reducetune"] / 1e9
         xp = "tie" if q["tie"] else (f"{q['x_peer']:.2f}" if q["x_peer"] else "–")
         bi = f"{100 * (q['bi_cost'] - 1):+.1f} %" if q["bi_cost"] else "none valid"
-        lines.append(f"| {row['kind']} {tuple(row['shape'])} | {tuple(row['view'])} | "
+        lines.append(f"| {row.get('dtype', 'float32')} {row['kind']} {tuple(row['shape'])} | "
+                     f"{tuple(row['view'])} | "
                      f"{row['point']['name']} | {gbps:.0f} | {q['pct_peak'] or 0:.1f} | "
-                     f"{q['peer'] or '–'} | {xp} | {q['x_peer_py'] or 0:.2f} | "
+                     f"{q['peer'] or '–'} | {xp} | {_num(q['x_peer_py'])} | "
                      f"{q['x_ceiling'] or 0:.2f} | {bi} |")
     return lines
 
@@ -122,12 +128,12 @@ def plot(result: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # optional: the plot only
 
-    totals = sorted({r["total"] for r in result["rows"]})
-    fig, axes = plt.subplots(len(totals), 2, figsize=(12, 4 * len(totals)), squeeze=False)
-    for i, total in enumerate(totals):
+    panels = sorted({(r.get("dtype", "float32"), r["total"]) for r in result["rows"]})
+    fig, axes = plt.subplots(len(panels), 2, figsize=(12, 4 * len(panels)), squeeze=False)
+    for i, (dtype, total) in enumerate(panels):
         for j, kind in enumerate(("rows", "columns")):
-            ax, rows = axes[i][j], [r for r in result["rows"]
-                                    if r["total"] == total and r["kind"] == kind]
+            ax, rows = axes[i][j], [r for r in result["rows"] if r["total"] == total and
+                                    r["kind"] == kind and r.get("dtype", "float32") == dtype]
             for name in ("reducetune", "reducetune_py") + PEERS + ("memcpy",):
                 pts = [(r["r"], 100 * _bytes(r) / r["app_s"][name] / r["peak"]) for r in rows
                        if r["app_s"].get(name)]
@@ -135,7 +141,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
                     ax.plot(*zip(*pts), marker="o", label=name,
                             linewidth=2.5 if name == "reducetune" else 1)
             ax.set(xscale="log", xlabel="r", ylabel="% of HBM peak (read + written)",
-                   title=f"{kind}, {_pow2(total)} float32 elements", ylim=(0, 105))
+                   title=f"{kind}, {_pow2(total)} {dtype} elements", ylim=(0, 105))
             ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
     fig.suptitle(f"axis sums on {result['device']['name']}, {result['date']}")

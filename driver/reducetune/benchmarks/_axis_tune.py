@@ -99,14 +99,21 @@ def _measure(t: Tuner, cands: list[Candidate], x: Any, axis: int, samples: int
     return interleaved_stats(timers, samples)
 
 
+def sum_bound(x: Any, axis: int, want: Any) -> Any:
+    """What a correct sum may miss by, per output: the output type's rounding of the exact sum
+    plus a float32 accumulation of r terms (half types accumulate in float32), twice over."""
+    import torch  # optional: only for PyTorch tensors
+
+    eps_out = torch.finfo(x.dtype).eps
+    return (eps_out * want.abs() + 2 * x.shape[axis] * 2.0**-24 *
+            x.double().abs().sum(dim=axis) + 1e-30)
+
+
 def tune_shape(t: Tuner, x: Any, axis: int, samples: int) -> dict[str, Any]:
     """The fastest verified point at this shape, with every candidate's median, and the best
     batch_invariant point beside the best run_to_run one (what batch invariance costs)."""
-    import torch  # optional: only for PyTorch tensors
-
     want = x.double().sum(dim=axis)
-    r = x.shape[axis]
-    bound = 2 * r * torch.finfo(x.dtype).eps * x.double().abs().sum(dim=axis) + 1e-30
+    bound = sum_bound(x, axis, want)
     ok = [c for c in t.presets() if _verified(t, c, x, axis, want, bound)]
     stats = _measure(t, ok, x, axis, samples)
     best = sorted(ok, key=lambda c: stats[c.name]["median_s"])[:NEIGHBOURS_OF]

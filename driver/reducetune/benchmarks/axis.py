@@ -4,8 +4,8 @@ imports), cupy.sum(axis) with CUB, CUB's DeviceSegmentedReduce from C++, and two
 the same bytes timed in the same run (benchmarks/_axis_peers.py).
 
 Shapes: totals 2^24 and 2^28 elements, r from 2 to 2^22 by powers of 8, reducing rows (the last
-axis of (total / r, r)) and columns (the first axis of (r, total / r)); float32 sums (bfloat16
-joins when the core has half types). Reducetune's point for each shape is tuned on the spot
+axis of (total / r, r)) and columns (the first axis of (r, total / r)); sums of float32, and of
+bfloat16 with --dtypes float32,bfloat16 (accumulated in float32). Reducetune's point for each shape is tuned on the spot
 (benchmarks/_axis_tune.py: the axis family's presets and a neighbourhood of the best two,
 verified, the fastest kept), since axis tuning is not in ``reducetune tune`` yet; the output
 says so. Then every contender is timed as an application calls it: hot data, one call between
@@ -30,7 +30,7 @@ from reducetune import _core
 from reducetune._space import limits_for_arch
 from reducetune.benchmarks import _axis_report
 from reducetune.benchmarks._axis_peers import Peers, jax_module, segmented_lib, streaming_ceiling_s
-from reducetune.benchmarks._axis_tune import Tuner, tune_shape
+from reducetune.benchmarks._axis_tune import Tuner, sum_bound, tune_shape
 from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.benchmarks.runtime import _torch_timer, interleaved_stats
 from reducetune.cli.args import integer
@@ -40,9 +40,14 @@ RS = tuple(1 << k for k in range(1, 23, 3))  # 2, 16, 128, ..., 2^22
 KINDS = ("rows", "columns")
 
 
-def shapes(totals: tuple[int, ...], rs: tuple[int, ...]) -> list[dict[str, Any]]:
-    """Each benchmark shape: the tensor's shape, the axis reduced and its view (outer, r,
-    inner)."""
+def shapes(totals: tuple[int, ...], rs: tuple[int, ...], dtypes: tuple[str, ...] = ("float32",)
+           ) -> list[dict[str, Any]]:
+    """Each benchmark shape: the element type, the tensor's shape, the axis reduced and its
+    view (outer, r, inner)."""
+    return [{"dtype": t, **s} for t in dtypes for s in _shapes(totals, rs)]
+
+
+def _shapes(totals: tuple[int, ...], rs: tuple[int, ...]) -> list[dict[str, Any]]:
     out = []
     for total in totals:
         for kind in KINDS:
@@ -57,11 +62,9 @@ def shapes(totals: tuple[int, ...], rs: tuple[int, ...]) -> list[dict[str, Any]]
 
 
 def _correct(got: Any, x: Any, axis: int) -> bool:
-    import torch  # optional: only for PyTorch tensors
-
     want = x.double().sum(dim=axis)
-    bound = 2 * x.shape[axis] * torch.finfo(x.dtype).eps * x.double().abs().sum(dim=axis)
-    return bool(((got.double().reshape(want.shape) - want).abs() <= bound + 1e-30).all())
+    return bool(((got.double().reshape(want.shape) - want).abs() <= sum_bound(x, axis, want))
+                .all())
 
 
 def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int]) -> Any:
@@ -78,7 +81,7 @@ def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int]) -> Any:
 def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int) -> dict[str, Any]:
     import torch  # optional: only for PyTorch tensors
 
-    x = torch.randn(s["shape"], device="cuda", dtype=torch.float32)
+    x = torch.randn(s["shape"], device="cuda", dtype=getattr(torch, s["dtype"]))
     axis = s["axis"]
     tuned = tune_shape(tuner, x, axis, samples)
     best = tuned["best"]
@@ -93,7 +96,8 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int) -> d
         peers.close()
     bi = tuned["best_batch_invariant"]
     medians = {c["name"]: c["median_s"] for c in tuned["candidates"]}
-    return {**{k: s[k] for k in ("total", "kind", "r", "axis")}, "shape": list(s["shape"]),
+    return {**{k: s[k] for k in ("dtype", "total", "kind", "r", "axis")},
+            "itemsize": x.element_size(), "shape": list(s["shape"]),
             "view": list(s["view"]), "point": {"name": best.name, "variant": best.variant,
                                                "launch": best.launch, **best.choice},
             "app_s": {k: v["median_s"] for k, v in app.items()},
@@ -113,8 +117,9 @@ def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_lim
     import torch  # optional: only for PyTorch tensors
 
     device = dict(_core.query_device(0))
-    tuner = Tuner("float32", "sum", limits_for_arch(device["arch"]),
-                  [tuple(s["view"]) for s in todo])
+    views = [tuple(s["view"]) for s in todo]
+    tuners = {t: Tuner(t, "sum", limits_for_arch(device["arch"]), views)
+              for t in {s["dtype"] for s in todo}}
     jax, lib = jax_module(), segmented_lib(lib_path)
     result = {"device": device, "rows": [], "skipped": [], "samples": samples,
               "commit": reducetune_commit(), "peers_missing": _missing(jax, lib),
@@ -124,12 +129,13 @@ def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_lim
     started = time.monotonic()
     for i, s in enumerate(todo):
         if time.monotonic() - started > time_limit:
-            result["skipped"] = [{k: t[k] for k in ("total", "kind", "r")} for t in todo[i:]]
+            result["skipped"] = [{k: t[k] for k in ("dtype", "total", "kind", "r")}
+                                 for t in todo[i:]]
             break
-        result["rows"].append(_row(s, tuner, jax, lib, samples))
+        result["rows"].append(_row(s, tuners[s["dtype"]], jax, lib, samples))
         torch.cuda.empty_cache()
         save(result)
-        print(f"axis bench: {s['kind']} 2^{s['total'].bit_length() - 1} r={s['r']} "
+        print(f"axis bench: {s['dtype']} {s['kind']} 2^{s['total'].bit_length() - 1} r={s['r']} "
               f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
     return result
 
@@ -166,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
                    "built by nvcc); default $REDUCETUNE_SEGMENTED_LIB or "
                    "build/libreducetune_segmented.so")
     p.add_argument("--totals", default="24,28", help="log2 of the totals, e.g. 24 or 24,28")
+    p.add_argument("--dtypes", default="float32",
+                   help="element types, e.g. float32,bfloat16 (CUB's helper: float32 only)")
     p.add_argument("--time-limit", type=float, default=1e9,
                    help="start no new shape after this many seconds (the rest is listed)")
     a = p.parse_args(argv)
@@ -175,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m reducetune.benchmarks.axis " + " ".join(
         sys.argv[1:] if argv is None else argv)
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    result = run(shapes(totals, RS), a.samples, a.segmented_lib, a.time_limit,
+    dtypes = tuple(a.dtypes.split(","))
+    result = run(shapes(totals, RS, dtypes), a.samples, a.segmented_lib, a.time_limit,
                  lambda result: _save({**result, "command": command, "date": date}, out))
     _save({**result, "command": command, "date": date}, out)
     print(out.with_suffix(".md").read_text())

@@ -68,7 +68,8 @@ TEST_CASE("every preset the axis rule names is a valid batch_invariant point for
   CHECK(named.size() == 8); // every preset but warp_rows_vec2 (not batch_invariant)
   const auto lib = template_library::embedded();
   const family f = family::load(lib, "axis");
-  for (const dtype t : {dtype::int32, dtype::int64, dtype::float32, dtype::float64})
+  for (const dtype t : {dtype::int32, dtype::int64, dtype::float32, dtype::float64,
+                        dtype::float16, dtype::bfloat16})
     for (const reduce_op o : {reduce_op::sum, reduce_op::min, reduce_op::max, reduce_op::prod}) {
       const search_space s(f, t, o, hopper());
       for (const auto &name : named) {
