@@ -4,11 +4,17 @@
 # Run as
 #   scripts/device-python -- bash scripts/device-jobs/axis_bench.sh
 # with carry [".deps", ".whl"] (device-python builds and installs the package first).
-# Knobs (environment): AXIS_TOTALS (log2 totals, default "28,24": the larger first), AXIS_TIME_LIMIT (seconds
-# after which the benchmark starts no new shape, default 1e9), AXIS_SAMPLES (default 30),
-# AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and AXIS_BENCH_TIMEOUT (seconds). Files in $OUT (6 with device-python's pip-install.log):
-# axis_tests.log, axis_bench.log (device, build of the helper, progress), axis.json, axis.md,
-# axis.png.
+# Knobs (environment): AXIS_TOTALS (log2 totals, default "28,24": the larger first),
+# AXIS_DTYPES (default float32; float32,bfloat16 for both), AXIS_TIME_LIMIT (seconds after
+# which the benchmark starts no new shape, default 1e9), AXIS_SAMPLES (default 30),
+# AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and AXIS_BENCH_TIMEOUT (seconds).
+# Time: a shape takes 20-55 s on an H200 (the on-the-spot tune compiles about 20 points, and
+# torch.compile compiles its peer), so the 16 shapes of one total and type take about 8 min:
+# one device call of 600 s each, e.g. AXIS_TOTALS=28, then AXIS_TOTALS=24 AXIS_TESTS=0
+# (docs/results/h200_2026-11-26_axis_first_look). The benchmark saves its files after every
+# shape, so a call cut short keeps what it measured.
+# Files in $OUT (6 with device-python's pip-install.log): axis_tests.log, axis_bench.log
+# (device, build of the helper, progress), axis.json, axis.md, axis.png.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 W=/tmp/axis_bench
@@ -27,6 +33,7 @@ if [ "${AXIS_TESTS:-1}" != 0 ]; then
 fi
 timeout "${AXIS_BENCH_TIMEOUT:-3000}" python3 -m reducetune.benchmarks.axis --out "$W/axis" \
   --segmented-lib "$W/libreducetune_segmented.so" --totals "${AXIS_TOTALS:-28,24}" \
+  --dtypes "${AXIS_DTYPES:-float32}" \
   --time-limit "${AXIS_TIME_LIMIT:-1e9}" --samples "${AXIS_SAMPLES:-30}" >> "$log" 2>&1
 echo "bench rc=$?" >> "$log"
 cp "$W"/axis.json "$W"/axis.md "$W"/axis.png "$OUT"/ 2>/dev/null
