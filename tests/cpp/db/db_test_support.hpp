@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reducetune/db/records.hpp"
+#include "reducetune/db/store.hpp"
 
 namespace rt_test {
 
@@ -69,6 +70,14 @@ inline reducetune::db::device_record h100(std::string uuid = "GPU-test-0001") {
   return d;
 }
 
+// Another GPU, the H100's record under another UUID, name and compute capability.
+inline reducetune::db::device_record gpu(std::string uuid, std::string name, int cc_major = 9) {
+  auto d = h100(std::move(uuid));
+  d.name = std::move(name);
+  d.cc_major = cc_major;
+  return d;
+}
+
 // A measurement of variant "tunable.<dtype>.<op>.bs_<block>" at size n whose samples are
 // all close to seconds (so its median is seconds).
 inline reducetune::db::measurement_record
@@ -93,6 +102,17 @@ measurement(std::int64_t device_id, std::uint64_t n, int block, double seconds,
   m.gbps = static_cast<double>(n) * 4.0 / seconds / 1e9;
   m.pct_of_peak = 50.0;
   return m;
+}
+
+// Block 128 fastest at n = 1024, 256 at 4096 and 512 at 1 Mi, each beside a slower block size
+// (`slower_at_1mi` at 1 Mi): three sizes to test which measured size answers a query.
+inline void record_three_sizes(reducetune::db::store &s, std::int64_t dev, int slower_at_1mi) {
+  s.record_measurement(measurement(dev, 1024, 128, 1e-6));
+  s.record_measurement(measurement(dev, 1024, 256, 2e-6));
+  s.record_measurement(measurement(dev, 4096, 128, 3e-6));
+  s.record_measurement(measurement(dev, 4096, 256, 2e-6));
+  s.record_measurement(measurement(dev, 1 << 20, 512, 1e-4));
+  s.record_measurement(measurement(dev, 1 << 20, slower_at_1mi, 2e-4));
 }
 
 } // namespace rt_test

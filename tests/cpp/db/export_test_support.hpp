@@ -24,9 +24,10 @@ inline const reducetune::template_library &embedded_library() {
 
 // The measurement of the point `params` names in s (the others at their defaults) at size n:
 // compile parameters with the variant, launch parameters with the measurement.
-inline reducetune::db::measurement_record
-measured_point(const reducetune::search_space &s, const reducetune::parameter_map &params,
-               std::int64_t device, std::uint64_t n, double seconds) {
+inline reducetune::db::measurement_record measured_point(const reducetune::search_space &s,
+                                                         const reducetune::parameter_map &params,
+                                                         std::int64_t device, std::uint64_t n,
+                                                         double seconds) {
   const reducetune::point p = s.point_of(params);
   auto m = measurement(device, n, 0, seconds);
   m.variant = reducetune::db::variant_record_of(s, p);

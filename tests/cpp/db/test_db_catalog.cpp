@@ -35,11 +35,8 @@ TEST_CASE("the Catalog answers as the store does, by UUID or by name", "[db][cat
   rt_test::temp_dir dir;
   const auto path = dir / "results.sqlite";
   auto s = store::open(path);
-  auto other = rt_test::h100("GPU-test-0002");
-  other.name = "NVIDIA A100-SXM4-80GB";
-  other.cc_major = 8;
   const auto d1 = s.register_device(rt_test::h100());
-  const auto d2 = s.register_device(other);
+  const auto d2 = s.register_device(rt_test::gpu("GPU-test-0002", "NVIDIA A100-SXM4-80GB", 8));
   fill_random(s, d1, 1);
   fill_random(s, d2, 2);
   const auto c = catalog::open(path);
@@ -110,22 +107,23 @@ TEST_CASE("merging deduplicates by key: more samples win, then the newer row", "
   // 128: there has more samples -> replaced. 256: same count, there newer -> replaced.
   // 512: same count, here newer -> kept. 1024: same count and time -> kept (full tie).
   // 64: only there -> inserted; on the second device too.
-  here.record_measurement(
-      with(rt_test::measurement(h_dev, 4096, 128, 1), 3, "2026-01-01T00:00:00.000Z", 1e-5));
-  there.record_measurement(
-      with(rt_test::measurement(t_dev, 4096, 128, 1), 5, "2025-01-01T00:00:00.000Z", 2e-5));
-  here.record_measurement(
-      with(rt_test::measurement(h_dev, 4096, 256, 1), 3, "2026-01-01T00:00:00.000Z", 1e-5));
-  there.record_measurement(
-      with(rt_test::measurement(t_dev, 4096, 256, 1), 3, "2026-02-01T00:00:00.000Z", 3e-5));
-  here.record_measurement(
-      with(rt_test::measurement(h_dev, 4096, 512, 1), 3, "2026-03-01T00:00:00.000Z", 1e-5));
-  there.record_measurement(
-      with(rt_test::measurement(t_dev, 4096, 512, 1), 3, "2026-02-01T00:00:00.000Z", 4e-5));
-  here.record_measurement(
-      with(rt_test::measurement(h_dev, 4096, 1024, 1), 3, "2026-03-01T00:00:00.000Z", 1e-5));
-  there.record_measurement(
-      with(rt_test::measurement(t_dev, 4096, 1024, 1), 3, "2026-03-01T00:00:00.000Z", 5e-5));
+  struct in_both {
+    int block;
+    const char *here_created; // here: 3 samples of 1e-5 s
+    std::size_t there_samples;
+    const char *there_created;
+    double there_s;
+  };
+  for (const auto &b :
+       {in_both{128, "2026-01-01T00:00:00.000Z", 5, "2025-01-01T00:00:00.000Z", 2e-5},
+        in_both{256, "2026-01-01T00:00:00.000Z", 3, "2026-02-01T00:00:00.000Z", 3e-5},
+        in_both{512, "2026-03-01T00:00:00.000Z", 3, "2026-02-01T00:00:00.000Z", 4e-5},
+        in_both{1024, "2026-03-01T00:00:00.000Z", 3, "2026-03-01T00:00:00.000Z", 5e-5}}) {
+    here.record_measurement(
+        with(rt_test::measurement(h_dev, 4096, b.block, 1), 3, b.here_created, 1e-5));
+    there.record_measurement(with(rt_test::measurement(t_dev, 4096, b.block, 1), b.there_samples,
+                                  b.there_created, b.there_s));
+  }
   there.record_measurement(with(rt_test::measurement(t_dev, 4096, 64, 1), 3, "", 6e-5));
   there.record_measurement(with(rt_test::measurement(t_dev2, 4096, 64, 1), 3, "", 7e-5));
   build_record b;

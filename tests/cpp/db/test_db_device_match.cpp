@@ -29,9 +29,7 @@ const std::string h100 = "NVIDIA H100 80GB HBM3";
 catalog make_catalog(const std::filesystem::path &path) {
   auto s = store::open(path);
   auto dev = [&](const std::string &uuid, const std::string &name, int major, int sms) {
-    auto d = rt_test::h100(uuid);
-    d.name = name;
-    d.cc_major = major;
+    auto d = rt_test::gpu(uuid, name, major);
     d.sm_count = sms;
     return s.register_device(d);
   };
@@ -108,7 +106,7 @@ TEST_CASE("the Catalog and the exported select() match devices by one rule", "[d
   rt_test::write_bytes(dir / "main.cpp", program.str());
   const auto exe = (dir / "select_check").string();
   run_ok(std::string(RT_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -o '" + exe + "' '" +
-      (dir / "main.cpp").string() + "' 2>&1");
+         (dir / "main.cpp").string() + "' 2>&1");
   CHECK(run_ok("'" + exe + "'") == expected.str());
 }
 

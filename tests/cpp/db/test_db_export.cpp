@@ -20,7 +20,9 @@ using reducetune::template_library;
 
 namespace {
 
-const template_library &lib() { return rt_test::embedded_library(); }
+const template_library &lib() {
+  return rt_test::embedded_library();
+}
 
 const std::string h100_name = "NVIDIA H100 80GB HBM3";
 const std::string odd_name = "Odd \"GPU\" \\ ?\?= \xce\xbc name";
@@ -31,16 +33,8 @@ const std::vector<unsigned long long> probe_n = {1,    1000, 1024,  1448,  1449,
 catalog make_catalog(const std::filesystem::path &path) {
   auto s = store::open(path);
   const auto d1 = s.register_device(rt_test::h100());
-  auto odd = rt_test::h100("GPU-odd");
-  odd.name = odd_name;
-  odd.cc_major = 8;
-  const auto d2 = s.register_device(odd);
-  s.record_measurement(rt_test::measurement(d1, 1024, 128, 1e-6));
-  s.record_measurement(rt_test::measurement(d1, 1024, 256, 2e-6));
-  s.record_measurement(rt_test::measurement(d1, 4096, 128, 3e-6));
-  s.record_measurement(rt_test::measurement(d1, 4096, 256, 2e-6));
-  s.record_measurement(rt_test::measurement(d1, 1 << 20, 512, 1e-4));
-  s.record_measurement(rt_test::measurement(d1, 1 << 20, 1024, 2e-4));
+  const auto d2 = s.register_device(rt_test::gpu("GPU-odd", odd_name, 8));
+  rt_test::record_three_sizes(s, d1, 1024);
   s.record_measurement(rt_test::measurement(d1, 1 << 20, 1024, 1e-7, "int32", "max"));
   s.record_measurement(rt_test::measurement(d2, 2048, 64, 1e-6));
   return catalog::load(s.connection());
@@ -90,7 +84,7 @@ TEST_CASE("the exported header compiles and picks the Catalog's variant for each
 
   const auto exe = dir / "dispatch_check";
   run_ok(std::string(RT_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -o " +
-      shell_quote(exe.string()) + " " + shell_quote((dir / "main.cpp").string()) + " 2>&1");
+         shell_quote(exe.string()) + " " + shell_quote((dir / "main.cpp").string()) + " 2>&1");
   const auto output = run_ok(shell_quote(exe.string()));
 
   std::ostringstream expected;

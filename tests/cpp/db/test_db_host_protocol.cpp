@@ -15,7 +15,9 @@ using namespace reducetune::db;
 
 namespace {
 
-const template_library &lib() { return rt_test::embedded_library(); }
+const template_library &lib() {
+  return rt_test::embedded_library();
+}
 
 } // namespace
 
@@ -27,7 +29,8 @@ TEST_CASE("a host-finish point has no launch rule: exports say why", "[db][expor
     const auto dev = st.register_device(rt_test::h100());
     const search_space s(family::load(lib(), "cascade"), dtype::float32, reduce_op::sum,
                          device_limits::for_arch("90"));
-    st.record_measurement(rt_test::measured_point(s, {{"finish", "host"}, {"grid_cap", 4}}, dev, 1 << 20, 1e-6));
+    st.record_measurement(
+        rt_test::measured_point(s, {{"finish", "host"}, {"grid_cap", 4}}, dev, 1 << 20, 1e-6));
   }
   const auto c = catalog::open(path);
   const auto j = export_json(c, lib());

@@ -17,7 +17,9 @@ using namespace reducetune::db;
 
 namespace {
 
-const template_library &lib() { return rt_test::embedded_library(); }
+const template_library &lib() {
+  return rt_test::embedded_library();
+}
 
 // The space the store's reading builds for device d: the architecture's limits, d's SMs.
 search_space space_for(const std::string &fam, const device_record &d) {

@@ -37,46 +37,27 @@ struct conflict {
 };
 
 constexpr auto ok = measurement_status::ok;
+constexpr auto wrong = measurement_status::wrong;
+constexpr auto failed = measurement_status::failed;
+constexpr const char *jan = "2026-01-01T00:00:00.000Z";
+constexpr const char *feb = "2026-02-01T00:00:00.000Z";
+constexpr const char *mar = "2026-03-01T00:00:00.000Z";
+// clang-format off
 const std::vector<conflict> conflicts = {
-    {"lower noise beats more samples",
-     128,
-     {ok, 0.005, 10, "2026-01-01T00:00:00.000Z"},
-     {ok, 0.05, 200, "2026-02-01T00:00:00.000Z"},
-     'a'},
-    {"similar noise: more samples",
-     256,
-     {ok, 0.0050, 10, "2026-02-01T00:00:00.000Z"},
-     {ok, 0.0055, 30, "2026-01-01T00:00:00.000Z"},
-     'b'},
-    {"ok beats failed",
-     512,
-     {ok, 0.005, 10, "2026-01-01T00:00:00.000Z"},
-     {measurement_status::wrong, 0.001, 50, "2026-02-01T00:00:00.000Z"},
-     'a'},
-    {"equal: the newer",
-     1024,
-     {ok, 0.005, 10, "2026-02-01T00:00:00.000Z"},
-     {ok, 0.005, 10, "2026-03-01T00:00:00.000Z"},
-     'b'},
-    {"neither ok: the newer",
-     64,
-     {measurement_status::failed, 0.0, 20, "2026-01-01T00:00:00.000Z"},
-     {measurement_status::failed, 0.0, 2, "2026-02-01T00:00:00.000Z"},
-     'b'},
-    {"no spread (one sample) loses to a spread",
-     32,
-     {ok, 0.0, 1, "2026-02-01T00:00:00.000Z"},
-     {ok, 0.03, 10, "2026-01-01T00:00:00.000Z"},
-     'b'},
+    {"lower noise beats more samples", 128, {ok, 0.005, 10, jan}, {ok, 0.05, 200, feb}, 'a'},
+    {"similar noise: more samples", 256, {ok, 0.0050, 10, feb}, {ok, 0.0055, 30, jan}, 'b'},
+    {"ok beats failed", 512, {ok, 0.005, 10, jan}, {wrong, 0.001, 50, feb}, 'a'},
+    {"equal: the newer", 1024, {ok, 0.005, 10, feb}, {ok, 0.005, 10, mar}, 'b'},
+    {"neither ok: the newer", 64, {failed, 0.0, 20, jan}, {failed, 0.0, 2, feb}, 'b'},
+    {"no spread (one sample) loses to a spread", 32, {ok, 0.0, 1, feb}, {ok, 0.03, 10, jan}, 'b'},
 };
+// clang-format on
 
 // Baselines conflict by (device, workload, kind, versions): CUB lower noise vs more samples,
 // the ceiling equal but for its age.
 const std::map<std::string, std::pair<row, row>> baselines = {
-    {"cub",
-     {{ok, 0.003, 10, "2026-01-01T00:00:00.000Z"}, {ok, 0.04, 100, "2026-02-01T00:00:00.000Z"}}},
-    {"ceiling",
-     {{ok, 0.003, 10, "2026-02-01T00:00:00.000Z"}, {ok, 0.003, 10, "2026-03-01T00:00:00.000Z"}}},
+    {"cub", {{ok, 0.003, 10, jan}, {ok, 0.04, 100, feb}}},
+    {"ceiling", {{ok, 0.003, 10, feb}, {ok, 0.003, 10, mar}}},
 };
 const std::map<std::string, char> baseline_winner = {{"cub", 'a'}, {"ceiling", 'b'}};
 

@@ -22,7 +22,9 @@ using namespace reducetune::db;
 
 namespace {
 
-const template_library &lib() { return rt_test::embedded_library(); }
+const template_library &lib() {
+  return rt_test::embedded_library();
+}
 
 search_space tunable_space() {
   return search_space(family::load(lib(), "tunable"), dtype::float32, reduce_op::sum,
@@ -103,10 +105,10 @@ TEST_CASE("an exported rule carries the launch: block size, grid rule, protocol 
   const auto path = dir / "r.sqlite";
   {
     auto st = store::open(path);
-    record_points(st, 1 << 20,
-                  {{{{"block_size", 512}, {"elements_per_thread", 8}, {"grid_cap", 2},
-                     {"finish", "ticket"}},
-                    1e-5}});
+    record_points(
+        st, 1 << 20,
+        {{{{"block_size", 512}, {"elements_per_thread", 8}, {"grid_cap", 2}, {"finish", "ticket"}},
+          1e-5}});
   }
   const auto c = catalog::open(path);
   const auto j = export_json(c, lib());
@@ -137,8 +139,8 @@ TEST_CASE("an exported rule carries the launch: block size, grid rule, protocol 
                        " c->launch_parameters[0].value);\n}\n");
   const auto cxx = [&](const char *std_flag, int &status) {
     return run_command(std::string(RT_CXX_COMPILER) + " " + std_flag + " -o '" +
-                          (dir / "m").string() + "' '" + (dir / "main.cpp").string() + "' 2>&1",
-                      status);
+                           (dir / "m").string() + "' '" + (dir / "main.cpp").string() + "' 2>&1",
+                       status);
   };
   int status = 0;
   const auto log = cxx("-std=c++17", status);

@@ -3,6 +3,7 @@
 #include "catch.hpp"
 
 #include <csignal>
+#include <utility>
 #include <cstdio>
 #include <random>
 #include <sys/wait.h>
@@ -74,6 +75,25 @@ bool read_int(int fd, int &value) {
   }
 }
 
+// Forks a writer_child; the read end of the pipe it reports each committed row on. A start_fd
+// >= 0 is the read end of a pipe whose write end (`start_write`) the child closes, so that it
+// waits for the parent's go.
+std::pair<pid_t, int> fork_writer(const std::filesystem::path &path, int writer, int count,
+                                  int start_fd = -1, int start_write = -1) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (start_write >= 0)
+      ::close(start_write);
+    writer_child(path, writer, count, fds[1], start_fd);
+  }
+  ::close(fds[1]);
+  return {pid, fds[0]};
+}
+
 std::string refusal(const std::filesystem::path &path) {
   try {
     auto s = store::open(path);
@@ -101,18 +121,10 @@ TEST_CASE("a writer killed with SIGKILL loses no committed row and leaves a soun
   std::vector<int> committed;
   // Three rounds on the same file: each restart also recovers the previous round's hot WAL.
   for (int round = 0; round < 3; ++round) {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      writer_child(path, round, -1, fds[1], -1);
-    }
-    ::close(fds[1]);
+    const auto [pid, reports] = fork_writer(path, round, -1);
     int i = 0;
     int reported = 0;
-    while (reported < 50 + 37 * round && read_int(fds[0], i)) {
+    while (reported < 50 + 37 * round && read_int(reports, i)) {
       committed.push_back(round * 1000000 + i);
       ++reported;
     }
@@ -124,9 +136,9 @@ TEST_CASE("a writer killed with SIGKILL loses no committed row and leaves a soun
     REQUIRE(WTERMSIG(status) == SIGKILL);
     // The writer had no chance to close: its WAL is still there for the next opener to recover.
     CHECK(std::filesystem::file_size(path.string() + "-wal") > 0);
-    while (read_int(fds[0], i)) // reports written before the kill
+    while (read_int(reports, i)) // reports written before the kill
       committed.push_back(round * 1000000 + i);
-    ::close(fds[0]);
+    ::close(reports);
   }
   auto s = store::open(path);
   REQUIRE(s.integrity_check() == "ok");
@@ -153,18 +165,9 @@ TEST_CASE("two processes writing one new file at once lose no row and never see 
   std::vector<pid_t> pids;
   std::vector<int> report_fds;
   for (int w = 0; w < 2; ++w) {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      ::close(start[1]);
-      writer_child(path, w, per_writer, fds[1], start[0]);
-    }
-    ::close(fds[1]);
+    const auto [pid, reports] = fork_writer(path, w, per_writer, start[0], start[1]);
     pids.push_back(pid);
-    report_fds.push_back(fds[0]);
+    report_fds.push_back(reports);
   }
   ::close(start[0]);
   REQUIRE(::write(start[1], "gg", 2) == 2); // both start at the same moment

@@ -222,12 +222,7 @@ TEST_CASE("best takes the nearest measured size on a log2 scale, ties to the lar
   auto s = store::open(dir / "results.sqlite");
   const auto dev = s.register_device(rt_test::h100());
   // At 1024 block 128 wins; at 4096 block 256; at 1 Mi block 512 (others slower).
-  s.record_measurement(rt_test::measurement(dev, 1024, 128, 1e-6));
-  s.record_measurement(rt_test::measurement(dev, 1024, 256, 2e-6));
-  s.record_measurement(rt_test::measurement(dev, 4096, 128, 3e-6));
-  s.record_measurement(rt_test::measurement(dev, 4096, 256, 2e-6));
-  s.record_measurement(rt_test::measurement(dev, 1 << 20, 512, 1e-4));
-  s.record_measurement(rt_test::measurement(dev, 1 << 20, 256, 2e-4));
+  rt_test::record_three_sizes(s, dev, 256);
   const auto label = [&](std::uint64_t n) {
     const auto b = s.best(dev, "float32", "sum", n);
     REQUIRE(b);
@@ -260,8 +255,8 @@ TEST_CASE("names with quotes and SQL fragments round-trip as plain values", "[db
   rt_test::temp_dir dir;
   const auto path = dir / "it's \"a\" db; DROP TABLE x.sqlite";
   auto s = store::open(path);
-  auto d = rt_test::h100("GPU-'); DROP TABLE rt_measurements; --");
-  d.name = "Robert'); DROP TABLE rt_devices; -- \"GPU\" \\ ? %s";
+  const auto d = rt_test::gpu("GPU-'); DROP TABLE rt_measurements; --",
+                              "Robert'); DROP TABLE rt_devices; -- \"GPU\" \\ ? %s");
   const auto dev = s.register_device(d);
   auto m = rt_test::measurement(dev, 1024, 256, 1e-5, "float32", "sum");
   m.variant.label = "tunable.float32.sum.' OR '1'='1";
