@@ -34,16 +34,23 @@ def _unsupported(dtype: str, hint: str) -> InvalidConfiguration:
         f" ({hint})")
 
 
-def _torch(x: Any) -> DeviceArray:
-    import torch  # optional: only for PyTorch tensors
-
+def torch_dtype(x: Any) -> str:
+    """The type name of a PyTorch tensor on the GPU and contiguous; InvalidConfiguration, saying
+    what to do instead, for a host tensor or a view with gaps (the whole-array and the axis
+    calls both need one run of device memory)."""
     if not x.is_cuda:
         raise InvalidConfiguration("a host (CPU) tensor: reducetune reduces GPU memory; move it "
                                    "with x.cuda(), or use torch.sum for host data")
     if not x.is_contiguous():
         raise InvalidConfiguration("a non-contiguous tensor view: reduce x.contiguous() (a copy) "
                                    "instead")
-    dtype = str(x.dtype).removeprefix("torch.")
+    return str(x.dtype).removeprefix("torch.")
+
+
+def _torch(x: Any) -> DeviceArray:
+    import torch  # optional: only for PyTorch tensors
+
+    dtype = torch_dtype(x)
     if dtype not in SUPPORTED:
         raise _unsupported(dtype, "convert with x.float() or x.double()")
     dev = x.device

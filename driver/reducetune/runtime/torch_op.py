@@ -19,6 +19,7 @@ import sys
 from typing import Any, Callable
 
 from reducetune.errors import InvalidConfiguration
+from reducetune.runtime.arrays import torch_dtype
 from reducetune.runtime.axis_args import axis_call, check_dtype, core_op, empty_fill
 
 __all__ = ["bind_reducers", "operator", "reduce_axis"]
@@ -90,13 +91,7 @@ def reduce_axis(x: Any, op: str, axis: Any, keepdims: bool, reducer_id: int = -1
                 expected: str | None = None) -> Any:
     """The checks and the view, then the operator. `reducer_id` -1: the built-in rule's
     reducer for (type, op); `expected`: the type a caller's reducer reduces."""
-    if not x.is_cuda:
-        raise InvalidConfiguration("a host (CPU) tensor: reducetune reduces GPU memory; move it "
-                                   "with x.cuda(), or use torch.sum for host data")
-    if not x.is_contiguous():
-        raise InvalidConfiguration("a non-contiguous tensor view: reduce x.contiguous() (a copy) "
-                                   "instead")
-    dtype = str(x.dtype).removeprefix("torch.")
+    dtype = torch_dtype(x)  # a host tensor or a view with gaps: refused, saying what to do
     check_dtype(dtype, expected or dtype, "x.float() or x.double()")
     core_op(op, dtype)  # an unknown operator, or the mean of integers, fails here
     call = axis_call(tuple(x.shape), axis, keepdims)
