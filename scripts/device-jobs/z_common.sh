@@ -3,8 +3,8 @@
 # GPU machine, each into its own folder under build/ (ignored, so kept between the calls of
 # one warm machine: a second call skips the builds), and what the jobs share.
 #
-#   z_setup            the carried wheels into /tmp/site; both trees built at once (about
-#                      3 minutes on 16 cores, less than one after the other)
+#   z_setup [new]      the carried wheels into /tmp/site; both trees built at once (about
+#                      3 minutes on 16 cores, less than one after the other), or the new only
 #   z_new ARGS...      python -m reducetune ARGS with the working tree's package
 #   z_old ARGS...      the same with e304aed's
 #   z_pack             $W (the job's results) into $OUT/results.tar.xz (a call returns 8 files)
@@ -42,11 +42,13 @@ z_setup() {
     --target /tmp/site .whl/*.whl
   export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
   [ -f .deps/e304aed/.done ] || { z_log "no .deps/e304aed: run scripts/device-prep here"; exit 1; }
-  z_log "building the working tree and e304aed"
+  z_log "building the working tree${1:+ only}${1:-" and e304aed"}"
   _z_build . "$NEW_SITE" & local a=$!
-  _z_build .deps/e304aed "$OLD_SITE" & local b=$!
+  [ "${1:-}" = new ] || { _z_build .deps/e304aed "$OLD_SITE" & }
+  local b=$!
   wait $a || { z_log "new tree: build failed"; tail -30 "$W/build-z-site-new.log"; exit 1; }
-  wait $b || { z_log "e304aed: build failed"; tail -30 "$W/build-z-site-e304aed.log"; exit 1; }
+  [ "${1:-}" = new ] || wait $b ||
+    { z_log "e304aed: build failed"; tail -30 "$W/build-z-site-e304aed.log"; exit 1; }
   nvidia-smi -L > "$W/gpus.txt" 2>&1
   z_log "built"
 }
