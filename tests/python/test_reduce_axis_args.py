@@ -126,6 +126,13 @@ def test_reduce_with_an_axis_refuses_a_host_array():
         reducetune.reduce(np.ones((4, 4), dtype=np.float32), axis=0)
 
 
+@pytest.mark.parametrize("kwargs", [{"db": "r.db"}, {"table": "t.json"},
+                                    {"nondeterministic": True}, {"ranking": "median"}])
+def test_whole_array_options_with_an_axis_are_refused_not_ignored(kwargs):
+    with pytest.raises(InvalidConfiguration, match="AxisReducer"):
+        reducetune.reduce(_FakeTensor((4, 4)), "sum", axis=0, **kwargs)
+
+
 def test_a_table_is_read_from_a_list_or_a_json_file(tmp_path: Path):
     entries = [{"outer": 1, "r": 1024, "inner": 4, "variant": "axis.float32.sum.x",
                 "launch": ""}]

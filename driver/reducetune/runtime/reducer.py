@@ -130,6 +130,11 @@ def reduce(x: Any, op: str = "sum", *, axis: int | tuple[int, ...] | None = None
     tensor instead (runtime/axis.py: sum, mean, min, max, prod; ``keepdims`` keeps them as
     extents of 1); the tuned tables above are whole-array tables and do not apply."""
     if axis is not None:
+        if db is not None or table is not None or nondeterministic or ranking != "application":
+            raise InvalidConfiguration(
+                "db, table, nondeterministic and ranking choose among whole-array points; an "
+                "axis reduction takes its points per shape from reducetune.AxisReducer(dtype, "
+                "op, table=...) or the built-in rule")
         return reduce_axis(x, op, axis, keepdims)
     key = (type(x), getattr(x, "dtype", None), op, db, table, nondeterministic, ranking)
     r = _reducers.get(key)
