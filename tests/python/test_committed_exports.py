@@ -183,7 +183,8 @@ def test_each_optuna_study_best_is_its_sizes_rule(committed):
     import optuna
 
     _, migrated = committed
-    storage = f"sqlite:///{migrated}"
+    # One storage for every study: a URL would open (and check) the file again for each one.
+    storage = optuna.storages.get_storage(f"sqlite:///{migrated}")
     names = optuna.study.get_all_study_names(storage)
     # these studies predate the deterministic default: they searched every point
     rules = {(d["uuid"], t["dtype"], t["op"], r["bucket_n"]): r
@@ -193,22 +194,27 @@ def test_each_optuna_study_best_is_its_sizes_rule(committed):
         c.row_factory = sqlite3.Row
         by_key = {_core.device_model_key(dict(d)): model[d["uuid"]]
                   for d in c.execute("SELECT * FROM rt_devices")}
-    studies: dict[tuple, list] = {}
+    # (Optuna's best value, the completed trials) of each study with one; each study's trials
+    # are read once (Optuna's best_trials and trials would read and copy them each time).
+    studies: dict[tuple, list[tuple[float, list]]] = {}
     for name in names:
         study = optuna.load_study(study_name=name, storage=storage)
-        if len(study.directions) != 1 or not study.best_trials:
+        complete = [t for t in study.get_trials(deepcopy=False)
+                    if t.state == optuna.trial.TrialState.COMPLETE]
+        if len(study.directions) != 1 or not complete:
             continue
         family, dtype, op, size = name.split("@")[0].split(".")[:4]
         where = name.split("@", 1)[1]  # a device UUID (older studies) or model:KEY
         first = model.get(where) or by_key[where.removeprefix("model:")]
-        studies.setdefault((first, dtype, op, int(size.removeprefix("n_"))), []).append(study)
+        studies.setdefault((first, dtype, op, int(size.removeprefix("n_"))), []).append(
+            (study.best_value, complete))
     for key, group in studies.items():
         r = rules[key]
-        fastest = min(s.best_value for s in group)
+        fastest = min(best for best, _ in group)
         assert fastest == pytest.approx(r["median_s"]), key
         # equal medians: the store takes the smallest labels, Optuna the first trial; the
         # rule must be one of the best trials either way
-        tied = [dict(t.params) for s in group for t in s.trials if t.value == fastest]
+        tied = [dict(t.params) for _, trials in group for t in trials if t.value == fastest]
         assert {**r["compile_parameters"], **r["launch_parameters"]} in tied, key
     if "tune" in migrated.name:
         assert len(studies) > 0

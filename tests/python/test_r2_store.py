@@ -36,6 +36,35 @@ def run(*argv: object, cwd: Path | None = None, env: dict[str, str] | None = Non
     return proc.returncode, proc.stdout, proc.stderr
 
 
+# `reducetune ARGV` with one function replaced (`target`, after `import_line`): the replacement
+# touches the file argv[1] names and waits for good, so the command is held there to be killed.
+HOLD = ("import pathlib, runpy, signal, sys\n"
+        "{import_line}\n"
+        "ready = pathlib.Path(sys.argv.pop(1))\n"
+        "def held(*args, **kwargs):\n"
+        "    ready.touch()\n"
+        "    while True:\n"
+        "        signal.pause()\n"
+        "{target} = held\n"
+        "sys.argv[0] = 'reducetune'\n"
+        "runpy.run_module('reducetune', run_name='__main__', alter_sys=True)\n")
+
+
+def held_at(import_line: str, target: str, ready: Path, *argv: object,
+            env: dict[str, str] | None = None) -> subprocess.Popen:
+    """The command, started and returned once it is held at ``target``."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD.format(import_line=import_line,
+                                                               target=target),
+                             str(ready), *map(str, argv)], env=env, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 120
+    while not ready.exists():
+        assert proc.poll() is None, proc.stderr.read()
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    return proc
+
+
 def one_line_error(code: int, err: str, *words: str) -> None:
     """Refused with one ``reducetune: error:`` line that names what is wrong."""
     lines = err.strip().splitlines()
@@ -246,27 +275,9 @@ def test_a_merge_killed_while_copying_the_studies_leaves_no_copy_for_ever(result
     temp = tmp_path / "tmp"
     temp.mkdir()
     ready = tmp_path / "copying"
-    hold = (
-        "import pathlib, runpy, signal, sys\n"
-        "from reducetune.store import study_merge\n"
-        "ready = pathlib.Path(sys.argv.pop(1))\n"
-        "original = study_merge._read_only_storage\n"
-        "def held(path):\n"
-        "    ready.touch()\n"
-        "    while True:\n"
-        "        signal.pause()\n"
-        "study_merge._read_only_storage = held\n"
-        "sys.argv[0] = 'reducetune'\n"
-        "runpy.run_module('reducetune', run_name='__main__', alter_sys=True)\n")
     env = dict(os.environ, TMPDIR=str(temp))
-    proc = subprocess.Popen([sys.executable, "-c", hold, str(ready), "db", "merge", str(results),
-                             "--db", str(tmp_path / "into.db")], env=env,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while not ready.exists():
-        assert proc.poll() is None, proc.stderr.read()
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    proc = held_at("from reducetune.store import study_merge", "study_merge._read_only_storage",
+                   ready, "db", "merge", results, "--db", tmp_path / "into.db", env=env)
     assert [p.name.startswith("reducetune-merge-") for p in temp.iterdir()] == [True]
     proc.kill()
     proc.wait()
@@ -308,26 +319,10 @@ def test_a_resumed_tune_fails_the_trials_its_dead_processes_left_running(results
 def test_a_tune_killed_mid_evaluation_and_resumed_ends_with_no_trial_running(tmp_path,
                                                                             synthetic_db):
     ready = tmp_path / "evaluating"
-    hold = (
-        "import pathlib, runpy, signal, sys\n"
-        "from reducetune.evaluate.replay import ReplayEvaluator\n"
-        "ready = pathlib.Path(sys.argv.pop(1))\n"
-        "def evaluate(self, *args, **kwargs):\n"
-        "    ready.touch()\n"
-        "    while True:\n"
-        "        signal.pause()\n"
-        "ReplayEvaluator.evaluate = evaluate\n"
-        "sys.argv[0] = 'reducetune'\n"
-        "runpy.run_module('reducetune', run_name='__main__', alter_sys=True)\n")
     db = tmp_path / "results.db"
     argv = ["tune", "--replay", str(synthetic_db), "--db", str(db), *WORKLOAD, *TUNE]
-    proc = subprocess.Popen([sys.executable, "-c", hold, str(ready), *argv],
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while not ready.exists():
-        assert proc.poll() is None, proc.stderr.read()
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    proc = held_at("from reducetune.evaluate.replay import ReplayEvaluator",
+                   "ReplayEvaluator.evaluate", ready, *argv)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert studies_and_running(db) == (1, 1)
