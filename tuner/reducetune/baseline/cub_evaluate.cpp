@@ -5,7 +5,6 @@
 #include "reducetune/cuda/l2_flush.hpp"
 #include "reducetune/cuda/stream.hpp"
 #include "reducetune/errors.hpp"
-#include "reducetune/measure/bandwidth.hpp"
 #include "reducetune/measure/sample_copies.hpp"
 
 namespace reducetune {
@@ -17,22 +16,10 @@ evaluation measure_cub(prepared_workload &in, l2_flush &flush, const device_info
   device_buffer out(size_of(w.type));
   cub_reduce cub(w.type, w.op, w.n);
   stream s;
-  measurement m;
-  m.bytes_read = w.bytes_read();
-  m.launches = 1;
   sampled_copies r = sample_copies(
       [&](cudaStream_t st, std::size_t i) { cub.enqueue(in.input(i), out.data(), w.n, st); },
       [&](std::size_t) { return out.data(); }, in, s, flush, options);
-  m.check = r.before;
-  if (!r.before.ok) return failure{failure_kind::wrong_result, "CUB: " + r.before.reason};
-  if (!r.after.ok)
-    return failure{failure_kind::wrong_result, "CUB after sampling: " + r.after.reason};
-  m.cold = std::move(r.cold);
-  m.hot = std::move(r.hot);
-  m.bytes_per_s = bandwidth_bytes_per_s(m.bytes_read, m.cold.stats.median);
-  m.percent_of_peak = percent_of(m.bytes_per_s, device.peak_bytes_per_s());
-  m.percent_of_ceiling = percent_of(m.bytes_per_s, options.ceiling_bytes_per_s);
-  return m;
+  return measurement_of(std::move(r), w, 1, device, options, "CUB");
 }
 
 } // namespace

@@ -4,11 +4,15 @@
 #include "reducetune/cuda/loaded_module.hpp"
 #include "reducetune/cuda/stream.hpp"
 #include "reducetune/errors.hpp"
+#include "reducetune/jit/variant_request.hpp"
 #include "reducetune/measure/bandwidth.hpp"
 #include "reducetune/measure/launch_sequence.hpp"
 #include "reducetune/measure/sample_copies.hpp"
 
+#include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace reducetune {
@@ -27,30 +31,85 @@ sequences(const loaded_module &module, const launch_plan &plan, const prepared_w
 
 evaluation measure(const compiled_program &program, const launch_plan &plan, prepared_workload &in,
                    l2_flush &flush, const device_info &device, const evaluate_options &options) {
-  const workload &w = in.spec();
   const loaded_module module(program);
   auto seqs = sequences(module, plan, in);
   stream s;
+  sampled_copies r =
+      sample_copies([&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
+                    [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, options);
+  return measurement_of(std::move(r), in.spec(), seqs.front()->launches(), device, options);
+}
 
-  measurement m;
-  m.bytes_read = w.bytes_read();
-  m.launches = seqs.front()->launches();
-  sampled_copies r = sample_copies([&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
-                                   [&](std::size_t i) { return seqs[i]->result(); }, in, s,
-                                   flush, options);
-  m.check = r.before;
-  if (!r.before.ok) return failure{failure_kind::wrong_result, r.before.reason};
-  if (!r.after.ok) return failure{failure_kind::wrong_result, "after sampling: " + r.after.reason};
-  m.cold = std::move(r.cold);
-  m.hot = std::move(r.hot);
+// What a runner of one kernel ABI is given: the point as the space planned it.
+struct planned_point {
+  const search_space &space;
+  const problem &pr;
+  const point &p;
+  const input_data &data;
+};
 
-  m.bytes_per_s = bandwidth_bytes_per_s(m.bytes_read, m.cold.stats.median);
-  m.percent_of_peak = percent_of(m.bytes_per_s, device.peak_bytes_per_s());
-  m.percent_of_ceiling = percent_of(m.bytes_per_s, options.ceiling_bytes_per_s);
-  return m;
+using abi_runner = std::function<evaluation(const planned_point &, compiler &, const device_info &,
+                                            const evaluate_options &, evaluation_cache &)>;
+
+evaluation run_whole_array(const planned_point &pp, compiler &jit, const device_info &device,
+                           const evaluate_options &options, evaluation_cache &cache) {
+  if (!pp.pr.is_whole_array())
+    return failure{failure_kind::invalid_configuration, "family '" + pp.space.decl().name +
+                                                            "' reduces whole arrays, not " +
+                                                            to_label(pp.pr)};
+  const launch_plan plan = pp.space.plan_launch(pp.p.compile, pp.p.launch);
+  std::shared_ptr<const compiled_program> program;
+  try {
+    program = jit.compile(request_for(pp.space.decl(), pp.p.compile, device.arch()));
+  } catch (const compile_error &e) { // a variant that does not compile is a failed point
+    return failure{failure_kind::compile_error, e.what()};
+  }
+  return evaluate(*program, plan, workload_of(pp.pr, pp.data), device, options, cache);
+}
+
+// The runner of each kernel ABI (family.json "abi"): the axis family's runner
+// (measure/axis_launch) joins here, and nothing above evaluate() changes.
+const std::map<std::string, abi_runner> &runners() {
+  static const std::map<std::string, abi_runner> table{{"whole_array", run_whole_array}};
+  return table;
 }
 
 } // namespace
+
+workload workload_of(const problem &pr, const input_data &data) {
+  workload w;
+  w.type = pr.type;
+  w.op = pr.op;
+  w.n = pr.elements();
+  w.pattern = data.pattern;
+  w.seed = data.seed;
+  w.offset_elements = data.offset_elements;
+  return w;
+}
+
+void require_point_for(const family &f, const point &p, const problem &pr) {
+  validate(pr);
+  if (p.compile.type != pr.type || p.compile.op != pr.op)
+    throw invalid_configuration("point " + variant_label(f, p) + " is not for the problem " +
+                                to_label(pr));
+}
+
+evaluation evaluate(const search_space &space, const problem &pr, const point &p,
+                    const input_data &data, compiler &jit, const device_info &device,
+                    const evaluate_options &options, evaluation_cache &cache) {
+  require_point_for(space.decl(), p, pr);
+  if (space.type() != pr.type || space.op() != pr.op)
+    throw invalid_configuration(std::string{"a space of "} + to_string(space.type()) + " " +
+                                to_string(space.op()) + " does not measure " + to_label(pr));
+  if (const auto verdict = space.check(p); !verdict)
+    return failure{failure_kind::invalid_configuration, verdict.reasons()};
+  const auto runner = runners().find(space.decl().abi);
+  if (runner == runners().end())
+    return failure{failure_kind::invalid_configuration,
+                   "no runner measures the '" + space.decl().abi + "' kernel ABI of family '" +
+                       space.decl().name + "' yet"};
+  return runner->second({space, pr, p, data}, jit, device, options, cache);
+}
 
 evaluation evaluate(const compiled_program &program, const launch_plan &plan, const workload &w,
                     const device_info &device, const evaluate_options &options,
@@ -74,6 +133,25 @@ evaluation evaluate(const compiled_program &program, const launch_plan &plan, co
                     const device_info &device, const evaluate_options &options) {
   evaluation_cache once;
   return evaluate(program, plan, w, device, options, once);
+}
+
+evaluation measurement_of(sampled_copies &&r, const workload &w, unsigned launches,
+                          const device_info &device, const evaluate_options &options,
+                          const std::string &who) {
+  const std::string named = who.empty() ? "" : who + ": ";
+  const std::string after = who.empty() ? "after sampling: " : who + " after sampling: ";
+  if (!r.before.ok) return failure{failure_kind::wrong_result, named + r.before.reason};
+  if (!r.after.ok) return failure{failure_kind::wrong_result, after + r.after.reason};
+  measurement m;
+  m.check = r.before;
+  m.bytes_read = w.bytes_read();
+  m.launches = launches;
+  m.cold = std::move(r.cold);
+  m.hot = std::move(r.hot);
+  m.bytes_per_s = bandwidth_bytes_per_s(m.bytes_read, m.cold.stats.median);
+  m.percent_of_peak = percent_of(m.bytes_per_s, device.peak_bytes_per_s());
+  m.percent_of_ceiling = percent_of(m.bytes_per_s, options.ceiling_bytes_per_s);
+  return m;
 }
 
 } // namespace reducetune

@@ -1,5 +1,5 @@
-// The one entry point the driver uses: run a compiled variant under a launch plan on a
-// workload, verify it, time it, and return a measurement or a typed failure.
+// The one entry point the driver uses: a point of a search space on a problem, checked and
+// planned by the space, compiled, launched, verified and timed; a measurement or a typed failure.
 //
 // In-process: a fault that destroys the CUDA context is reported here as a launch_error, but
 // the context stays unusable; the Python driver runs evaluate() in a worker process
@@ -12,6 +12,11 @@
 #include "reducetune/measure/prepared_workload.hpp"
 #include "reducetune/measure/workload.hpp"
 #include "reducetune/space/launch_plan.hpp"
+#include "reducetune/space/point.hpp"
+#include "reducetune/space/problem.hpp"
+#include "reducetune/space/space.hpp"
+
+#include <string>
 
 namespace reducetune {
 
@@ -24,9 +29,36 @@ struct evaluate_options {
   tolerance_options tolerance{};
 };
 
-// Never throws for a failure of the variant; programming errors (bad arguments) still throw.
+// What the input holds beside its problem: the data pattern and seed its elements come from
+// (part of what the store keys a measurement by), and a start that is not 16-byte aligned.
+struct input_data {
+  data_pattern pattern = data_pattern::uniform;
+  std::uint64_t seed = default_data_seed;
+  unsigned offset_elements = 0;
+};
+
+// The workload the runner prepares for a whole-array problem (1, n, 1).
+[[nodiscard]] workload workload_of(const problem &pr, const input_data &data);
+
+// Throws invalid_configuration, one line, for an invalid problem or a point of another element
+// type or operator than the problem's: the caller's mistake, refused before any device is used.
+void require_point_for(const family &f, const point &p, const problem &pr);
+
+// Point p of `space` on problem `pr`. The space decides everything about the point: its
+// validity (an invalid point is a failure, never compiled), its launch (plan_launch and the
+// one planner, space/reduction_plan). The family's kernel ABI picks the runner: "whole_array"
+// runs measure/launch_sequence; another ABI (the axis family's, measure/axis_launch) is a
+// failure here until its runner is added to that one table in evaluate.cpp. A compile error is
+// a failure (compile_error). Throws as require_point_for does, and for a space of another
+// element type or operator.
 // The cache keeps the workload's input and reference, and the L2 flush buffer, for the next
 // call: a process that evaluates many points (the workers, the bench) passes the same one.
+[[nodiscard]] evaluation evaluate(const search_space &space, const problem &pr, const point &p,
+                                  const input_data &data, compiler &jit, const device_info &device,
+                                  const evaluate_options &options, evaluation_cache &cache);
+
+// The whole-array runner alone: a compiled program under a plan the caller made (GPU tests of
+// one protocol). Never throws for a failure of the variant; programming errors still throw.
 [[nodiscard]] evaluation evaluate(const compiled_program &program, const launch_plan &plan,
                                   const workload &w, const device_info &device,
                                   const evaluate_options &options, evaluation_cache &cache);
@@ -35,5 +67,14 @@ struct evaluate_options {
 [[nodiscard]] evaluation evaluate(const compiled_program &program, const launch_plan &plan,
                                   const workload &w, const device_info &device,
                                   const evaluate_options &options = {});
+
+struct sampled_copies;
+
+// A measurement from sampled copies (bandwidth, % of peak and of ceiling), or the wrong_result
+// failure of a copy checked before or after sampling, named by `who` ("" for a variant, "CUB"):
+// what a variant and the CUB baseline share.
+[[nodiscard]] evaluation measurement_of(sampled_copies &&r, const workload &w, unsigned launches,
+                                        const device_info &device, const evaluate_options &options,
+                                        const std::string &who = "");
 
 } // namespace reducetune

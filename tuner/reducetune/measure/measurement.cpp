@@ -10,6 +10,7 @@ const char *to_string(failure_kind k) noexcept {
   case failure_kind::worker_crashed: return "worker_crashed";
   case failure_kind::timed_out: return "timed_out";
   case failure_kind::device_error: return "device_error";
+  case failure_kind::compile_error: return "compile_error";
   }
   return "?";
 }

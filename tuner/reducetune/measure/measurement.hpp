@@ -36,6 +36,7 @@ enum class failure_kind {
   worker_crashed,        // the worker process died (a faulted context, a signal)
   timed_out,             // no reply within the time limit
   device_error,          // no GPU, or an attribute that cannot be read
+  compile_error,         // NVRTC refused the variant (the reason carries its log)
 };
 
 [[nodiscard]] const char *to_string(failure_kind k) noexcept;
