@@ -5,8 +5,9 @@
 # per second over the whole command, none missing / none twice, each worker's breakdown and
 # the scale-out model (experiments/multi_gpu.py: 1, 2, 4, 8 GPUs, 4 machines of 8) beside
 # the measured rates; then e304aed's one-GPU sweep for its wall time (targets: new one-GPU
-# wall <= a fifth of e304aed's; two GPUs >= 1.8 x one). PostgreSQL: not prepared (the GPU
-# machine has no server; see the issue), so not run.
+# wall <= a fifth of e304aed's; two GPUs >= 1.8 x one). "z_scaling.sh pg", a second call on
+# the same machine (builds kept): the sweep with its studies in a PostgreSQL server started
+# there (Debian's PostgreSQL 15 and psycopg2, carried: scripts/device-prep; z_pg.py).
 #
 #   scripts/device-prep    (here, once)
 #   device call: run(command="bash scripts/device-jobs/z_scaling.sh", kind="nvidia-h100-x2",
@@ -30,9 +31,24 @@ sweep() {  # TREE NAME STORAGE [single]: scripts/multi-gpu-sweep into $W/NAME
   echo "$2 rc=$?" >> "$W/job.log"
 }
 
-sweep old e304aed_single "" single
-sweep new default ""
-sweep new journal journal
+if [ "${1:-}" = pg ]; then  # a second call (builds kept): the sweep through PostgreSQL
+  if [ "${Z_DRY:-0}" != 1 ]; then  # Debian's server, carried (scripts/device-prep)
+    mkdir -p /tmp/pg && tar -C /tmp/pg -xJf .deps/pg.tar.xz
+    export PATH=/tmp/pg/usr/lib/postgresql/15/bin:$PATH
+    export LD_LIBRARY_PATH=/tmp/pg/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export PYTHONPATH=$NEW_SITE:/tmp/site
+  fi
+  url=$(python3 scripts/device-jobs/z_pg.py start "$W/pg.json" 2>> "$W/job.log") ||
+    { z_log "PostgreSQL did not start"; z_pack; exit 1; }
+  sweep new postgres "$url"
+  python3 scripts/device-jobs/z_pg.py stop "$W/pg.json"
+  runs=(postgres)
+else
+  sweep old e304aed_single "" single
+  sweep new default ""
+  sweep new journal journal
+  runs=(default journal)
+fi
 {
   echo "# Scale-out: scripts/multi-gpu-sweep, one GPU and two, e304aed's one-GPU wall time"
   echo
@@ -40,7 +56,7 @@ sweep new journal journal
   echo
   echo "| run | one-GPU wall s | two-GPU wall s | points/s one | points/s two | two / one |"
   echo "|---|---|---|---|---|---|"
-  for r in default journal; do
+  for r in "${runs[@]}"; do
     python3 - "$W/$r" "$r" <<'EOF'
 import re, sys
 from pathlib import Path
@@ -53,11 +69,13 @@ print(f"| {name} | {s1:.1f} | {s2:.1f} | {p1 / s1:.1f} | {p2 / s2:.1f} | "
       f"{(p2 / s2) / (p1 / s1) if p1 else float('nan'):.2f} |")
 EOF
   done
-  old=$(cat "$W/e304aed_single/single_s" 2>/dev/null || echo 0)
-  new=$(cat "$W/default/single_s" 2>/dev/null || echo 0)
-  echo
-  echo "e304aed one-GPU sweep wall: $old s; new (default storage): $new s; new / e304aed: $(python3 -c "print(round($new / $old, 3) if $old else 'n/a')") (target <= 0.2)"
-  for r in default journal; do
+  if [ "${runs[0]}" = default ]; then
+    old=$(cat "$W/e304aed_single/single_s" 2>/dev/null || echo 0)
+    new=$(cat "$W/default/single_s" 2>/dev/null || echo 0)
+    echo
+    echo "e304aed one-GPU sweep wall: $old s; new (default storage): $new s; new / e304aed: $(python3 -c "print(round($new / $old, 3) if $old else 'n/a')") (target <= 0.2)"
+  fi
+  for r in "${runs[@]}"; do
     echo; echo "## $r storage"; echo
     sed -n '/^- points:/,/^- points per second/p;/^## Where each/,$p' "$W/$r/report.md" 2>/dev/null
   done
