@@ -16,6 +16,7 @@
 // The points are launched through measure/axis_launch (the axis ABI: the pass over the
 // family's grid at the shape, then the finish kernel for split > 1).
 #include "catch.hpp"
+#include "gpu_context.hpp"
 
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/device_info.hpp"
@@ -48,10 +49,7 @@ namespace {
 
 using bytes = std::vector<unsigned char>;
 
-struct gpu_context {
-  device_info device = query_device();
-  device_limits limits = limits_of(device);
-  template_library lib = template_library::embedded();
+struct gpu_context : rt_test::gpu_context {
   family axis = family::load(lib, "axis");
   compiler c{lib};
 };
@@ -125,7 +123,7 @@ T float_element(reduce_op op, unsigned pattern, std::uint64_t h, std::uint64_t k
     const int room = static_cast<int>(std::ceil(std::log2(static_cast<double>(r) + 1))) + 2;
     const T huge = std::ldexp(std::numeric_limits<T>::max(), -room);
     const T tiny = std::numeric_limits<T>::denorm_min() * static_cast<T>(h % 1000);
-    return sign * (k % 2 ? huge * (T(0.5) + u / 2) : tiny);
+    return sign * (k % 2 ? static_cast<T>(huge * (T(0.5) + u / 2)) : tiny);
   }
   case 3:
     return 2 * u - 1;

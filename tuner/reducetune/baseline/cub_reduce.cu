@@ -3,6 +3,8 @@
 #include "reducetune/errors.hpp"
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <limits>
 
@@ -31,6 +33,42 @@ cudaError_t dispatch(reduce_op op, void *temp, std::size_t &temp_bytes, const vo
   return cudaErrorInvalidValue;
 }
 
+// The half types as CUB reduces them under the rule of the tuned kernels: a float32
+// accumulator (CUB's accumulator is what the operator returns from the initial value and an
+// element, here float), rounded once into the H output. DeviceReduce::Sum would accumulate in
+// H itself.
+struct sum_f32 {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct prod_f32 {
+  __device__ float operator()(float a, float b) const { return a * b; }
+};
+struct min_f32 {
+  __device__ float operator()(float a, float b) const { return b < a ? b : a; }
+};
+struct max_f32 {
+  __device__ float operator()(float a, float b) const { return a < b ? b : a; }
+};
+
+template <class H>
+cudaError_t dispatch_half(reduce_op op, void *temp, std::size_t &temp_bytes, const void *in,
+                          void *out, std::int64_t n, cudaStream_t s) {
+  const H *d_in = static_cast<const H *>(in);
+  H *d_out = static_cast<H *>(out);
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  switch (op) {
+  case reduce_op::sum:
+    return cub::DeviceReduce::Reduce(temp, temp_bytes, d_in, d_out, n, sum_f32{}, 0.0f, s);
+  case reduce_op::min:
+    return cub::DeviceReduce::Reduce(temp, temp_bytes, d_in, d_out, n, min_f32{}, inf, s);
+  case reduce_op::max:
+    return cub::DeviceReduce::Reduce(temp, temp_bytes, d_in, d_out, n, max_f32{}, -inf, s);
+  case reduce_op::prod:
+    return cub::DeviceReduce::Reduce(temp, temp_bytes, d_in, d_out, n, prod_f32{}, 1.0f, s);
+  }
+  return cudaErrorInvalidValue;
+}
+
 cudaError_t dispatch(dtype t, reduce_op op, void *temp, std::size_t &temp_bytes, const void *in,
                      void *out, std::int64_t n, cudaStream_t s) {
   switch (t) {
@@ -38,6 +76,8 @@ cudaError_t dispatch(dtype t, reduce_op op, void *temp, std::size_t &temp_bytes,
   case dtype::int64: return dispatch<long long>(op, temp, temp_bytes, in, out, n, s);
   case dtype::float32: return dispatch<float>(op, temp, temp_bytes, in, out, n, s);
   case dtype::float64: return dispatch<double>(op, temp, temp_bytes, in, out, n, s);
+  case dtype::float16: return dispatch_half<__half>(op, temp, temp_bytes, in, out, n, s);
+  case dtype::bfloat16: return dispatch_half<__nv_bfloat16>(op, temp, temp_bytes, in, out, n, s);
   }
   return cudaErrorInvalidValue;
 }

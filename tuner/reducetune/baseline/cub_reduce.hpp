@@ -1,6 +1,6 @@
 // The CUB baseline: cub::DeviceReduce (Sum, Min, Max, Reduce with a product functor) for
-// every dtype × op, compiled by nvcc into the library, temporary storage allocated once for
-// the largest n. Kept free of C++20 (nvcc compiles the .cu as C++17); evaluate_cub() in
+// every dtype × op (the half types through Reduce with a float32 accumulator), compiled by
+// nvcc into the library, temporary storage allocated once for the largest n. Kept free of C++20 (nvcc compiles the .cu as C++17); evaluate_cub() in
 // cub_baseline.hpp times it with the same sampler as the variants.
 #pragma once
 

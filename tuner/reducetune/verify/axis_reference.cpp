@@ -26,6 +26,10 @@ template std::vector<float> axis_row(const float *, const reduction_shape &, std
                                      std::uint64_t);
 template std::vector<double> axis_row(const double *, const reduction_shape &, std::uint64_t,
                                       std::uint64_t);
+template std::vector<float16> axis_row(const float16 *, const reduction_shape &, std::uint64_t,
+                                       std::uint64_t);
+template std::vector<bfloat16> axis_row(const bfloat16 *, const reduction_shape &,
+                                        std::uint64_t, std::uint64_t);
 
 axis_reference::axis_reference(const problem &p, const void *in) : m_problem(p) {
   validate(p);
@@ -41,13 +45,14 @@ axis_reference::axis_reference(const problem &p, const void *in) : m_problem(p) 
   });
 }
 
-axis_verdict axis_reference::check(const void *got, std::size_t max_reported) const {
+axis_verdict axis_reference::check(const void *got, std::size_t max_reported,
+                                   tolerance_options options) const {
   axis_verdict out;
   out.outputs = m_outputs.size();
-  const std::size_t bytes = size_of(m_problem.type);
+  const std::size_t bytes = options.float32_output ? sizeof(float) : size_of(m_problem.type);
   const auto *results = static_cast<const unsigned char *>(got);
   for (std::uint64_t j = 0; j < m_outputs.size(); ++j) {
-    const verdict v = m_outputs[j].check(results + j * bytes);
+    const verdict v = m_outputs[j].check(results + j * bytes, options);
     if (v.ok) continue;
     ++out.failed;
     if (out.failures.size() < max_reported)

@@ -36,8 +36,10 @@ public:
   // problem validate() refuses.
   axis_reference(const problem &p, const void *in);
 
-  // `got` holds outer * inner elements of p.type.
-  [[nodiscard]] axis_verdict check(const void *got, std::size_t max_reported = 8) const;
+  // `got` holds outer * inner elements of p.type (floats for a half type when
+  // options.float32_output); options.depth bounds each output's summation depth.
+  [[nodiscard]] axis_verdict check(const void *got, std::size_t max_reported = 8,
+                                   tolerance_options options = {}) const;
   [[nodiscard]] const problem &of() const noexcept { return m_problem; }
 
 private:

@@ -1,6 +1,7 @@
 #include "reducetune/verify/patterns.hpp"
 
 #include "reducetune/errors.hpp"
+#include "reducetune/verify/random.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,27 +12,8 @@
 namespace reducetune {
 namespace {
 
-// splitmix64: tiny, fast, and identical everywhere (the standard distributions are not).
-class generator {
-public:
-  explicit generator(std::uint64_t seed) : m_state(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (m_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; } // [0, 1)
-  long long between(long long lo, long long hi) { // [lo, hi]
-    return lo + static_cast<long long>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-
-private:
-  std::uint64_t m_state;
-};
-
 // previous: the element before i (alternating pairs each even element with the next one).
-template <class T> T integer_value(data_pattern p, std::uint64_t i, T previous, generator &g) {
+template <class T> T integer_value(data_pattern p, std::uint64_t i, T previous, data_generator &g) {
   using U = std::make_unsigned_t<T>;
   switch (p) {
   case data_pattern::uniform:
@@ -46,7 +28,7 @@ template <class T> T integer_value(data_pattern p, std::uint64_t i, T previous, 
   return 0;
 }
 
-template <class T> T float_value(data_pattern p, std::uint64_t i, T previous, generator &g) {
+template <class T> T float_value(data_pattern p, std::uint64_t i, T previous, data_generator &g) {
   switch (p) {
   case data_pattern::uniform: return static_cast<T>(2 * g.unit() - 1);
   case data_pattern::constant: return static_cast<T>(0.1);
@@ -56,7 +38,9 @@ template <class T> T float_value(data_pattern p, std::uint64_t i, T previous, ge
   case data_pattern::ascending: return static_cast<T>(static_cast<double>(i));
   case data_pattern::all_negative: return static_cast<T>(-(1 + g.unit()));
   case data_pattern::wide_range: {
-    const int e = std::is_same_v<T, float> ? 30 : 200;
+    // float16 up to 2^13 (a few thousand of them may overflow its 65504: the verifier expects
+    // the overflow then), bfloat16 and float 2^30, double 2^200.
+    const int e = std::is_same_v<T, float16> ? 12 : std::is_same_v<T, double> ? 200 : 30;
     const double magnitude = std::ldexp(1 + g.unit(), static_cast<int>(g.between(-e, e)));
     return static_cast<T>(g.next() & 1 ? magnitude : -magnitude);
   }
@@ -66,7 +50,7 @@ template <class T> T float_value(data_pattern p, std::uint64_t i, T previous, ge
 }
 
 // prod: mostly 1, sparse −1 and 2 (floats: each 2 later undone by a 0.5).
-template <class T> std::vector<T> product_data(data_pattern p, std::uint64_t n, generator &g) {
+template <class T> std::vector<T> product_data(data_pattern p, std::uint64_t n, data_generator &g) {
   std::vector<T> v(n, T{1});
   if (p == data_pattern::constant) return v;
   const std::uint64_t stride = std::max<std::uint64_t>(1, n / 64);
@@ -133,7 +117,7 @@ data_pattern data_pattern_from_string(const std::string &name) {
 template <class T>
 std::vector<T> generate(data_pattern p, reduce_op op, std::uint64_t n, std::uint64_t seed) {
   if (n == 0) throw invalid_configuration("a workload needs n >= 1 elements");
-  generator g(seed ^ (static_cast<std::uint64_t>(p) << 56));
+  data_generator g(seed ^ (static_cast<std::uint64_t>(p) << 56));
   if (op == reduce_op::prod) return product_data<T>(p, n, g);
   std::vector<T> v(n);
   T previous{};
@@ -152,6 +136,10 @@ template std::vector<float> generate<float>(data_pattern, reduce_op, std::uint64
                                             std::uint64_t);
 template std::vector<double> generate<double>(data_pattern, reduce_op, std::uint64_t,
                                               std::uint64_t);
+template std::vector<float16> generate<float16>(data_pattern, reduce_op, std::uint64_t,
+                                                std::uint64_t);
+template std::vector<bfloat16> generate<bfloat16>(data_pattern, reduce_op, std::uint64_t,
+                                                  std::uint64_t);
 
 std::vector<unsigned char> generate_bytes(dtype t, data_pattern p, reduce_op op,
                                           std::uint64_t n, std::uint64_t seed) {

@@ -8,6 +8,7 @@
 #include <bit>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace reducetune {
 namespace {
@@ -177,9 +178,17 @@ template <class T> float_reference reference_float(reduce_op op, std::span<const
   throw invalid_configuration("unknown operator");
 }
 
+template <class H> float_reference reference_half(reduce_op op, std::span<const H> data) {
+  static_assert(is_half_v<H>);
+  const std::vector<float> widened(data.begin(), data.end()); // exact
+  return reference_float<float>(op, widened);
+}
+
 template int reference_integer<int>(reduce_op, std::span<const int>);
 template long long reference_integer<long long>(reduce_op, std::span<const long long>);
 template float_reference reference_float<float>(reduce_op, std::span<const float>);
 template float_reference reference_float<double>(reduce_op, std::span<const double>);
+template float_reference reference_half<float16>(reduce_op, std::span<const float16>);
+template float_reference reference_half<bfloat16>(reduce_op, std::span<const bfloat16>);
 
 } // namespace reducetune

@@ -45,4 +45,11 @@ struct float_reference {
 template <class T>
 [[nodiscard]] float_reference reference_float(reduce_op op, std::span<const T> data);
 
+// H is float16 or bfloat16 (verify/half.hpp); n ≥ 1. The reference of the inputs widened to
+// float32, their accumulator: exact_in_any_order and partial_range_unsafe say whether every
+// order of float32 additions or multiplications is exact or stays in range (the result is then
+// rounded once more, to the output type: verify.hpp).
+template <class H>
+[[nodiscard]] float_reference reference_half(reduce_op op, std::span<const H> data);
+
 } // namespace reducetune

@@ -29,6 +29,15 @@
 // The reference's own error (compensated, in long double) adds 4·u_long_double·Σ|x|.
 //
 // min, max and integers are exact (tolerance 0).
+//
+// Half types (float16, bfloat16) accumulate in float32 and round once, to the output type
+// (the element type, or float32 when the caller asks): issue 26's bound per output is
+//     |result − exact| ≤ u_out·|exact| + d·2^-24·Σ|x|      (prod: (n − 1)·2^-24·|p|)
+// with u_out the output type's unit roundoff and d the depth of the point's summation.
+// half_tolerance computes u_out·|exact| + (1 + u_out)·γ_d(2^-24)·Σ|x|: the float32
+// accumulation's rigorous bound, then the final rounding of the computed value; it exceeds the
+// issue's by O((d·2^-24)²) only. Where every float32 order is exact (exact_in_any_order),
+// the result must be the exact value rounded once: tolerance 0 against that (verify.cpp).
 #pragma once
 
 #include "reducetune/verify/reference.hpp"
@@ -49,10 +58,23 @@ template <class T> constexpr long double unit_roundoff() noexcept {
 
 struct tolerance_options {
   std::uint64_t depth = 0; // deepest leaf of the summation tree; 0: any order (n − 1)
+  // A half type's result was asked in float32 (4 bytes) instead of the element type.
+  bool float32_output = false;
 };
 
 // Absolute tolerance for op over the input described by ref, in a type with unit roundoff u.
 [[nodiscard]] long double float_tolerance(reduce_op op, const float_reference &ref,
                                           long double u, tolerance_options options = {});
+
+// The half types' tolerance (above): u_out is the output type's unit roundoff.
+[[nodiscard]] long double half_tolerance(reduce_op op, const float_reference &ref,
+                                         long double u_out, tolerance_options options = {});
+
+// The depth d of one stage of a summation: `elements` folded by `lanes` lanes, each in
+// sequence (at most ceil(elements / lanes) additions), then a tree over the lanes
+// (ceil(log2 lanes) levels). A point's d is the sum over its stages (a thread's loop, the
+// block tree, a finish pass over the partials). The search space does not state d yet: the
+// GPU tests compose it from a point's parameters (tests/cpp/gpu_test_half*.cpp).
+[[nodiscard]] std::uint64_t stage_depth(std::uint64_t elements, std::uint64_t lanes) noexcept;
 
 } // namespace reducetune

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -116,6 +117,74 @@ verdict verify_float(reduce_op op, const float_reference &ref, T got, tolerance_
   return v;
 }
 
+// The smallest magnitude that rounds to infinity in Out: max + ulp(max) / 2
+// = 2^max_exponent · (1 − u/2).
+template <class Out> long double overflow_threshold() {
+  return std::ldexp(1 - unit_roundoff<Out>() / 2, std::numeric_limits<Out>::max_exponent);
+}
+
+// A half type's sum or product, accumulated in float32 and rounded once to Out (the half
+// type, or float when the caller asked for float32): tolerance.hpp, "Half types".
+template <class Out>
+verdict verify_half_rounded(reduce_op op, const float_reference &ref, Out out,
+                            tolerance_options options) {
+  const float got = static_cast<float>(out);
+  if (ref.special != special_result::none) return verify_rounded(op, ref, got, options);
+  verdict v;
+  v.tolerance = half_tolerance(op, ref, unit_roundoff<Out>(), options);
+  if (std::isinf(got)) { // the exact result overflows Out, or is within the bound of doing so
+    v.ok = (got > 0) == (ref.value > 0) &&
+           std::fabs(ref.value) + v.tolerance >= overflow_threshold<Out>();
+    v.reason = v.ok ? "the exact result overflows the output type"
+                    : "the exact result is finite in the output type but the GPU gave " +
+                          format(static_cast<long double>(got));
+    return v;
+  }
+  if (std::isnan(got)) {
+    v.reason = "the exact result is finite but the GPU gave NaN";
+    return v;
+  }
+  v.error = std::fabs(static_cast<long double>(got) - ref.value);
+  v.ok = v.error <= v.tolerance;
+  const float rounded = static_cast<float>(Out(static_cast<double>(ref.value)));
+  if (!v.ok)
+    v.reason = "|got - expected| = " + format(v.error) + " exceeds u_out*|exact| + " +
+               "(1 + u_out)*gamma_d(2^-24)*sum|x| = " + format(v.tolerance);
+  else if (ref.exact_in_any_order && got != rounded) {
+    v.ok = false;
+    v.reason = "every float32 order is exact here: the result must be the exact value rounded "
+               "once to the output type, " + format(static_cast<long double>(rounded));
+  }
+  return v;
+}
+
+template <class Out>
+verdict verify_half_as(reduce_op op, const float_reference &ref, Out got,
+                       tolerance_options options) {
+  verdict v = (op == reduce_op::min || op == reduce_op::max)
+                  ? verify_minmax(ref, static_cast<float>(got)) // exact
+                  : verify_half_rounded(op, ref, got, options);
+  v.expected = format(ref.all_nan ? std::numeric_limits<long double>::quiet_NaN() : ref.value);
+  if (ref.special != special_result::none && op != reduce_op::min && op != reduce_op::max)
+    v.expected = special_name(ref.special);
+  v.got = format(static_cast<long double>(static_cast<float>(got)));
+  return v;
+}
+
+// got holds one H, or one float when options.float32_output.
+template <class H>
+verdict verify_half(reduce_op op, const float_reference &ref, const void *got,
+                    tolerance_options options) {
+  if (options.float32_output) {
+    float g;
+    std::memcpy(&g, got, sizeof g);
+    return verify_half_as(op, ref, g, options);
+  }
+  H g;
+  std::memcpy(&g, got, sizeof g);
+  return verify_half_as(op, ref, g, options);
+}
+
 } // namespace
 
 template <class T>
@@ -123,6 +192,9 @@ verdict verify(reduce_op op, std::span<const T> data, T got, tolerance_options o
   if constexpr (std::is_integral_v<T>) {
     (void)options;
     return verify_integer(op, reference_integer(op, data), got);
+  } else if constexpr (is_half_v<T>) {
+    options.float32_output = false; // got is a T
+    return verify_half<T>(op, reference_half(op, data), &got, options);
   } else {
     return verify_float(op, reference_float(op, data), got, options);
   }
@@ -133,9 +205,13 @@ template verdict verify<long long>(reduce_op, std::span<const long long>, long l
                                    tolerance_options);
 template verdict verify<float>(reduce_op, std::span<const float>, float, tolerance_options);
 template verdict verify<double>(reduce_op, std::span<const double>, double, tolerance_options);
+template verdict verify<float16>(reduce_op, std::span<const float16>, float16, tolerance_options);
+template verdict verify<bfloat16>(reduce_op, std::span<const bfloat16>, bfloat16,
+                                  tolerance_options);
 
 verdict verify(dtype t, reduce_op op, const void *data, std::size_t n, const void *got,
                tolerance_options options) {
+  if (is_half(t)) return prepared_reference(t, op, data, n).check(got, options);
   return visit_dtype(t, [&](auto zero) {
     using T = decltype(zero);
     return verify<T>(op, std::span<const T>(static_cast<const T *>(data), n),
@@ -150,6 +226,8 @@ prepared_reference::prepared_reference(dtype t, reduce_op op, const void *data, 
     const std::span<const T> span(static_cast<const T *>(data), n);
     if constexpr (std::is_integral_v<T>)
       m_integer = reference_integer(op, span);
+    else if constexpr (is_half_v<T>)
+      m_float = reference_half(op, span);
     else
       m_float = reference_float(op, span);
   });
@@ -158,11 +236,12 @@ prepared_reference::prepared_reference(dtype t, reduce_op op, const void *data, 
 verdict prepared_reference::check(const void *got, tolerance_options options) const {
   return visit_dtype(m_type, [&](auto zero) {
     using T = decltype(zero);
-    const T value = *static_cast<const T *>(got);
-    if constexpr (std::is_integral_v<T>)
-      return verify_integer(m_op, static_cast<T>(m_integer), value);
+    if constexpr (is_half_v<T>)
+      return verify_half<T>(m_op, m_float, got, options);
+    else if constexpr (std::is_integral_v<T>)
+      return verify_integer(m_op, static_cast<T>(m_integer), *static_cast<const T *>(got));
     else
-      return verify_float(m_op, m_float, value, options);
+      return verify_float(m_op, m_float, *static_cast<const T *>(got), options);
   });
 }
 

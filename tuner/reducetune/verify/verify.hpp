@@ -36,7 +36,8 @@ template <class T>
 [[nodiscard]] verdict verify(reduce_op op, std::span<const T> data, T got,
                              tolerance_options options = {});
 
-// Type-erased form for the runner: data holds n elements of t, got one element of t.
+// Type-erased form for the runner: data holds n elements of t, got one element of t (a float
+// for a half type when options.float32_output).
 [[nodiscard]] verdict verify(dtype t, reduce_op op, const void *data, std::size_t n,
                              const void *got, tolerance_options options = {});
 
@@ -52,7 +53,7 @@ private:
   dtype m_type;
   reduce_op m_op;
   long long m_integer = 0;    // int32 / int64: the exact result
-  float_reference m_float{};  // float32 / float64
+  float_reference m_float{};  // float32 / float64; float16 / bfloat16 widened to float32
 };
 
 } // namespace reducetune
