@@ -68,30 +68,32 @@ namespace detail {
 [[noreturn]] void throw_nvrtc(int code, const char *call, const char *file, int line);
 void report_noexcept(const char *api, int code, const char *call, const char *file,
                      int line) noexcept;
+// report_noexcept for one API, in the shape RT_DETAIL_CHECK calls.
+struct noexcept_reporter {
+  const char *api;
+  void operator()(int code, const char *call, const char *file, int line) const noexcept {
+    report_noexcept(api, code, call, file, line);
+  }
+};
 } // namespace detail
 
 } // namespace reducetune
 
-// CUDA runtime API (cudaError_t). Clears the sticky-free last error so later calls start clean.
-#define RT_CUDA_CALL(call)                                                                     \
+// The body of every checking macro (one per API, here and in cuda/driver_api.hpp): evaluates
+// the call once and hands a non-zero status, the call's text, file and line to on_error.
+#define RT_DETAIL_CHECK(status, text, on_error)                                                \
   do {                                                                                         \
-    const int rt_status_ = static_cast<int>(call);                                             \
+    const int rt_status_ = static_cast<int>(status);                                           \
     if (rt_status_ != 0)                                                                       \
-      ::reducetune::detail::throw_cuda_runtime(rt_status_, #call, __FILE__, __LINE__);         \
+      on_error(rt_status_, text, __FILE__, __LINE__);                                          \
   } while (false)
 
+// CUDA runtime API (cudaError_t). Clears the sticky-free last error so later calls start clean.
+#define RT_CUDA_CALL(call) RT_DETAIL_CHECK(call, #call, ::reducetune::detail::throw_cuda_runtime)
+
 // NVRTC (nvrtcResult). Compile failures are not raised here: the compiler reads the log first.
-#define RT_NVRTC_CALL(call)                                                                    \
-  do {                                                                                         \
-    const int rt_status_ = static_cast<int>(call);                                             \
-    if (rt_status_ != 0)                                                                       \
-      ::reducetune::detail::throw_nvrtc(rt_status_, #call, __FILE__, __LINE__);                \
-  } while (false)
+#define RT_NVRTC_CALL(call) RT_DETAIL_CHECK(call, #call, ::reducetune::detail::throw_nvrtc)
 
 // Forms for destructors and other noexcept paths: report, never throw.
 #define RT_CUDA_CALL_NOEXCEPT(call)                                                            \
-  do {                                                                                         \
-    const int rt_status_ = static_cast<int>(call);                                             \
-    if (rt_status_ != 0)                                                                       \
-      ::reducetune::detail::report_noexcept("CUDA", rt_status_, #call, __FILE__, __LINE__);    \
-  } while (false)
+  RT_DETAIL_CHECK(call, #call, ::reducetune::detail::noexcept_reporter{"CUDA"})

@@ -42,18 +42,8 @@ struct table {
 } // namespace reducetune::driver_api
 
 // CUDA driver API (CUresult); the error's name and text come from the driver itself.
-#define RT_DRIVER_CALL(call)                                                                   \
-  do {                                                                                         \
-    const int rt_status_ = static_cast<int>(call);                                             \
-    if (rt_status_ != 0)                                                                       \
-      ::reducetune::driver_api::throw_error(rt_status_, #call, __FILE__, __LINE__);            \
-  } while (false)
+#define RT_DRIVER_CALL(call) RT_DETAIL_CHECK(call, #call, ::reducetune::driver_api::throw_error)
 
 // For destructors and other noexcept paths: report, never throw (errors.hpp).
 #define RT_DRIVER_CALL_NOEXCEPT(call)                                                          \
-  do {                                                                                         \
-    const int rt_status_ = static_cast<int>(call);                                             \
-    if (rt_status_ != 0)                                                                       \
-      ::reducetune::detail::report_noexcept("CUDA driver", rt_status_, #call, __FILE__,        \
-                                            __LINE__);                                         \
-  } while (false)
+  RT_DETAIL_CHECK(call, #call, ::reducetune::detail::noexcept_reporter{"CUDA driver"})
