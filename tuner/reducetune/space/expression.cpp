@@ -204,20 +204,22 @@ value expression::eval(const scope &s) const {
   return eval_in(ctx);
 }
 
+namespace {
+// The value v of the expression `text` as a T, or why it is not one.
+template <typename T> T value_as(value v, const std::string &text, const char *needed) {
+  if (!std::holds_alternative<T>(v))
+    throw invalid_configuration("expression '" + text + "': gives " + to_literal(v) + " where " +
+                                needed + " is needed");
+  return std::get<T>(std::move(v));
+}
+} // namespace
+
 std::int64_t expression::eval_int(const scope &s) const {
-  const value v = eval(s);
-  if (!is_int(v))
-    throw invalid_configuration("expression '" + m_text + "': gives " + to_literal(v) +
-                                " where an integer is needed");
-  return std::get<std::int64_t>(v);
+  return value_as<std::int64_t>(eval(s), m_text, "an integer");
 }
 
 std::string expression::eval_string(const scope &s) const {
-  const value v = eval(s);
-  if (!is_string(v))
-    throw invalid_configuration("expression '" + m_text + "': gives " + to_literal(v) +
-                                " where a string is needed");
-  return std::get<std::string>(v);
+  return value_as<std::string>(eval(s), m_text, "a string");
 }
 
 void scope::set(const std::string &name, value v) {

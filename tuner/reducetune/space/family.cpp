@@ -53,20 +53,23 @@ const parameter *family::find_parameter(const std::string &param_name) const {
   return nullptr;
 }
 
-std::vector<std::size_t> family::compile_parameters() const {
+namespace {
+// The positions of the parameters of one kind, in declaration order.
+std::vector<std::size_t> positions_of(const std::vector<parameter> &ps, parameter_kind kind) {
   std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < parameters.size(); ++i)
-    if (parameters[i].kind == parameter_kind::compile)
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    if (ps[i].kind == kind)
       out.push_back(i);
   return out;
 }
+} // namespace
+
+std::vector<std::size_t> family::compile_parameters() const {
+  return positions_of(parameters, parameter_kind::compile);
+}
 
 std::vector<std::size_t> family::launch_parameters() const {
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < parameters.size(); ++i)
-    if (parameters[i].kind == parameter_kind::launch)
-      out.push_back(i);
-  return out;
+  return positions_of(parameters, parameter_kind::launch);
 }
 
 } // namespace reducetune

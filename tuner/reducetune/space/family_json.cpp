@@ -150,13 +150,8 @@ void family_reader::read_presets(const json &doc, family &f) const {
       const parameter *p = f.find_parameter(name);
       if (!p)
         fail(where + " names the unknown parameter '" + name + "'");
-      value v;
-      if (vj.is_number_integer())
-        v = vj.get<std::int64_t>();
-      else if (vj.is_string())
-        v = vj.get<std::string>();
-      else
-        fail(where + ": the value of '" + name + "' must be an integer or a string");
+      const value v =
+          scalar(vj, where + ": the value of '" + name + "' must be an integer or a string");
       if (!p->index_of(v))
         fail(where + ": " + to_literal(v) + " is not a value of '" + name + "' (" +
              p->values_text() + ")");

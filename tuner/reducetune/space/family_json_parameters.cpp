@@ -95,13 +95,8 @@ void family_reader::read_default(const json &pj, parameter &p, const std::string
   if (!pj.contains("default"))
     return; // the first value
   const json &d = pj["default"];
-  value v;
-  if (d.is_number_integer())
-    v = d.get<std::int64_t>();
-  else if (d.is_string())
-    v = d.get<std::string>();
-  else
-    fail(where + ": the default must be an integer or a string, not " + d.dump());
+  const value v =
+      scalar(d, where + ": the default must be an integer or a string, not " + d.dump());
   const auto idx = p.index_of(v);
   if (!idx)
     fail(where + ": the default " + to_literal(v) + " is not among its values (" +

@@ -65,6 +65,14 @@ std::string family_reader::optional_string(const json &obj, const char *key,
   return obj[key].get<std::string>();
 }
 
+value family_reader::scalar(const json &v, const std::string &failure) const {
+  if (v.is_number_integer())
+    return v.get<std::int64_t>();
+  if (v.is_string())
+    return v.get<std::string>();
+  fail(failure);
+}
+
 // An expression given as a string, or as an integer literal.
 expression family_reader::expr(const json &v, const std::string &where, bool allow_n) const {
   std::string text;

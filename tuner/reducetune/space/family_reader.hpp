@@ -39,6 +39,8 @@ private:
   const json &required(const json &obj, const char *key, const std::string &where) const;
   std::string required_string(const json &obj, const char *key, const std::string &where) const;
   std::string optional_string(const json &obj, const char *key, const std::string &where) const;
+  // An integer or a string (a parameter's value in a preset or its default); `failure` otherwise.
+  value scalar(const json &v, const std::string &failure) const;
   expression expr(const json &v, const std::string &where, bool allow_n = false) const;
   expression protocol_expr(const json &doc) const;
 
