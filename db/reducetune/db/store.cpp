@@ -7,6 +7,20 @@ namespace reducetune::db {
 
 using namespace detail;
 
+namespace {
+// An INSERT ... RETURNING id in a write transaction of its own; bind(s) binds its values.
+template <typename Bind>
+std::int64_t insert_returning_id(database &db, const std::string &sql, Bind bind) {
+  std::int64_t id = 0;
+  write_transaction(db, [&] {
+    auto s = db.prepare(sql);
+    bind(s);
+    id = returning_id(s);
+  });
+  return id;
+}
+} // namespace
+
 statement &store::cached(const char *sql) const {
   auto it = m_statements.find(sql);
   if (it == m_statements.end())
@@ -40,20 +54,16 @@ std::string store::integrity_check() const {
 }
 
 std::int64_t store::register_device(const device_record &d) {
-  std::int64_t id = 0;
-  write_transaction(m_db, [&] {
-    auto s = m_db.prepare(
-        std::string(device_insert) +
-        " ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, cc_major = excluded.cc_major,"
-        " cc_minor = excluded.cc_minor, sm_count = excluded.sm_count,"
-        " l2_bytes = excluded.l2_bytes, bus_width_bits = excluded.bus_width_bits,"
-        " memory_clock_khz = excluded.memory_clock_khz,"
-        " driver_version = excluded.driver_version, toolkit_version = excluded.toolkit_version"
-        " RETURNING id");
-    bind_device(s, d);
-    id = returning_id(s);
-  });
-  return id;
+  return insert_returning_id(
+      m_db,
+      std::string(device_insert) +
+          " ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, cc_major = excluded.cc_major,"
+          " cc_minor = excluded.cc_minor, sm_count = excluded.sm_count,"
+          " l2_bytes = excluded.l2_bytes, bus_width_bits = excluded.bus_width_bits,"
+          " memory_clock_khz = excluded.memory_clock_khz,"
+          " driver_version = excluded.driver_version, toolkit_version = excluded.toolkit_version"
+          " RETURNING id",
+      [&](statement &s) { bind_device(s, d); });
 }
 
 std::optional<device_record> store::find_device(std::string_view uuid) const {
@@ -67,46 +77,37 @@ std::vector<device_record> store::devices() const {
 }
 
 std::int64_t store::register_template(std::string_view family, std::string_view content_hash) {
-  std::int64_t id = 0;
-  write_transaction(m_db, [&] {
-    auto s = m_db.prepare("INSERT INTO rt_templates (family, content_hash) VALUES (?1, ?2)"
-                          " ON CONFLICT (family, content_hash) DO UPDATE SET family = family"
-                          " RETURNING id");
-    s.bind(1, family).bind(2, content_hash);
-    id = returning_id(s);
-  });
-  return id;
+  return insert_returning_id(m_db,
+                             "INSERT INTO rt_templates (family, content_hash) VALUES (?1, ?2)"
+                             " ON CONFLICT (family, content_hash) DO UPDATE SET family = family"
+                             " RETURNING id",
+                             [&](statement &s) { s.bind(1, family).bind(2, content_hash); });
 }
 
 std::int64_t store::create_study(const study_record &st) {
-  std::int64_t id = 0;
-  write_transaction(m_db, [&] {
-    // the no-op update makes RETURNING give the existing row's id
-    auto s = m_db.prepare("INSERT INTO rt_studies (name, device_id, dtype, op, strategy, config)"
-                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-                          " ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id");
-    s.bind(1, st.name).bind(2, st.device_id).bind(3, st.dtype).bind(4, st.op);
-    s.bind(5, st.strategy).bind(6, st.config_json);
-    id = returning_id(s);
-  });
-  return id;
+  // the no-op update makes RETURNING give the existing row's id
+  return insert_returning_id(
+      m_db,
+      "INSERT INTO rt_studies (name, device_id, dtype, op, strategy, config)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+      " ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id",
+      [&](statement &s) {
+        s.bind(1, st.name).bind(2, st.device_id).bind(3, st.dtype).bind(4, st.op);
+        s.bind(5, st.strategy).bind(6, st.config_json);
+      });
 }
 
 std::int64_t store::record_build(const build_record &b) {
-  std::int64_t id = 0;
-  write_transaction(m_db, [&] {
-    auto s = m_db.prepare(
-        std::string(build_insert) +
-        " ON CONFLICT (cache_key) DO UPDATE SET program_key = excluded.program_key,"
-        " variant_label = excluded.variant_label, arch = excluded.arch,"
-        " nvrtc_version = excluded.nvrtc_version, options = excluded.options,"
-        " status = excluded.status, log = excluded.log,"
-        " compile_seconds = excluded.compile_seconds, cubin = excluded.cubin,"
-        " lowered = excluded.lowered, created_at = excluded.created_at RETURNING id");
-    bind_build(s, b);
-    id = returning_id(s);
-  });
-  return id;
+  return insert_returning_id(
+      m_db,
+      std::string(build_insert) +
+          " ON CONFLICT (cache_key) DO UPDATE SET program_key = excluded.program_key,"
+          " variant_label = excluded.variant_label, arch = excluded.arch,"
+          " nvrtc_version = excluded.nvrtc_version, options = excluded.options,"
+          " status = excluded.status, log = excluded.log,"
+          " compile_seconds = excluded.compile_seconds, cubin = excluded.cubin,"
+          " lowered = excluded.lowered, created_at = excluded.created_at RETURNING id",
+      [&](statement &s) { bind_build(s, b); });
 }
 
 std::optional<build_record> store::find_build(std::string_view cache_key) const {
