@@ -1,7 +1,8 @@
 // Grid level: how the blocks' results become one value (the launch protocols of
 // docs/architecture.md) and the `atomic` protocol's init kernel.
 //
-//   two_pass  each block writes partials[blockIdx.x]; a second kernel (final) reduces them.
+//   two_pass  each block writes partials[blockIdx.x]; a second kernel (final) reduces them
+//             (a grid of one block writes its result to out: no final pass follows).
 //   atomic    each block combines its result into out[0] with Op::atomic; init_identity runs
 //             first.
 //   ticket    each block writes its partial, __threadfence(), takes a ticket with atomicInc;
@@ -44,7 +45,15 @@ template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B, fin
 __device__ __forceinline__ void finish_block(acc_t<T> r, Out *out, acc_t<T> *partials,
                                              unsigned int *ticket, acc_t<T> *s) {
   if constexpr (F == finish::two_pass) {
-    if (threadIdx.x == 0) partials[blockIdx.x] = r;
+    // A grid of one block is launched with partials == out and no final pass
+    // (space/reduction_plan.cpp): its result goes to out as Out, which for a half type is not
+    // the accumulator partials hold.
+    if (threadIdx.x == 0) {
+      if (gridDim.x == 1)
+        out[0] = from_acc<T, Out>(r);
+      else
+        partials[blockIdx.x] = r;
+    }
   } else if constexpr (F == finish::atomic) {
     static_assert(is_same<Out, acc_t<T>>::value,
                   "the atomic finish combines partials in out: out must be an accumulator, a "
