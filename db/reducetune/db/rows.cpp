@@ -4,9 +4,21 @@
 
 #include <bit>
 #include <cstring>
+#include <initializer_list>
+#include <string>
 
 namespace reducetune::db::detail {
 
+
+namespace {
+// "c1 = excluded.c1, c2 = excluded.c2, ...": an upsert that overwrites each column named.
+std::string set_from_excluded(std::initializer_list<std::string_view> columns) {
+  std::string out;
+  for (const auto c : columns)
+    out.append(out.empty() ? "" : ", ").append(c).append(" = excluded.").append(c);
+  return out;
+}
+} // namespace
 
 static_assert(std::endian::native == std::endian::little,
               "samples are stored as little-endian float64; add a byte swap for this host");
@@ -81,6 +93,12 @@ const std::string_view device_insert =
     " bus_width_bits, memory_clock_khz, driver_version, toolkit_version)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 
+const std::string device_upsert =
+    std::string(device_insert) + " ON CONFLICT (uuid) DO UPDATE SET " +
+    set_from_excluded({"name", "cc_major", "cc_minor", "sm_count", "l2_bytes", "bus_width_bits",
+                       "memory_clock_khz", "driver_version", "toolkit_version"}) +
+    " RETURNING id";
+
 void bind_device(statement &s, const device_record &d) {
   s.bind(1, d.uuid).bind(2, d.name).bind(3, d.cc_major).bind(4, d.cc_minor);
   s.bind(5, d.sm_count).bind(6, d.l2_bytes).bind(7, d.bus_width_bits);
@@ -104,6 +122,12 @@ const std::string_view build_insert =
     "INSERT INTO rt_builds (cache_key, program_key, variant_label, arch, nvrtc_version,"
     " options, status, log, compile_seconds, cubin, lowered)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+
+const std::string build_upsert =
+    std::string(build_insert) + " ON CONFLICT (cache_key) DO UPDATE SET " +
+    set_from_excluded({"program_key", "variant_label", "arch", "nvrtc_version", "options",
+                       "status", "log", "compile_seconds", "cubin", "lowered", "created_at"}) +
+    " RETURNING id";
 
 build_record read_build(statement &s) {
   build_record b;

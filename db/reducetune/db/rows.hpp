@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,12 +26,14 @@ extern const char *const measurement_columns;
 // rt_devices, read (find_device, devices, merge) and written (register_device, merge).
 extern const char *const device_columns;
 extern const std::string_view device_insert;
+extern const std::string device_upsert; // register_device: a known uuid's row is overwritten
 [[nodiscard]] device_record read_device(const statement &s);
 void bind_device(statement &s, const device_record &d);
 
 // rt_builds, read (find_build, merge) and written (record_build, merge).
 extern const std::string_view build_select;
 extern const std::string_view build_insert;
+extern const std::string build_upsert; // record_build: a known cache key's row is overwritten
 [[nodiscard]] build_record read_build(statement &s);
 void bind_build(statement &s, const build_record &b);
 

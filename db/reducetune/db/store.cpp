@@ -54,16 +54,7 @@ std::string store::integrity_check() const {
 }
 
 std::int64_t store::register_device(const device_record &d) {
-  return insert_returning_id(
-      m_db,
-      std::string(device_insert) +
-          " ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, cc_major = excluded.cc_major,"
-          " cc_minor = excluded.cc_minor, sm_count = excluded.sm_count,"
-          " l2_bytes = excluded.l2_bytes, bus_width_bits = excluded.bus_width_bits,"
-          " memory_clock_khz = excluded.memory_clock_khz,"
-          " driver_version = excluded.driver_version, toolkit_version = excluded.toolkit_version"
-          " RETURNING id",
-      [&](statement &s) { bind_device(s, d); });
+  return insert_returning_id(m_db, device_upsert, [&](statement &s) { bind_device(s, d); });
 }
 
 std::optional<device_record> store::find_device(std::string_view uuid) const {
@@ -98,16 +89,7 @@ std::int64_t store::create_study(const study_record &st) {
 }
 
 std::int64_t store::record_build(const build_record &b) {
-  return insert_returning_id(
-      m_db,
-      std::string(build_insert) +
-          " ON CONFLICT (cache_key) DO UPDATE SET program_key = excluded.program_key,"
-          " variant_label = excluded.variant_label, arch = excluded.arch,"
-          " nvrtc_version = excluded.nvrtc_version, options = excluded.options,"
-          " status = excluded.status, log = excluded.log,"
-          " compile_seconds = excluded.compile_seconds, cubin = excluded.cubin,"
-          " lowered = excluded.lowered, created_at = excluded.created_at RETURNING id",
-      [&](statement &s) { bind_build(s, b); });
+  return insert_returning_id(m_db, build_upsert, [&](statement &s) { bind_build(s, b); });
 }
 
 std::optional<build_record> store::find_build(std::string_view cache_key) const {
