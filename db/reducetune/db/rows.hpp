@@ -45,8 +45,12 @@ template <typename Read> [[nodiscard]] auto read_all(statement s, Read read) {
   return out;
 }
 
-// The first row of the query s, or nothing.
-template <typename Read> [[nodiscard]] auto read_first(statement s, Read read) {
+// The first row of the query sql whose parameter ?1 is key (find_device, find_build), or nothing.
+template <typename Read>
+[[nodiscard]] auto read_first(const database &db, const std::string &sql, std::string_view key,
+                              Read read) {
+  auto s = db.prepare(sql);
+  s.bind(1, key);
   return s.step() ? std::optional(read(s)) : std::nullopt;
 }
 

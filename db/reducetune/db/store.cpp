@@ -58,9 +58,7 @@ std::int64_t store::register_device(const device_record &d) {
 }
 
 std::optional<device_record> store::find_device(std::string_view uuid) const {
-  auto s = m_db.prepare(std::string(device_columns) + "WHERE uuid = ?1");
-  s.bind(1, uuid);
-  return read_first(std::move(s), read_device);
+  return read_first(m_db, std::string(device_columns) + "WHERE uuid = ?1", uuid, read_device);
 }
 
 std::vector<device_record> store::devices() const {
@@ -93,9 +91,8 @@ std::int64_t store::record_build(const build_record &b) {
 }
 
 std::optional<build_record> store::find_build(std::string_view cache_key) const {
-  auto s = m_db.prepare(std::string(build_select) + "WHERE cache_key = ?1");
-  s.bind(1, cache_key);
-  return read_first(std::move(s), read_build);
+  return read_first(m_db, std::string(build_select) + "WHERE cache_key = ?1", cache_key,
+                    read_build);
 }
 
 std::int64_t store::upsert_variant(const variant_record &v) {
