@@ -169,3 +169,24 @@ def test_auto_is_the_shipped_table_on_a_live_gpu_and_none_in_replay():
     assert chosen("auto", live=True) == str(SHIPPED) and chosen("auto", live=False) is None
     assert chosen("on", live=False) == str(SHIPPED) and chosen("off", live=True) is None
     assert chosen("mine.json", live=False) == "mine.json"
+
+
+def test_a_workload_the_model_never_measured_takes_another_operators_points(
+        cli, asked, synthetic_db, tmp_path):
+    """The nearest model holds float32 max only: a float32 sum study starts from max's ranked
+    points, as points of the sum space (the same parameters)."""
+    from conftest import RESTRICT
+
+    from reducetune._space import Space, limits_for_arch
+
+    as_max = Space("tunable", "float32", "max", limits_for_arch("sm_90"), RESTRICT)
+    table = json.loads(_table(tmp_path / "p.json", near=[], far=[]).read_text())
+    table["devices"][1]["bests"] = {"tunable.float32.max": {str(N): [
+        [*as_max.point(p.params).labels, 1e-6 * k] for k, p in enumerate([OLDER, TWIN], 1)]}}
+    (tmp_path / "p.json").write_text(dumps(table))
+    size = _tune(cli, synthetic_db, tmp_path / "r.db", "--priors", tmp_path / "p.json")
+    assert [(v, lab) for v, lab, _ in asked[:3]] == [OLDER.labels, TWIN.labels, BASE.labels]
+    assert size["warm"] == {"near (priors of float32 max)": 2}
+    near = load(tmp_path / "p.json").devices[1]
+    assert near.closest("tunable", "int32", "sum", N)[:2] == ("float32", "max")  # same size
+    assert near.closest("tunable", "float64", "sum", N) == ("", "", [])

@@ -68,6 +68,21 @@ class PriorDevice:
         near = min(sizes, key=lambda b: (abs(math.log2(b) - math.log2(max(1, n))), b))
         return sizes[near]
 
+    def closest(self, family: str, dtype: str, op: str, n: int) -> tuple[str, str, list[Prior]]:
+        """(dtype, op, ranked points) of the workload's bucket nearest n; where the model never
+        measured the workload, of the same type with another operator, else of another type
+        of the same element size (the same operator first): a reduction of one element size
+        is bound by the same memory traffic, so its best launch shapes tend to carry over.
+        ("", "", []) when none of those was measured."""
+        size = _core.element_bytes(dtype)
+        others = [d for d in DTYPES if d != dtype and _core.element_bytes(d) == size]
+        for d, o in [(dtype, op), *((dtype, o) for o in OPS if o != op),
+                     *((d, op) for d in others), *((d, o) for d in others for o in OPS if o != op)]:
+            points = self.bucket(family, d, o, n)
+            if points:
+                return d, o, points
+        return "", "", []
+
 
 @dataclass(frozen=True)
 class Priors:

@@ -21,7 +21,8 @@ Rules (what ``Proposal.start`` enqueues, in this order):
 Priors (issue 25): where the results file holds no other device, the queue takes its points
 from the priors table instead (``config.priors``: the package's, or --priors FILE; store/
 priors.py): the ranked points of the table's nearest device model (store/priors.py says the
-rule) for the bucket nearest n, fastest first, under the same rules (valid here, selected by
+rule) for the bucket nearest n, fastest first (another operator's or same-size type's where the
+model lacks this workload: PriorDevice.closest), under the same rules (valid here, selected by
 the run, not queued twice). One queue, two sources: measured results of other GPUs in the
 file, else what the table learned. They go before the base preset: a short run (--time-limit
 1m over 132 units) may measure one or two points per unit, and another GPU's best is a better
@@ -86,12 +87,17 @@ def _prior_points(me: dict[str, Any] | None, space: Space, config: Any, n: int,
     model = table.nearest(me) if table is not None and me is not None else None
     if model is None:
         return []
+    dtype, op, priors = model.closest(space.family, space.dtype, space.op, n)
+    # another workload's points (the model never measured this one) as points of this space
+    source = space if (dtype, op) == (space.dtype, space.op) else \
+        Space(space.family, dtype, op, space.limits, space.restrict)
+    name = f"{model.name} (priors" + (")" if source is space else f" of {dtype} {op})")
     out: list[WarmPoint] = []
-    for prior in model.bucket(space.family, space.dtype, space.op, n):
-        p = _selected(space, config, prior.variant_label, prior.launch_label)
+    for prior in priors:
+        p = _selected(space, config, prior.variant_label, prior.launch_label, source)
         if p is not None and p not in queued:
             queued.add(p)
-            out.append(WarmPoint(p, f"{model.name} (priors)", model.model, prior.median_s))
+            out.append(WarmPoint(p, name, model.model, prior.median_s))
     return out
 
 
@@ -105,10 +111,14 @@ def _table(path: str) -> Priors:
     return _TABLES[key]
 
 
-def _selected(space: Space, config: Any, variant_label: str, launch_label: str) -> Point | None:
-    """The stored labels as a point of this space, if this run may measure it."""
-    try:  # labels the space does not declare (another version of the family)
-        p = space.parse(variant_label, launch_label)
+def _selected(space: Space, config: Any, variant_label: str, launch_label: str,
+              source: Space | None = None) -> Point | None:
+    """The stored labels (of ``source``'s workload, else this space's) as a point of this
+    space, if this run may measure it."""
+    try:  # labels a space does not declare (another version of the family), or values
+        p = (source or space).parse(variant_label, launch_label)
+        if source is not None and source is not space:
+            p = space.point(p.params)  # the same parameters in this workload
     except Error:
         return None
     if space.check(p) or not space.selected(p, config.allow_flagged, config.nondeterministic):
