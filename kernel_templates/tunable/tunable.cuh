@@ -66,13 +66,13 @@ __device__ __forceinline__ acc_t<T> thread_reduce(const T *__restrict__ in,
   return acc;
 }
 
-// Out: the result's type, T unless the caller asks a half type's result in float32 (the name
-// expression's trailing argument). partials are accumulators (float32 for the half types).
+// The pass of a block, with the result written as Out (T, or float32 for a half type when
+// the caller asks) and partials as accumulators (float32 for the half types).
 template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC, warp_strategy W,
-          block_strategy B, finish F, class Out = T>
-__global__ void __launch_bounds__(BS)
-    pass(const T *__restrict__ in, Out *out, unsigned long long n, acc_t<T> *partials,
-         unsigned int *ticket) {
+          block_strategy B, finish F, class Out>
+__device__ __forceinline__ void pass_block(const T *__restrict__ in, Out *out,
+                                           unsigned long long n, acc_t<T> *partials,
+                                           unsigned int *ticket) {
   static_assert(UNROLL >= 1 && (UNROLL & (UNROLL - 1)) == 0, "unroll is a power of two");
   static_assert(VEC == 1 || VEC == 2 || VEC == 4, "vec is 1, 2 or 4 elements");
   static_assert(VEC * sizeof(T) <= 16, "a vector load is at most 16 bytes");
@@ -83,11 +83,40 @@ __global__ void __launch_bounds__(BS)
   finish_block<T, Op, BS, W, B, F, Out>(r, out, partials, ticket, s);
 }
 
+// The entry kernels keep the whole-array ABI's declared types (T *partials): their mangled
+// names, stored in exports (tests/python/test_golden.py), stay those of every existing type.
+// The partials buffer holds accumulators (the planner sizes it so: accumulator_bytes), which
+// for int, long long, float and double are T itself.
+template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC, warp_strategy W,
+          block_strategy B, finish F>
+__global__ void __launch_bounds__(BS)
+    pass(const T *__restrict__ in, T *out, unsigned long long n, T *partials,
+         unsigned int *ticket) {
+  pass_block<T, Op, BS, UNROLL, VEC, W, B, F, T>(in, out, n,
+                                                 reinterpret_cast<acc_t<T> *>(partials), ticket);
+}
+
+// The same pass writing a half type's result in float32 (Out = float), on the caller's request.
+template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC, warp_strategy W,
+          block_strategy B, finish F, class Out>
+__global__ void __launch_bounds__(BS)
+    pass_out(const T *__restrict__ in, Out *out, unsigned long long n, acc_t<T> *partials,
+             unsigned int *ticket) {
+  pass_block<T, Op, BS, UNROLL, VEC, W, B, F, Out>(in, out, n, partials, ticket);
+}
+
 // two_pass's second kernel: one block over the n partials of the first (in = partials, which
-// are accumulators).
-template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B, class Out = T>
-__global__ void __launch_bounds__(BS) final_pass(const acc_t<T> *__restrict__ in, Out *out,
+// hold accumulators; declared T * for the ABI, as pass's).
+template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B>
+__global__ void __launch_bounds__(BS) final_pass(const T *__restrict__ in, T *out,
                                                  unsigned long long n) {
+  __shared__ acc_t<T> s[block_reduce_slots<BS, W, B>()];
+  reduce_partials<T, Op, BS, W, B, false, T>(reinterpret_cast<const acc_t<T> *>(in), out, n, s);
+}
+
+template <class T, class Op, unsigned BS, warp_strategy W, block_strategy B, class Out>
+__global__ void __launch_bounds__(BS) final_pass_out(const acc_t<T> *__restrict__ in, Out *out,
+                                                     unsigned long long n) {
   __shared__ acc_t<T> s[block_reduce_slots<BS, W, B>()];
   reduce_partials<T, Op, BS, W, B, false, Out>(in, out, n, s);
 }

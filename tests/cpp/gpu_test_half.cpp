@@ -6,6 +6,7 @@
 // 2^24 ones in bfloat16 sum to exactly 2^24 (16-bit partials would stop at 256).
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "loaded_presets.hpp"
 
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
@@ -32,24 +33,7 @@ using bytes = std::vector<unsigned char>;
 constexpr dtype half_types[] = {dtype::float16, dtype::bfloat16};
 constexpr std::uint64_t sizes[] = {1, 31, 1000, (1u << 20) + 7, 1u << 24};
 
-struct loaded_point {
-  std::string label;
-  point p;
-  std::unique_ptr<loaded_module> module;
-};
-
-// The tunable presets valid for (t, o), compiled and loaded.
-std::vector<loaded_point> presets_for(const rt_test::gpu_context &g, const family &f,
-                                      const search_space &s) {
-  std::vector<loaded_point> out;
-  compiler c(g.lib);
-  for (const auto &pp : s.presets()) {
-    if (!s.check(pp.point, pp.launch)) continue; // the atomic finish: refused, says why
-    const auto program = c.compile(request_for(f, pp.point, g.limits.arch));
-    out.push_back({pp.name, point{pp.point, pp.launch}, std::make_unique<loaded_module>(*program)});
-  }
-  return out;
-}
+using rt_test::loaded_point;
 
 // An upper bound on the depth of a tunable point's summation at n (the space does not state it
 // yet): a thread's grid-stride loop folds at most ceil(n / (grid · block)) elements plus one
@@ -98,7 +82,7 @@ TEST_CASE("Every tunable preset reduces float16 and bfloat16 within issue 26's b
   for (const dtype t : half_types)
     for (const reduce_op o : all_ops) {
       const search_space s(f, t, o, g.limits);
-      const auto points = presets_for(g, f, s);
+      const auto points = rt_test::load_valid_presets(g, f, s);
       REQUIRE(points.size() == f.presets.size()); // none of them is atomic
       for (const std::uint64_t n : sizes)
         for (const auto &[pattern, host] : inputs_for(t, o, n)) {
@@ -132,7 +116,7 @@ TEST_CASE("2^24 ones in bfloat16 sum to exactly 2^24 with every tunable preset",
   const bytes host = generate_half_bytes(dtype::bfloat16, half_pattern::ones, n, 1);
   device_buffer input(host.size());
   input.upload(host.data(), host.size());
-  for (const auto &lp : presets_for(g, f, s)) {
+  for (const auto &lp : rt_test::load_valid_presets(g, f, s)) {
     const bytes got = run(s, lp, dtype::bfloat16, input.data(), n);
     bfloat16 value;
     std::memcpy(&value, got.data(), sizeof value);

@@ -6,6 +6,7 @@
 // r = 2^24 ones in bfloat16 come out exactly 2^24 for every preset.
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "loaded_presets.hpp"
 
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
@@ -34,23 +35,7 @@ namespace {
 using bytes = std::vector<unsigned char>;
 constexpr dtype half_types[] = {dtype::float16, dtype::bfloat16};
 
-struct loaded_point {
-  std::string label;
-  point p;
-  std::unique_ptr<loaded_module> module;
-};
-
-std::vector<loaded_point> presets_for(const rt_test::gpu_context &g, const family &f,
-                                      const search_space &s) {
-  std::vector<loaded_point> out;
-  compiler c(g.lib);
-  for (const auto &pp : s.presets()) {
-    REQUIRE(s.check(pp.point, pp.launch).ok());
-    const auto program = c.compile(request_for(f, pp.point, g.limits.arch));
-    out.push_back({pp.name, point{pp.point, pp.launch}, std::make_unique<loaded_module>(*program)});
-  }
-  return out;
-}
+using rt_test::loaded_point;
 
 // An upper bound on the depth of an axis point's summation of one output over r (the space
 // does not state it yet). A block gives a row's chunk of ceil(r / split) elements P lanes
@@ -123,7 +108,8 @@ TEST_CASE("Every axis preset reduces float16 and bfloat16 hostile rows, columns 
   for (const dtype t : half_types)
     for (const reduce_op o : all_ops) {
       const search_space s(f, t, o, g.limits);
-      const auto points = presets_for(g, f, s);
+      const auto points = rt_test::load_valid_presets(g, f, s);
+      REQUIRE(points.size() == f.presets.size()); // every axis preset takes the half types
       for (const std::uint64_t r : {1ull, 3ull, 17ull, 1000ull, 4097ull, 1ull << 20})
         for (const reduction_shape &shape : shapes_for(r)) {
           const problem p{t, o, shape};
@@ -151,7 +137,7 @@ TEST_CASE("Rows and columns of r = 2^24 bfloat16 ones sum to exactly 2^24 with e
   const rt_test::gpu_context g;
   const family f = family::load(g.lib, "axis");
   const search_space s(f, dtype::bfloat16, reduce_op::sum, g.limits);
-  const auto points = presets_for(g, f, s);
+  const auto points = rt_test::load_valid_presets(g, f, s);
   const std::uint64_t r = 1ull << 24;
   for (const reduction_shape shape : {reduction_shape{2, r, 1}, reduction_shape{1, r, 2}}) {
     const problem p{dtype::bfloat16, reduce_op::sum, shape};

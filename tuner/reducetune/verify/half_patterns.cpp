@@ -1,6 +1,7 @@
 #include "reducetune/verify/half_patterns.hpp"
 
 #include "reducetune/errors.hpp"
+#include "reducetune/space/name_table.hpp"
 #include "reducetune/verify/random.hpp"
 
 #include <cmath>
@@ -46,19 +47,20 @@ template <class H> std::vector<H> cancellation(std::uint64_t n, data_generator &
 
 } // namespace
 
-const char *to_string(half_pattern p) noexcept {
-  switch (p) {
-  case half_pattern::near_max: return "near_max";
-  case half_pattern::subnormals: return "subnormals";
-  case half_pattern::ones: return "ones";
-  case half_pattern::cancellation: return "cancellation";
-  }
-  return "?";
-}
+constexpr name_table<half_pattern, 4> half_pattern_names = {
+    {{half_pattern::near_max, "near_max"},
+     {half_pattern::subnormals, "subnormals"},
+     {half_pattern::ones, "ones"},
+     {half_pattern::cancellation, "cancellation"}}};
+
+const char *to_string(half_pattern p) noexcept { return name_of(half_pattern_names, p); }
 
 const std::vector<half_pattern> &all_half_patterns() {
-  static const std::vector<half_pattern> all{half_pattern::near_max, half_pattern::subnormals,
-                                             half_pattern::ones, half_pattern::cancellation};
+  static const std::vector<half_pattern> all = [] {
+    std::vector<half_pattern> v;
+    for (const auto &row : half_pattern_names) v.push_back(row.value);
+    return v;
+  }();
   return all;
 }
 
