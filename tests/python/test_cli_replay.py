@@ -164,7 +164,7 @@ def test_points_already_in_the_database_are_served_not_measured(counted, cli, tm
 
 @pytest.mark.parametrize("args, message", [
     (["--strategy", "annealing"], "unknown strategy 'annealing'"),
-    (["--dtype", "float16"], "unknown element type 'float16'"),
+    (["--dtype", "float8"], "unknown element type 'float8'"),
     (["--op", "mean"], "unknown operator 'mean'"),
     (["--sizes", "2^x"], "is not an integer, 2^k, or a range"),
     (["--sizes", "2^30..2^10"], "is empty"),
