@@ -56,7 +56,7 @@ class _FakeCuda:
                                          "data": (1 << 20, False), "version": 3}
 
 
-@pytest.mark.parametrize("typestr, why", [("<f2", "float16"), ("|b1", "bool"), ("<u4", "uint32")])
+@pytest.mark.parametrize("typestr, why", [("<c8", "complex64"), ("|b1", "bool"), ("<u4", "uint32")])
 def test_unsupported_types_are_named(typestr, why):
     with pytest.raises(InvalidConfiguration, match=f"float32, float64.*{why}"):
         reducetune.reduce(_FakeCuda(typestr))
@@ -76,7 +76,7 @@ def test_dense_layouts_are_told_from_views():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"dtype": "float16"}, "unknown dtype 'float16'"),
+    ({"dtype": "float8"}, "unknown dtype 'float8'"),
     ({"dtype": "float32", "op": "mean"}, "unknown operator 'mean'"),
     ({"dtype": "float32", "db": "/nonexistent/results.db"}, "no results database"),
     ({"dtype": "float32", "table": "/nonexistent/best.json"}, "no results table"),

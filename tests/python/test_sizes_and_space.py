@@ -63,8 +63,8 @@ def test_labels_are_stable_and_name_the_type_and_operator():
 
 def test_unknown_names_raise_the_python_form_of_the_cpp_exception():
     limits = reducetune.limits_for_arch("sm_90")
-    with pytest.raises(InvalidConfiguration, match="float16|known|valid"):
-        reducetune.Space("tunable", "float16", "sum", limits).sizes()
+    with pytest.raises(InvalidConfiguration, match="float8|known|valid"):
+        reducetune.Space("tunable", "float8", "sum", limits).sizes()
     with pytest.raises(InvalidConfiguration, match="unknown template family"):
         reducetune.Space("nosuch", "float32", "sum", limits)
     with pytest.raises(InvalidConfiguration):
