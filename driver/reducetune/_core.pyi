@@ -1,7 +1,7 @@
 """reducetune's C++ core (private: use the reducetune package)"""
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, overload
+from typing import Annotated
 
 from numpy.typing import NDArray
 
@@ -254,14 +254,10 @@ def query_device(ordinal: int = 0) -> dict:
 
 def device_limits(ordinal: int = 0) -> DeviceLimits: ...
 
-@overload
-def evaluate(point: Point, workload: dict, ordinal: int = 0, options: dict = {}) -> dict:
+def evaluate(point: Point | dict, problem: Problem | dict, data: dict = {}, ordinal: int = 0, options: dict = {}) -> dict:
     """
-    Compiles (cached), runs, verifies and times one point: a measurement dict (status 'ok') or a failure dict (status 'failed' | 'invalid' | 'wrong', kind, reason).
+    Compiles (cached), runs, verifies and times one point on one problem (data: its pattern, seed and offset_elements): a measurement dict (status 'ok') or a failure dict (status 'failed' | 'invalid' | 'wrong', kind, reason).
     """
-
-@overload
-def evaluate(point: dict, workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 
 def evaluate_cub(workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 

@@ -9,13 +9,13 @@
 #include "reducetune/baseline/streaming_ceiling.hpp"
 #include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/errors.hpp"
-#include "reducetune/jit/variant_request.hpp"
 #include "reducetune/measure/evaluate.hpp"
 #include "reducetune/space/element.hpp"
 #include "reducetune/space/space.hpp"
 
 #include <map>
 #include <mutex>
+#include <vector>
 
 namespace rtpy {
 namespace {
@@ -94,36 +94,54 @@ nb::dict evaluation_dict(const rt::evaluation &e) {
   return d;
 }
 
+// The problem as a Problem, or its plain form {"dtype", "op", "shape": [outer, r, inner]}
+// (what crosses the worker's JSON pipe, as a point crosses it as Point.to_dict()).
+rt::problem problem_arg(nb::handle h) {
+  if (nb::isinstance<rt::problem>(h)) return nb::cast<rt::problem>(h);
+  const auto d = nb::cast<nb::dict>(h);
+  for (const char *key : {"dtype", "op", "shape"})
+    if (!d.contains(key))
+      throw rt::invalid_configuration(std::string{"a problem's dict needs \""} + key + "\"");
+  const auto shape = nb::cast<std::vector<std::uint64_t>>(d["shape"]);
+  if (shape.size() != 3) throw rt::invalid_configuration("a problem's shape is [outer, r, inner]");
+  return {rt::dtype_from_string(nb::cast<std::string>(d["dtype"])),
+          rt::op_from_string(nb::cast<std::string>(d["op"])),
+          {shape[0], shape[1], shape[2]}};
+}
+
+// The point as a Point, or its plain form (Point.to_dict()): its family and its typed value.
+plain_point point_arg(nb::handle h) {
+  if (nb::isinstance<py_point>(h)) {
+    const auto &pt = nb::cast<const py_point &>(h);
+    return {&pt.family(), pt.p};
+  }
+  return point_of_dict(nb::cast<nb::dict>(h));
+}
+
+rt::input_data input_data_of(const nb::dict &d) {
+  rt::input_data in;
+  in.pattern = rt::data_pattern_from_string(get_or<std::string>(d, "pattern", "uniform"));
+  in.seed = get_or<std::uint64_t>(d, "seed", in.seed);
+  in.offset_elements = get_or<unsigned>(d, "offset_elements", 0);
+  return in;
+}
+
 } // namespace
 
-nb::dict evaluate_point(const rt::family &f, const rt::point &p, const nb::dict &workload,
-                        int ordinal, const nb::dict &options) {
-  const rt::workload w = to_workload(workload);
+nb::dict evaluate_point(const rt::family &f, const rt::point &p, const rt::problem &pr,
+                        const nb::dict &data, int ordinal, const nb::dict &options) {
+  rt::require_point_for(f, p, pr); // before any device: the same refusal with or without a GPU
+  const rt::input_data in = input_data_of(data);
   const rt::evaluate_options opts = options_of(options);
-  const auto &v = p.compile;
-  if (v.type != w.type || v.op != w.op)
-    throw rt::invalid_configuration("variant " + rt::variant_label(f, p) +
-                                    " is not for the workload's " + rt::to_string(w.type) + " " +
-                                    rt::to_string(w.op));
   const rt::device_info &dev = device(ordinal);
   // The device's own limits decide validity and the grid, whatever space the point came from.
-  const rt::search_space space(f, v.type, v.op, rt::limits_of(dev));
-  if (const auto r = space.check(p); !r)
-    return failure_dict("invalid", "invalid_configuration", r.reasons());
-  const rt::launch_plan plan = space.plan_launch(p.compile, p.launch);
+  const rt::search_space space(f, p.compile.type, p.compile.op, rt::limits_of(dev));
   rt::evaluation result;
-  std::string compile_failure; // a variant that does not compile is a failed point, not an error
   {
     nb::gil_scoped_release release;
-    try {
-      const auto program = shared_compiler().compile(rt::request_for(f, v, dev.arch()));
-      std::lock_guard lock(cache_mutex);
-      result = rt::evaluate(*program, plan, w, dev, opts, evaluation_cache());
-    } catch (const rt::compile_error &e) {
-      compile_failure = e.what();
-    }
+    std::lock_guard lock(cache_mutex);
+    result = rt::evaluate(space, pr, p, in, shared_compiler(), dev, opts, evaluation_cache());
   }
-  if (!compile_failure.empty()) return failure_dict("failed", "compile_error", compile_failure);
   return evaluation_dict(result);
 }
 
@@ -134,25 +152,23 @@ void bind_device(nb::module_ &m) {
   m.def(
       "device_limits", [](int ordinal) { return rt::limits_of(device(ordinal)); },
       nb::arg("ordinal") = 0);
-  // The point arrives typed: a Point, or its plain dict (Point.to_dict(), what a worker
-  // receives over JSON); never a label (labels are read back only by the store).
+  // The point and the problem arrive typed: a Point and a Problem, or their plain dicts
+  // (Point.to_dict(), what a worker receives over JSON); never a label (labels are read back
+  // only by the store).
   m.def(
       "evaluate",
-      [](const py_point &pt, const nb::dict &workload, int ordinal, const nb::dict &options) {
-        return evaluate_point(pt.family(), pt.p, workload, ordinal, options);
+      [](nb::handle point, nb::handle problem, const nb::dict &data, int ordinal,
+         const nb::dict &options) {
+        const plain_point pt = point_arg(point);
+        return evaluate_point(*pt.family, pt.p, problem_arg(problem), data, ordinal, options);
       },
-      nb::arg("point"), nb::arg("workload"), nb::arg("ordinal") = 0,
+      nb::arg("point"), nb::arg("problem"), nb::arg("data") = nb::dict(), nb::arg("ordinal") = 0,
       nb::arg("options") = nb::dict(),
-      "Compiles (cached), runs, verifies and times one point: a measurement dict "
-      "(status 'ok') or a failure dict (status 'failed' | 'invalid' | 'wrong', kind, reason).");
-  m.def(
-      "evaluate",
-      [](const nb::dict &point, const nb::dict &workload, int ordinal, const nb::dict &options) {
-        const plain_point pt = point_of_dict(point);
-        return evaluate_point(*pt.family, pt.p, workload, ordinal, options);
-      },
-      nb::arg("point"), nb::arg("workload"), nb::arg("ordinal") = 0,
-      nb::arg("options") = nb::dict());
+      nb::sig("def evaluate(point: Point | dict, problem: Problem | dict, data: dict = {}, "
+              "ordinal: int = 0, options: dict = {}) -> dict"),
+      "Compiles (cached), runs, verifies and times one point on one problem (data: its "
+      "pattern, seed and offset_elements): a measurement dict (status 'ok') or a failure dict "
+      "(status 'failed' | 'invalid' | 'wrong', kind, reason).");
   m.def(
       "evaluate_cub",
       [](const nb::dict &workload, int ordinal, const nb::dict &options) {

@@ -6,6 +6,7 @@
 #include "common.hpp"
 
 #include "reducetune/space/point.hpp"
+#include "reducetune/space/problem.hpp"
 #include "reducetune/space/space.hpp"
 
 #include <memory>
@@ -36,9 +37,10 @@ struct plain_point {
 [[nodiscard]] plain_point point_of_dict(const nb::dict &d);
 [[nodiscard]] nb::dict dict_of(const rt::family &f, const rt::point &p);
 
-// Compiles, runs, verifies and times point p of family f on device `ordinal` (bind_device.cpp).
+// Compiles, runs, verifies and times point p of family f on problem pr (its input: `data`)
+// on device `ordinal` (bind_device.cpp).
 [[nodiscard]] nb::dict evaluate_point(const rt::family &f, const rt::point &p,
-                                      const nb::dict &workload, int ordinal,
+                                      const rt::problem &pr, const nb::dict &data, int ordinal,
                                       const nb::dict &options);
 
 // One variant to compile ahead of its evaluation, with the label its failure is reported by.

@@ -186,9 +186,9 @@ def asked(monkeypatch):
     calls: list[tuple[str, str, int]] = []
     original = ReplayEvaluator.evaluate
 
-    def evaluate(self, point, w):
-        calls.append((point.variant_label, point.launch_label, w["n"]))
-        return original(self, point, w)
+    def evaluate(self, point, problem, data=None):
+        calls.append((point.variant_label, point.launch_label, problem.elements))
+        return original(self, point, problem, data)
 
     monkeypatch.setattr(ReplayEvaluator, "evaluate", evaluate)
     return calls

@@ -89,12 +89,12 @@ class _CostedReplay(ReplayEvaluator):
         t = w["n"] * 4 / 3.0e12 + 3e-6
         return {"status": "ok", "samples_s": [t] * 10, "median_s": t, "gbps": w["n"] * 4 / t / 1e9}
 
-    def evaluate(self, point, w: dict) -> dict:
+    def evaluate(self, point, problem, data=None) -> dict:
         self.calls += 1
         self.clock.t += EVAL_S
-        t = synthetic_median(point.variant_label, point.launch_label, w["n"])
+        t = synthetic_median(point.variant_label, point.launch_label, problem.elements)
         return {"status": "ok", "kind": "", "reason": "", "samples_s": [t] * 10, "median_s": t,
-                "rel_stddev": 0.0, "gbps": w["n"] * 4 / t / 1e9, "pct_of_peak": None,
+                "rel_stddev": 0.0, "gbps": problem.elements * 4 / t / 1e9, "pct_of_peak": None,
                 "pct_of_ceiling": None}
 
 

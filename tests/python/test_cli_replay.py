@@ -27,10 +27,10 @@ def counted(monkeypatch):
     original = ReplayEvaluator.evaluate
     space = reducetune.Space("tunable", "float32", "sum", reducetune.limits_for_arch("sm_90"))
 
-    def evaluate(self, point, w):
+    def evaluate(self, point, problem, data=None):
         assert space.check(point) == [], f"invalid point evaluated: {point}"
-        asked.append((point.variant_label, point.launch_label, w["n"]))
-        return original(self, point, w)
+        asked.append((point.variant_label, point.launch_label, problem.elements))
+        return original(self, point, problem, data)
 
     monkeypatch.setattr(ReplayEvaluator, "evaluate", evaluate)
     return asked

@@ -37,14 +37,15 @@ class FakeGpu:
         self.precompiled += [p.variant_label for p in points]
         return {}
 
-    def evaluate(self, point, w: dict) -> dict:
+    def evaluate(self, point, problem, data=None) -> dict:
         variant, launch = point.labels  # made-up results keyed by what the point writes
-        self.evaluated.append((variant, launch, w["n"]))
-        t = w["n"] * 4 / 1e12 * (1 + len(variant) % 7)
+        n = problem.elements
+        self.evaluated.append((variant, launch, n))
+        t = n * 4 / 1e12 * (1 + len(variant) % 7)
         if "harris4" in variant:
             return {"status": "wrong", "kind": "wrong", "reason": "made-up wrong result",
                     "samples_s": [t] * 10}
-        return {"status": "ok", "samples_s": [t] * 10, "median_s": t, "gbps": w["n"] * 4 / t
+        return {"status": "ok", "samples_s": [t] * 10, "median_s": t, "gbps": n * 4 / t
                 / 1e9, "pct_of_peak": 1.0, "launches": 2}
 
     def cub(self, w: dict) -> dict:

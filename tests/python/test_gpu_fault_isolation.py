@@ -18,7 +18,7 @@ import pytest
 
 import reducetune
 from reducetune import _core
-from reducetune.evaluate.base import sampling_options, workload
+from reducetune.evaluate.base import data_of, problem_of, sampling_options, workload
 from reducetune.evaluate.gpu import GpuEvaluator, WorkerClient
 
 pytestmark = pytest.mark.gpu
@@ -96,7 +96,7 @@ def test_a_faulting_variant_fifth_of_ten_fails_with_its_reason_and_the_nine_othe
     w = dict(workload("int32", "sum", N, seed=7), offset_elements=1)  # misaligned input too
     results = []
     for i, p in enumerate(points):
-        results.append(evaluator.evaluate(p, w))
+        results.append(evaluator.evaluate(p, problem_of(w), data_of(w)))
         if p.family == "faulting":
             assert evaluator.workers_started == 1, "the points before the fault shared a worker"
     for p, r in zip(points, results):

@@ -96,9 +96,9 @@ def grid_replays(tmp_path_factory) -> dict[Path, dict[str, Any]]:
         calls: list[tuple[str, str, int]] = []
         original = ev.evaluate
 
-        def evaluate(point, w, original=original, calls=calls):
-            calls.append((point.variant_label, point.launch_label, w["n"]))
-            return original(point, w)
+        def evaluate(point, problem, data=None, original=original, calls=calls):
+            calls.append((point.variant_label, point.launch_label, problem.elements))
+            return original(point, problem, data)
 
         ev.evaluate = evaluate  # type: ignore[method-assign]
         store = open_store(db)

@@ -56,12 +56,14 @@ class FakeWorker:
                                        "cached": 0, "failed": 0, "failures": {},
                                        "seconds": 4.1, "threads": 16}}
 
-    def _evaluate(self, point: dict, workload: dict, ordinal: int,
+    def _evaluate(self, point: dict, problem: dict, data: dict, ordinal: int,
                   options: dict) -> dict[str, Any]:
-        # the point arrives as Point.to_dict() (what crosses the worker's JSON pipe)
+        # the point arrives as Point.to_dict(), the problem as its plain form (what crosses
+        # the worker's JSON pipe)
         p = point_of(point)
-        return _ok(synthetic_median(p.variant_label, p.launch_label, workload["n"]),
-                   workload["n"])
+        outer, n, inner = problem["shape"]
+        assert outer == inner == 1, "the tuner measures whole arrays"
+        return _ok(synthetic_median(p.variant_label, p.launch_label, n), n)
 
     def _evaluate_cub(self, workload: dict, ordinal: int, options: dict) -> dict[str, Any]:
         return _ok(workload["n"] * 4 / 3.0e12 + 3e-6, workload["n"])
@@ -206,12 +208,14 @@ def test_a_replaced_worker_gets_the_variants_compiled_again(fake_worker):
     b = space.point({"block_size": 128})
     ev.precompile([a, b, a2, a])
     assert worker.calls("precompile")[-1]["points"] == [a.to_dict(), b.to_dict()]
-    w = base.workload("float32", "sum", 1024)
-    ev.evaluate(a, w)
-    assert worker.calls("evaluate")[-1]["point"] == a.to_dict()
+    problem = reducetune._core.Problem.whole_array("float32", "sum", 1024)
+    ev.evaluate(a, problem)
+    call = worker.calls("evaluate")[-1]
+    assert call["point"] == a.to_dict()  # typed over JSON: parameters by name, and the shape
+    assert call["problem"] == {"dtype": "float32", "op": "sum", "shape": [1, 1024, 1]}
     assert len(worker.calls("precompile")) == 1
     worker.running = False  # as after a crash or a timeout: a fresh worker, an empty cache
-    ev.evaluate(a, w)
+    ev.evaluate(a, problem)
     assert len(worker.calls("precompile")) == 2
 
 

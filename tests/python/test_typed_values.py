@@ -60,9 +60,14 @@ def test_precompile_takes_points_and_their_plain_forms():
 
 def test_evaluate_refuses_a_point_of_another_problem_before_any_device():
     p = _space().point({})
-    w = {"dtype": "int32", "op": "sum", "n": 1 << 10}
+    problem = _core.Problem.whole_array("int32", "sum", 1 << 10)
+    plain = {"dtype": "int32", "op": "sum", "shape": [1, 1 << 10, 1]}  # as over the JSON pipe
     for point in (p, p.to_dict()):
-        with pytest.raises(InvalidConfiguration, match="not for the workload's int32 sum"):
-            _core.evaluate(point, w)
+        for pr in (problem, plain):
+            with pytest.raises(InvalidConfiguration,
+                               match=r"not for the problem int32\.sum\.\(1,1024,1\)"):
+                _core.evaluate(point, pr)
     with pytest.raises(InvalidConfiguration, match='needs "dtype"'):
-        _core.evaluate({"family": "tunable", "params": {}}, w)
+        _core.evaluate({"family": "tunable", "params": {}}, problem)
+    with pytest.raises(InvalidConfiguration, match='problem\'s dict needs "shape"'):
+        _core.evaluate(p, {"dtype": "float32", "op": "sum"})

@@ -195,18 +195,19 @@ def test_malformed_requests_are_refused_with_a_message_naming_the_problem():
     # No GPU needed: each of these fails before a device is touched. The worker stays up.
     good = {"point": {"family": "tunable", "dtype": "float32", "op": "sum",
                       "params": {"block_size": 256, "elements_per_thread": 16}}}
+
+    def problem(n: int, dtype: str = "float32") -> dict:  # as the GPU evaluator sends one
+        return {"dtype": dtype, "op": "sum", "shape": [1, n, 1]}
+
     requests = [
         "not json at all",
         json.dumps([1, 2]),
         json.dumps({"call": "open_file", "args": {}}),
-        json.dumps({"call": "evaluate", "args": {"workload": {"dtype": "float32", "n": 4}}}),
-        json.dumps({"call": "evaluate", "args": dict(good, workload={"dtype": "float16",
-                                                                      "n": 4})}),
-        json.dumps({"call": "evaluate", "args": dict(good, workload={"dtype": "float32",
-                                                                      "n": 0})}),
-        json.dumps({"call": "evaluate", "args": dict(good, workload={"dtype": "float32",
-                                                                      "pattern": "zigzag",
-                                                                      "n": 4})}),
+        json.dumps({"call": "evaluate", "args": {"problem": problem(4)}}),
+        json.dumps({"call": "evaluate", "args": dict(good, problem=problem(4, "int64"))}),
+        json.dumps({"call": "evaluate", "args": dict(good, problem=problem(0))}),
+        json.dumps({"call": "evaluate", "args": dict(good, problem=problem(4),
+                                                     data={"pattern": "zigzag"})}),
     ]
     out = io.StringIO()
     assert serve(stdin=io.StringIO("\n".join(requests) + "\n\n"), stdout=out) == 0
@@ -217,9 +218,9 @@ def test_malformed_requests_are_refused_with_a_message_naming_the_problem():
     assert replies[0]["error"] == "JSONDecodeError"
     assert "JSON object" in messages[1]
     assert "unknown call 'open_file'" in messages[2]
-    assert "point" in messages[3] and "workload" in messages[3]  # a missing argument
-    assert "float16" in messages[4]
-    assert "n >= 1" in messages[5]
+    assert "point" in messages[3] and "problem" in messages[3]  # a missing argument
+    assert "not for the problem int64.sum" in messages[4]
+    assert "must be >= 1" in messages[5]
     assert "zigzag" in messages[6]
 
 

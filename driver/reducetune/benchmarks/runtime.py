@@ -29,7 +29,7 @@ from reducetune._space import Space
 from reducetune.benchmarks import _runtime_report
 from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.cli.args import SAMPLE_TIME_MAX_S, duration, integer, show_ranges
-from reducetune.evaluate.base import sampling_options, workload
+from reducetune.evaluate.base import data_of, problem_of, sampling_options, workload
 from reducetune.evaluate.gpu import GpuEvaluator
 from reducetune.runtime.reducer import Reducer, reduce
 
@@ -152,7 +152,8 @@ def _protocol(ev: Any, choice: dict[str, Any], dtype: str, op: str, n: int) -> d
     # The Reducer's choice is a dispatch table's row, which names its point by its labels only
     # (runtime/reducer.hpp reducer_choice carries no parameters): read once, by the space.
     choice_labels = (choice["variant"], choice["launch"])
-    tuned = ev.evaluate(Space(choice["family"], dtype, op, ev.limits).parse(*choice_labels), w)
+    point = Space(choice["family"], dtype, op, ev.limits).parse(*choice_labels)
+    tuned = ev.evaluate(point, problem_of(w), data_of(w))
     cub = ev.cub(w) or {"status": "failed"}
     keep = ("status", "median_s", "rel_stddev", "gbps", "pct_of_peak", "reason")
     return {"tuned": {k: tuned.get(k) for k in keep}, "cub": {k: cub.get(k) for k in keep}}

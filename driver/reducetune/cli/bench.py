@@ -26,7 +26,8 @@ from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.cli.args import (INT_MAX, SAMPLE_TIME_MAX_S, add_db, add_nondeterministic,
                                  add_workload, db_path, duration, integer, workload_pairs)
 from reducetune.cli.console import console
-from reducetune.evaluate.base import MAX_NOISE, MIN_SAMPLES, sampling_options, workload
+from reducetune.evaluate.base import (MAX_NOISE, MIN_SAMPLES, data_of, problem_of,
+                                      sampling_options, workload)
 from reducetune.evaluate.gpu import GpuEvaluator
 from reducetune.store.results import best
 
@@ -78,7 +79,7 @@ def _protocol(args: argparse.Namespace) -> str:
 def _measure(ev: Any, rule: dict[str, Any] | None, w: dict[str, Any]) -> dict[str, Any]:
     if rule is None:
         return {"status": "none"}
-    r = ev.evaluate(rule_point(rule, w["dtype"], w["op"], ev.limits), w)
+    r = ev.evaluate(rule_point(rule, w["dtype"], w["op"], ev.limits), problem_of(w), data_of(w))
     return {"variant": rule["variant"], "launch": rule["launch"], "bucket_n": rule["bucket_n"],
             "determinism": rule["determinism"], "status": r["status"],
             "median_s": r.get("median_s"), "rel_stddev": r.get("rel_stddev"),

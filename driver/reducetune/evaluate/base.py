@@ -14,7 +14,7 @@ from reducetune import _core
 from reducetune._space import Point
 
 __all__ = ["Evaluator", "CEILING_WORKLOAD", "MIN_SAMPLES", "MAX_NOISE", "WORKLOAD_SEED",
-           "percent_of", "sampling_options", "workload"]
+           "data_of", "percent_of", "problem_of", "sampling_options", "workload"]
 
 # The streaming ceiling is stored as a baseline under this conventional workload key (the
 # read itself is 4 GiB, or an eighth of the device memory: baseline/streaming_ceiling.hpp).
@@ -50,8 +50,22 @@ def sampling_options(time_cap_s: float, max_samples: int, hot: bool) -> dict[str
 
 def workload(dtype: str, op: str, n: int, pattern: str = "uniform",
              seed: int = WORKLOAD_SEED) -> dict:
+    """The store's key of a whole-array workload (and CUB's): problem and data together."""
     return {"dtype": dtype, "op": op, "n": int(n), "data_pattern": pattern, "pattern": pattern,
             "seed": seed}
+
+
+def problem_of(w: dict) -> _core.Problem:
+    """The typed problem a workload dict names: the whole array of n elements, (1, n, 1)."""
+    return _core.Problem.whole_array(w["dtype"], w["op"], int(w["n"]))
+
+
+def data_of(w: dict) -> dict[str, Any]:
+    """What a workload's input holds beside its problem: the keys ``_core.evaluate`` reads
+    from its ``data`` (pattern, seed, and a misaligned start: offset_elements)."""
+    return {"pattern": w.get("pattern", w.get("data_pattern", "uniform")),
+            "seed": int(w.get("seed", WORKLOAD_SEED)),
+            "offset_elements": int(w.get("offset_elements", 0))}
 
 
 class Evaluator(Protocol):
@@ -65,9 +79,11 @@ class Evaluator(Protocol):
     live: bool
 
     def set_sampling(self, options: dict[str, Any]) -> None: ...
-    # Points are typed (_core.Point): an evaluator never reads a label back.
+    # Points and problems are typed (_core.Point, _core.Problem): an evaluator never reads a
+    # label back; ``data`` is the input's pattern and seed (``data_of``).
     def precompile(self, points: list[Point]) -> dict[str, Any] | None: ...
-    def evaluate(self, point: Point, w: dict) -> dict[str, Any]: ...
+    def evaluate(self, point: Point, problem: _core.Problem,
+                 data: dict[str, Any] | None = None) -> dict[str, Any]: ...
     def cub(self, w: dict) -> dict[str, Any] | None: ...
     def ceiling_bytes_per_s(self) -> float | None: ...
     def close(self) -> None: ...

@@ -14,7 +14,7 @@ from typing import Any
 
 from reducetune import _core
 from reducetune._space import Point
-from reducetune.evaluate.base import CEILING_WORKLOAD, Evaluator
+from reducetune.evaluate.base import CEILING_WORKLOAD, Evaluator, data_of, problem_of
 
 __all__ = ["KNOWN", "MEASURED", "NOT_RECORDED", "Evaluation", "StoreContext"]
 
@@ -88,14 +88,19 @@ class StoreContext:
 
 
 class Evaluation:
-    """One workload's points in one study: each answered once per run (a point proposed again
-    gets this run's answer, a replayed point the recording lacks included)."""
+    """One workload's points in one study: the typed problem (and the input's data) its
+    evaluator measures, and each point's row, answered once per run (a point proposed again
+    gets this run's answer, a replayed point the recording lacks included). The tuning loop
+    asks ``known`` first, hands the point and the problem to the evaluator itself, and gives
+    the result to ``answer``."""
 
     def __init__(self, evaluator: Evaluator, ctx: StoreContext, w: dict[str, Any],
                  study_id: int | None) -> None:
         self.evaluator = evaluator
         self.ctx = ctx
-        self.w = w
+        self.w = w  # the store's key
+        self.problem = problem_of(w)
+        self.data = data_of(w)
         self.study_id = study_id
         self._rows: dict[Point, dict[str, Any]] = {}
 
@@ -104,12 +109,9 @@ class Evaluation:
         row = self._rows.get(point)
         return row if row is not None else self.ctx.find(point, self.w)
 
-    def row(self, point: Point) -> tuple[str, dict[str, Any]]:
-        """(KNOWN | MEASURED | NOT_RECORDED, the point's row)."""
-        row = self.known(point)
-        if row is not None:
-            return KNOWN, row
-        result = self.evaluator.evaluate(point, self.w)
+    def answer(self, point: Point, result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """(MEASURED | NOT_RECORDED, the point's row) from the evaluator's result for it; a
+        measured row is recorded."""
         row = {**self.ctx.key(), **{k: self.w[k] for k in WORKLOAD_KEYS},
                "study_id": self.study_id, "samples_s": list(result.get("samples_s") or []),
                "status": result["status"],

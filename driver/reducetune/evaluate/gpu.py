@@ -195,14 +195,18 @@ class GpuEvaluator:
             return dict(reply["result"])
         return {"status": "failed", "kind": reply["error"], "reason": reply["message"]}
 
-    def evaluate(self, point: Point, w: dict) -> dict[str, Any]:
+    def evaluate(self, point: Point, problem: _core.Problem,
+                 data: dict[str, Any] | None = None) -> dict[str, Any]:
         self.calls += 1
         self._rewarm()
         options = dict(self.options)
         if self._ceiling:
             options["ceiling_bytes_per_s"] = self._ceiling
-        # typed over JSON: parameters by name, which the worker's _core.evaluate takes as is
-        return self._run("evaluate", point=point.to_dict(), workload=w, options=options)
+        # typed over JSON: the point's parameters by name and the problem's shape, which the
+        # worker's _core.evaluate takes as they are
+        plain = {"dtype": problem.dtype, "op": problem.op, "shape": list(problem.shape)}
+        return self._run("evaluate", point=point.to_dict(), problem=plain, data=data or {},
+                         options=options)
 
     def cub(self, w: dict) -> dict[str, Any] | None:
         return self._run("evaluate_cub", workload=w, options=self.options)

@@ -120,10 +120,15 @@ class ReplayEvaluator:
     def _same_model(self) -> list[int]:
         return same_model_ids(self._store.devices(), self.device)
 
-    def evaluate(self, point: Point, w: dict) -> dict[str, Any]:
+    def evaluate(self, point: Point, problem: Any,
+                 data: dict[str, Any] | None = None) -> dict[str, Any]:
         self.calls += 1
-        # the recording's rows are keyed by their stored labels: the point writes its own
-        row = self.table(w["dtype"], w["op"], w["n"]).get(point.labels)
+        # a recording keys its rows by whole-array size (and keeps the pattern it was
+        # measured with); the rows' stored labels are matched by the point's own
+        outer, n, inner = problem.shape
+        row = None
+        if outer == inner == 1:
+            row = self.table(problem.dtype, problem.op, n).get(point.labels)
         if row is None:
             return {"status": "failed", "kind": "not_recorded",
                     "reason": f"not in the replay database {self.path.name}"}

@@ -17,7 +17,7 @@ import json
 import sys
 
 from reducetune import _core
-from reducetune.evaluate.base import MAX_NOISE, workload
+from reducetune.evaluate.base import MAX_NOISE, data_of, problem_of, workload
 
 
 def main(argv: list[str]) -> int:
@@ -26,7 +26,7 @@ def main(argv: list[str]) -> int:
     options = {"hot": False, "graph": False, "min_samples": 1, "max_samples": 1,
                "max_noise": MAX_NOISE, "time_cap_s": 1e-3}
     w = workload(point["dtype"], point["op"], int(n))
-    result = _core.evaluate(point, w, 0, options)
+    result = _core.evaluate(point, problem_of(w), data_of(w), 0, options)
     print(json.dumps({k: result.get(k) for k in ("status", "reason", "median_s", "launches")}),
           file=sys.stderr)
     return 0 if result.get("status") == "ok" else 1

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._core import element_bytes
-from reducetune.evaluate.base import CEILING_WORKLOAD, workload
+from reducetune.evaluate.base import CEILING_WORKLOAD, data_of, problem_of, workload
 from reducetune.evaluate.evaluation import WORKLOAD_KEYS, StoreContext
 from reducetune.store.experiment_tables import write_fact
 from reducetune.store.results import same_model_ids
@@ -152,7 +152,7 @@ class Runner:
     def _measure(self, job: Job, config: dict[str, Any]) -> bool:
         w = job.workload
         ctx = self.ctx(job.point.family)
-        result = self.evaluator.evaluate(job.point, w)
+        result = self.evaluator.evaluate(job.point, problem_of(w), data_of(w))
         row = {**ctx.key(), **{k: w[k] for k in WORKLOAD_KEYS},
                "study_id": self._study_id(job, config),
                "samples_s": list(result.get("samples_s") or []), "status": result["status"],

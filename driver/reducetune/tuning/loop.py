@@ -5,8 +5,9 @@ sampler and its queue) gives a trial and its Point; the point is checked (invali
 outside --restrict: FAIL with the reasons, never evaluated) and its flags read (a value the
 family flags, e.g. a racy warp unroll: FAIL "flagged: ...", never evaluated, unless
 allow_flagged); the evaluation (evaluate/evaluation.py) serves it from the store when this context
-already measured it, else evaluates (GPU worker or replay) and records it; the study is told
-the median time, or FAIL with the reason. The budget (tuning/budget.py) says when a size stops.
+already measured it, else the loop hands the Point and the size's Problem to the evaluator (GPU
+worker or replay) in one call and the evaluation records the result; the study is told the
+median time, or FAIL with the reason. The budget (tuning/budget.py) says when a size stops.
 """
 
 from __future__ import annotations
@@ -95,7 +96,10 @@ def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         trial.set_user_attr("reason", "measured by another worker of this study")
         study.tell(trial, state=optuna.trial.TrialState.FAIL)
         return
-    source, row = evaluation.row(point)
+    source, row = KNOWN, evaluation.known(point)
+    if row is None:  # the one evaluator call: the typed point and problem, handed straight
+        measured = evaluation.evaluator.evaluate(point, evaluation.problem, evaluation.data)
+        source, row = evaluation.answer(point, measured)
     if source == KNOWN:
         outcome = "served" if new else "repeat"
         result.served += new
