@@ -3,10 +3,9 @@
 // or within-bound (float sum, product) result for n in {1, 31, 1000, 2^20 + 7, 2^24}. Odd n
 // start one element past an aligned address, so vector loads take their misaligned path.
 #include "catch.hpp"
+#include "gpu_context.hpp"
 
 #include "reducetune/cuda/device_buffer.hpp"
-#include "reducetune/cuda/device_info.hpp"
-#include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compiler.hpp"
@@ -51,9 +50,8 @@ constexpr std::size_t tunable_per_pair = 16; // 16 x 16 type/op pairs = 256 tuna
 
 TEST_CASE("Every preset and a sample of tunable variants reduce correctly on the GPU",
           "[gpu][variants]") {
-  const device_info device = query_device();
-  const device_limits limits = limits_of(device);
-  const template_library lib = template_library::embedded();
+  const rt_test::gpu_context gpu;
+  const auto &[device, limits, lib] = gpu;
   const auto families = family::load_all(lib);
 
   // RT_CHECK_FAMILY=name checks one family only: a kernel that faults poisons the CUDA

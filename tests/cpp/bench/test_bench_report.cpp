@@ -217,54 +217,50 @@ TEST_CASE("repeat_report: within 3 % at n >= 2^20 passes; ranked rows are ok row
   CHECK(pass);
 }
 
+namespace {
+
+// repeat_report over rows of `runs` runs prints the row and the verdict given, and passes or not.
+void check_repeat(const std::vector<table_row> &rows, int runs, const std::string &row,
+                  const std::string &verdict, bool passes) {
+  bool pass = !passes; // repeat_report must set it either way
+  const std::string md = repeat_report(rows, runs, pass);
+  INFO(md);
+  if (!row.empty())
+    CHECK(has_line(md, row));
+  CHECK(has_line(md, "Largest difference for n >= 2^20 over " + std::to_string(runs) +
+                         " runs: " + verdict + " (limit 3 %)"));
+  CHECK(pass == passes);
+}
+
+} // namespace
+
 TEST_CASE("repeat_report: one row over 3 % at n >= 2^20 fails", "[bench][report][repeat]") {
   const auto f = dtype::float32, i = dtype::int32;
-  const std::vector<table_row> rows{
-      synthetic_ok(1, f, 20, "good", 10e-6), synthetic_ok(1, i, 24, "good", 10e-6),
-      synthetic_ok(2, f, 20, "good", 10.2e-6), synthetic_ok(2, i, 24, "good", 10.4e-6), // 4 %
-  };
-  bool pass = true;
-  const std::string md = repeat_report(rows, 2, pass);
-  INFO(md);
-  CHECK(has_line(md, "| 2 | int32 | 2^24 | good | 10.00 | 10.40 | 4.00 |"));
-  CHECK(has_line(md, "Largest difference for n >= 2^20 over 2 runs: 4.00 % (int32 2^24 good): "
-                     "FAIL (limit 3 %)"));
-  CHECK_FALSE(pass);
+  check_repeat({synthetic_ok(1, f, 20, "good", 10e-6), synthetic_ok(1, i, 24, "good", 10e-6),
+                synthetic_ok(2, f, 20, "good", 10.2e-6),
+                synthetic_ok(2, i, 24, "good", 10.4e-6)}, // 4 %
+               2, "| 2 | int32 | 2^24 | good | 10.00 | 10.40 | 4.00 |",
+               "4.00 % (int32 2^24 good): FAIL", false);
 }
 
 TEST_CASE("repeat_report: exactly 3 % passes; a faster later run counts the same",
           "[bench][report][repeat]") {
   // 25 s and 25.75 s are exact in binary: the difference is exactly 3 %.
   const auto f = dtype::float32;
-  bool pass = false;
-  const std::string md = repeat_report(
-      {synthetic_ok(1, f, 20, "good", 25.75), synthetic_ok(2, f, 20, "good", 25.0)}, 2, pass);
-  INFO(md);
-  CHECK(has_line(md, "| 2 | float32 | 2^20 | good | 25750000.00 | 25000000.00 | 3.00 |"));
-  CHECK(has_line(md, "Largest difference for n >= 2^20 over 2 runs: 3.00 % (float32 2^20 good): "
-                     "PASS (limit 3 %)"));
-  CHECK(pass);
+  check_repeat({synthetic_ok(1, f, 20, "good", 25.75), synthetic_ok(2, f, 20, "good", 25.0)}, 2,
+               "| 2 | float32 | 2^20 | good | 25750000.00 | 25000000.00 | 3.00 |",
+               "3.00 % (float32 2^20 good): PASS", true);
 }
 
 TEST_CASE("repeat_report: later runs are compared with run 1; none at n >= 2^20 passes",
           "[bench][report][repeat]") {
   const auto f = dtype::float32;
-  bool pass = true;
-  const std::string md =
-      repeat_report({synthetic_ok(1, f, 20, "good", 10e-6), synthetic_ok(2, f, 20, "good", 13e-6),
-                     synthetic_ok(3, f, 20, "good", 13e-6)},
-                    3, pass);
-  INFO(md);
-  CHECK(has_line(md, "| 3 | float32 | 2^20 | good | 10.00 | 13.00 | 30.00 |"));
-  CHECK(has_line(md, "Largest difference for n >= 2^20 over 3 runs: 30.00 % (float32 2^20 good): "
-                     "FAIL (limit 3 %)"));
-  CHECK_FALSE(pass);
-
-  const std::string small = repeat_report(
-      {synthetic_ok(1, f, 16, "good", 10e-6), synthetic_ok(2, f, 16, "good", 20e-6)}, 2, pass);
-  INFO(small);
-  CHECK(has_line(small, "Largest difference for n >= 2^20 over 2 runs: 0.00 %: PASS (limit 3 %)"));
-  CHECK(pass);
+  check_repeat({synthetic_ok(1, f, 20, "good", 10e-6), synthetic_ok(2, f, 20, "good", 13e-6),
+                synthetic_ok(3, f, 20, "good", 13e-6)},
+               3, "| 3 | float32 | 2^20 | good | 10.00 | 13.00 | 30.00 |",
+               "30.00 % (float32 2^20 good): FAIL", false);
+  check_repeat({synthetic_ok(1, f, 16, "good", 10e-6), synthetic_ok(2, f, 16, "good", 20e-6)}, 2,
+               "", "0.00 %: PASS", true);
 }
 
 TEST_CASE("JSON rows carry the fields of docs/results/*_bench_repeat_graph.json",

@@ -10,10 +10,9 @@
 // would otherwise pass. The table (dtype, finish, determinism, distinct results) is printed
 // to stdout for the GPU run's log.
 #include "catch.hpp"
+#include "gpu_context.hpp"
 
 #include "reducetune/cuda/device_buffer.hpp"
-#include "reducetune/cuda/device_info.hpp"
-#include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compiler.hpp"
@@ -147,13 +146,11 @@ void print_table(const device_info &device, const std::vector<case_result> &resu
 
 TEST_CASE("determinism_of matches what each finish does on the GPU over 100 launches",
           "[gpu][determinism]") {
-  const device_info device = query_device();
-  const device_limits limits = limits_of(device);
-  const template_library lib = template_library::embedded();
-  const family tunable = family::load(lib, "tunable");
+  const rt_test::gpu_context gpu;
+  const family tunable = family::load(gpu.lib, "tunable");
 
-  const std::vector<case_result> results = run_cases(tunable, limits, lib);
-  print_table(device, results);
+  const std::vector<case_result> results = run_cases(tunable, gpu.limits, gpu.lib);
+  print_table(gpu.device, results);
 
   for (const case_result &r : results) {
     INFO(r.label << " (" << to_string(r.c->type) << " sum, finish " << r.c->finish << ")");

@@ -4,9 +4,8 @@
 // is verified like every protocol's: right for every type x operator (n = 1, one block, and
 // n = 2^20 + 7 from a misaligned start), and a wrong combine is a wrong_result failure.
 #include "catch.hpp"
+#include "gpu_context.hpp"
 
-#include "reducetune/cuda/device_info.hpp"
-#include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/measure/evaluate.hpp"
@@ -45,9 +44,8 @@ host_point compiled(compiler &c, const family &f, dtype t, reduce_op o,
 
 TEST_CASE("the host protocol's result is verified right for every type and operator",
           "[gpu][host]") {
-  const device_info device = query_device();
-  const device_limits limits = limits_of(device);
-  const template_library lib = template_library::embedded();
+  const rt_test::gpu_context gpu;
+  const auto &[device, limits, lib] = gpu;
   const family f = family::load(lib, "cascade");
   compiler c(lib);
   for (const dtype t : all_dtypes)
@@ -75,9 +73,8 @@ TEST_CASE("the host protocol's result is verified right for every type and opera
 }
 
 TEST_CASE("a host finish that combines with the wrong operator is a wrong result", "[gpu][host]") {
-  const device_info device = query_device();
-  const device_limits limits = limits_of(device);
-  const template_library lib = template_library::embedded();
+  const rt_test::gpu_context gpu;
+  const auto &[device, limits, lib] = gpu;
   compiler c(lib);
   const host_point hp = compiled(c, family::load(lib, "cascade"), dtype::int32, reduce_op::sum,
                                  limits);

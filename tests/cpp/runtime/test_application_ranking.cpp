@@ -15,6 +15,9 @@
 #include "reducetune/space/space.hpp"
 #include "reducetune/templates/template_library.hpp"
 
+#include <string>
+#include <utility>
+
 using namespace reducetune;
 
 namespace {
@@ -41,6 +44,24 @@ db::measurement_record of_preset(std::int64_t device, const std::string &name, s
   return m;
 }
 
+// A results file with the H100's "good" (two_pass: 2 launches) at 5 us and "one_pass" (ticket:
+// 1 launch) at 6 us at n = 2^16, and "good" alone at 2^24 when `with_2_24`.
+void record_two_protocols(const std::filesystem::path &path, bool with_2_24) {
+  auto s = db::store::open(path);
+  const auto d = s.register_device(rt_test::h100());
+  s.record_measurement(of_preset(d, "good", 1 << 16, 5.0e-6));
+  s.record_measurement(of_preset(d, "one_pass", 1 << 16, 6.0e-6));
+  if (with_2_24)
+    s.record_measurement(of_preset(d, "good", 1 << 24, 30.0e-6));
+}
+
+// The labels of the presets "good" (two_pass) and "one_pass" (ticket).
+std::pair<std::string, std::string> two_pass_and_ticket() {
+  const auto s = space();
+  return {variant_label(s.decl(), *s.base("good", {})),
+          variant_label(s.decl(), *s.base("one_pass", {}))};
+}
+
 // The rule chosen at n = 2^16 with this extra launch cost.
 std::string chosen(const std::filesystem::path &path, double extra_launch_s) {
   const auto file = db::open_for_reading(path);
@@ -58,15 +79,8 @@ std::string chosen(const std::filesystem::path &path, double extra_launch_s) {
 TEST_CASE("a one-launch point within the extra launch's cost is preferred for applications",
           "[runtime][ranking]") {
   rt_test::temp_dir dir;
-  {
-    auto s = db::store::open(dir / "r.db");
-    const auto d = s.register_device(rt_test::h100());
-    s.record_measurement(of_preset(d, "good", 1 << 16, 5.0e-6));     // two_pass: 2 launches
-    s.record_measurement(of_preset(d, "one_pass", 1 << 16, 6.0e-6)); // ticket: 1 launch
-  }
-  const auto s = space();
-  const auto two_pass = variant_label(s.decl(), *s.base("good", {}));
-  const auto ticket = variant_label(s.decl(), *s.base("one_pass", {}));
+  record_two_protocols(dir / "r.db", false);
+  const auto [two_pass, ticket] = two_pass_and_ticket();
   CHECK(chosen(dir / "r.db", 0.0) == two_pass);    // the median alone
   CHECK(chosen(dir / "r.db", 2.5e-6) == ticket);   // 6.0 < 5.0 + 2.5
   CHECK(chosen(dir / "r.db", 0.5e-6) == two_pass); // 5.0 + 0.5 < 6.0
@@ -96,16 +110,8 @@ TEST_CASE("the JSON export carries each size's application pick, and a table bui
           "launches the pick unless told to rank by the median",
           "[runtime][ranking][export]") {
   rt_test::temp_dir dir;
-  {
-    auto s = db::store::open(dir / "r.db");
-    const auto d = s.register_device(rt_test::h100());
-    s.record_measurement(of_preset(d, "good", 1 << 16, 5.0e-6));     // two_pass: 2 launches
-    s.record_measurement(of_preset(d, "one_pass", 1 << 16, 6.0e-6)); // ticket: 1 launch
-    s.record_measurement(of_preset(d, "good", 1 << 24, 30.0e-6));    // alone at 2^24
-  }
-  const auto s = space();
-  const auto two_pass = variant_label(s.decl(), *s.base("good", {}));
-  const auto ticket = variant_label(s.decl(), *s.base("one_pass", {}));
+  record_two_protocols(dir / "r.db", true);
+  const auto [two_pass, ticket] = two_pass_and_ticket();
   const auto file = db::open_for_reading(dir / "r.db");
   const auto c = db::catalog::load(file, {});
   const db::application_source apps{&file, {}};
@@ -137,15 +143,8 @@ TEST_CASE("the JSON export carries each size's application pick, and a table bui
 TEST_CASE("measured application times decide a calibrated size; the estimate decides the rest",
           "[runtime][ranking][calibrate]") {
   rt_test::temp_dir dir;
-  const auto s = space();
-  const auto two_pass = variant_label(s.decl(), *s.base("good", {}));
-  const auto ticket = variant_label(s.decl(), *s.base("one_pass", {}));
-  {
-    auto st = db::store::open(dir / "r.db");
-    const auto d = st.register_device(rt_test::h100());
-    st.record_measurement(of_preset(d, "good", 1 << 16, 5.0e-6));     // two_pass: 2 launches
-    st.record_measurement(of_preset(d, "one_pass", 1 << 16, 6.0e-6)); // ticket: 1 launch
-  }
+  const auto [two_pass, ticket] = two_pass_and_ticket();
+  record_two_protocols(dir / "r.db", false);
   REQUIRE(chosen(dir / "r.db", db::default_extra_launch_s) == ticket); // the estimate
 
   const auto file = db::open_for_reading(dir / "r.db");
