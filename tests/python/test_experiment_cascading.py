@@ -86,6 +86,13 @@ def two_dbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     build_cascading_fixture(b, OTHER_DEVICE, peak_at=512)
     return a, b
 
+def run_cascading(cli, out: Path, *args: object) -> tuple[dict, str]:
+    """`experiment cascading ARGS --out OUT`: its report.json and report.md."""
+    code, _, err = cli("experiment", "cascading", *args, "--out", out)
+    assert code == 0, err
+    return json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
+
+
 
 def test_the_grid_the_sweep_assumes_is_the_tunable_familys():
     """The report's x axis is n ÷ (grid × block) with each point's grid from the C++ space
@@ -183,11 +190,7 @@ def test_cascading_replay_reports_the_measured_optimum_and_compares_devices(cli,
                                                                            two_dbs):
     a, b = two_dbs
     out = tmp_path / "report"
-    code, _, err = cli("experiment", "cascading", "--replay", a, "--replay", b, "--out", out,
-                       *SMALL)
-    assert code == 0, err
-    report = json.loads((out / "report.json").read_text())
-    text = (out / "report.md").read_text()
+    report, text = run_cascading(cli, out, "--replay", a, "--replay", b, *SMALL)
     assert [d["device"] for d in report["devices"]] == [SYNTHETIC_DEVICE["name"],
                                                         OTHER_DEVICE["name"]]
     for d, peak in zip(report["devices"], (64, 512)):
@@ -209,10 +212,7 @@ def test_cascading_replay_reports_the_measured_optimum_and_compares_devices(cli,
 def test_passes_table_holds_the_database_times_and_launches(cli, tmp_path, two_dbs):
     a, _ = two_dbs
     out = tmp_path / "report"
-    code, _, err = cli("experiment", "cascading", "--replay", a, "--out", out, *SMALL)
-    assert code == 0, err
-    report = json.loads((out / "report.json").read_text())
-    text = (out / "report.md").read_text()
+    report, text = run_cascading(cli, out, "--replay", a, *SMALL)
     store = _core.Store(str(a), True)
     dev = store.devices()[0]["id"]
     rows = {(r["variant_label"], r["launch_label"], r["n"]): r
@@ -309,10 +309,7 @@ def test_the_report_says_where_the_grid_shrinks_and_what_a_host_finish_costs(cli
                                                                             two_dbs):
     a, _ = two_dbs
     out = tmp_path / "report"
-    code, _, err = cli("experiment", "cascading", "--replay", a, "--out", out, *SMALL)
-    assert code == 0, err
-    report = json.loads((out / "report.json").read_text())
-    text = (out / "report.md").read_text()
+    report, text = run_cascading(cli, out, "--replay", a, *SMALL)
     assert _check_cascading_report_holds_database_numbers(
         report, text, {str(a): _measurements(a)}) > 10
     d = report["devices"][0]
@@ -334,10 +331,7 @@ def test_the_report_says_where_the_grid_shrinks_and_what_a_host_finish_costs(cli
 def test_committed_cascading_recordings_replay_to_their_numbers(cli, tmp_path):
     out = tmp_path / "report"
     args = [a for p in CASCADING_RECORDINGS for a in ("--replay", p)]
-    code, _, err = cli("experiment", "cascading", *args, "--out", out)
-    assert code == 0, err
-    report = json.loads((out / "report.json").read_text())
-    text = (out / "report.md").read_text()
+    report, text = run_cascading(cli, out, *args)
     rows_of = {str(p): _measurements(_plain(p, tmp_path)) for p in CASCADING_RECORDINGS}
     assert _check_cascading_report_holds_database_numbers(report, text, rows_of) > 100
     for d in report["devices"]:
