@@ -60,6 +60,11 @@ template <class F> __device__ __forceinline__ void cas_combine(double *addr, dou
   } while (old != assumed);
 }
 
+// atomicMin/atomicMax exist for int and long long; floating types take the CAS loop.
+template <class T> __device__ __forceinline__ constexpr bool has_atomic_minmax() {
+  return is_same<T, int>::value || is_same<T, long long>::value;
+}
+
 } // namespace detail
 
 struct op_sum {
@@ -92,13 +97,9 @@ struct op_min {
     return b < a ? b : a;
   }
 
-  static __device__ __forceinline__ void atomic(int *p, int v) { atomicMin(p, v); }
-  static __device__ __forceinline__ void atomic(long long *p, long long v) { atomicMin(p, v); }
-  static __device__ __forceinline__ void atomic(float *p, float v) {
-    detail::cas_combine(p, v, op_min{});
-  }
-  static __device__ __forceinline__ void atomic(double *p, double v) {
-    detail::cas_combine(p, v, op_min{});
+  template <class T> static __device__ __forceinline__ void atomic(T *p, T v) {
+    if constexpr (detail::has_atomic_minmax<T>()) atomicMin(p, v);
+    else detail::cas_combine(p, v, op_min{});
   }
 };
 
@@ -110,13 +111,9 @@ struct op_max {
     return a < b ? b : a;
   }
 
-  static __device__ __forceinline__ void atomic(int *p, int v) { atomicMax(p, v); }
-  static __device__ __forceinline__ void atomic(long long *p, long long v) { atomicMax(p, v); }
-  static __device__ __forceinline__ void atomic(float *p, float v) {
-    detail::cas_combine(p, v, op_max{});
-  }
-  static __device__ __forceinline__ void atomic(double *p, double v) {
-    detail::cas_combine(p, v, op_max{});
+  template <class T> static __device__ __forceinline__ void atomic(T *p, T v) {
+    if constexpr (detail::has_atomic_minmax<T>()) atomicMax(p, v);
+    else detail::cas_combine(p, v, op_max{});
   }
 };
 

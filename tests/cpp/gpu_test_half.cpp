@@ -3,12 +3,15 @@
 // point's summation (summation_depth below), on every data pattern and the half types' hostile
 // ones (verify/half_patterns: values near the type's max, subnormals, ones, cancellation), for
 // n in {1, 31, 1000, 2^20 + 7, 2^24}, odd n starting one element past an aligned address; and
-// 2^24 ones in bfloat16 sum to exactly 2^24 (16-bit partials would stop at 256).
+// 2^24 ones in bfloat16 sum to exactly 2^24 (16-bit partials would stop at 256). CUB, the
+// baseline, reduces the half types with a float32 accumulator and is verified the same way.
 #include "catch.hpp"
 #include "gpu_context.hpp"
 #include "loaded_presets.hpp"
 
+#include "reducetune/baseline/cub_baseline.hpp"
 #include "reducetune/cuda/device_buffer.hpp"
+#include "reducetune/cuda/device_info.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compiler.hpp"
@@ -23,6 +26,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 using namespace reducetune;
@@ -123,4 +127,22 @@ TEST_CASE("2^24 ones in bfloat16 sum to exactly 2^24 with every tunable preset",
     INFO(lp.label << " gave " << static_cast<float>(value));
     CHECK(value.bits == bfloat16(16777216.0).bits);
   }
+}
+
+TEST_CASE("CUB reduces float16 and bfloat16 with a float32 accumulator, verified",
+          "[gpu][half][baseline]") {
+  const device_info d = query_device();
+  evaluate_options quick;
+  quick.cold_rule.max_samples = quick.cold_rule.min_samples = 10;
+  quick.hot = false;
+  for (const dtype t : half_types)
+    for (const reduce_op op : all_ops)
+      for (const data_pattern p : all_data_patterns())
+        for (const std::uint64_t n : {1ULL, 1000003ULL, 1ULL << 24}) {
+          const workload w{t, op, n, p, 42, 1}; // offset 1: not 16-byte aligned
+          const evaluation e = evaluate_cub(w, d, quick);
+          INFO(to_string(t) << " " << to_string(op) << " " << to_string(p) << " n=" << n);
+          if (const auto *f = std::get_if<failure>(&e)) FAIL(f->reason);
+          CHECK(std::get<measurement>(e).check.ok);
+        }
 }

@@ -50,6 +50,7 @@ TEST_CASE("the host protocol's result is verified right for every type and opera
   compiler c(lib);
   for (const dtype t : all_dtypes)
     for (const reduce_op o : all_ops) {
+      if (is_half(t)) continue; // the cascade family refuses the half types (16-bit partials)
       const host_point hp = compiled(c, f, t, o, limits);
       const launch_plan plan = hp.space.plan_launch(hp.p.compile, hp.p.launch);
       REQUIRE(plan.proto == protocol::host);
