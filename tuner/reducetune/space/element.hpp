@@ -10,6 +10,13 @@ namespace reducetune {
 // float16 and bfloat16 (the half types) accumulate in float32 and never keep a partial in 16
 // bits (DESIGN.md): their accumulator is float32 (accumulator_of), which sizes every partial
 // and shared-memory slot of a reduction of them.
+//
+// Output type: a reduction writes its input's type, rounded once from the float32
+// accumulator, unless the call asks for float32. The choice belongs to the call, not to the
+// problem (the same tuned point serves both; only the last store differs): the kernels take
+// it as their Out argument (common/rt_types.cuh from_acc; the tunable family's pass_out and
+// final_pass_out), the verifier as tolerance_options::float32_output, and the planner's `out`
+// holds 4 bytes (accumulator_bytes). The runtime and the search space do not select it yet.
 enum class dtype { int32, int64, float32, float64, float16, bfloat16 };
 enum class reduce_op { sum, min, max, prod };
 
