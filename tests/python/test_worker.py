@@ -62,98 +62,73 @@ def pid_of(reply: dict) -> int:
 # ---- the client: every way a worker can go wrong is a failure of that call only
 
 
-def test_a_healthy_worker_answers_many_calls_in_one_process():
+@pytest.fixture
+def fake():
     w = fake_worker()
-    try:
-        pids = {pid_of(w.call("evaluate")) for _ in range(5)}
-        assert len(pids) == 1 and w.started == 1 and w.running
-    finally:
-        w.close()
+    yield w
+    w.close()
+
+
+def assert_replaced(w: WorkerClient, before: int | None = None) -> None:
+    """The worker of the failed call is gone, and the next call starts a fresh one (not the
+    process ``before``, where given)."""
     assert not w.running
+    after = pid_of(w.call("evaluate"))
+    assert w.started == 2
+    assert after != before
 
 
-def test_a_worker_killed_by_a_signal_is_a_failure_and_the_next_call_gets_a_fresh_one():
-    w = fake_worker()
-    try:
-        first = pid_of(w.call("evaluate"))
-        reply = w.call("crash")
-        assert reply == {"ok": False, "error": "worker_crashed",
-                         "message": "worker died with SIGSEGV (signal 11)"}
-        assert not w.running
-        assert pid_of(w.call("evaluate")) != first
-        assert w.started == 2
-    finally:
-        w.close()
+def test_a_healthy_worker_answers_many_calls_in_one_process(fake):
+    pids = {pid_of(fake.call("evaluate")) for _ in range(5)}
+    assert len(pids) == 1 and fake.started == 1 and fake.running
+    fake.close()
+    assert not fake.running
 
 
-def test_a_worker_that_exits_without_replying_reports_its_status():
-    w = fake_worker()
-    try:
-        reply = w.call("exit3")
-        assert reply == {"ok": False, "error": "worker_crashed",
-                         "message": "worker exited with status 3"}
-        pid_of(w.call("evaluate"))
-        assert w.started == 2
-    finally:
-        w.close()
+def test_a_worker_killed_by_a_signal_is_a_failure_and_the_next_call_gets_a_fresh_one(fake):
+    first = pid_of(fake.call("evaluate"))
+    assert fake.call("crash") == {"ok": False, "error": "worker_crashed",
+                                  "message": "worker died with SIGSEGV (signal 11)"}
+    assert_replaced(fake, first)
 
 
-def test_a_hung_worker_is_killed_at_the_timeout_and_the_next_call_gets_a_fresh_one():
-    w = fake_worker()
-    try:
-        start = time.monotonic()
-        reply = w.call("hang", timeout_s=0.5)
-        waited = time.monotonic() - start
-        assert reply["error"] == "timed_out" and "0.5 s" in reply["message"]
-        assert waited < 5
-        assert not w.running
-        pid_of(w.call("evaluate"))
-        assert w.started == 2
-    finally:
-        w.close()
+def test_a_worker_that_exits_without_replying_reports_its_status(fake):
+    assert fake.call("exit3") == {"ok": False, "error": "worker_crashed",
+                                  "message": "worker exited with status 3"}
+    assert_replaced(fake)
 
 
-def test_a_worker_that_writes_garbage_is_killed_and_the_call_fails():
-    w = fake_worker()
-    try:
-        reply = w.call("garbage")
-        assert reply["error"] == "worker_crashed"
-        assert "this is not json" in reply["message"] and "not a reply" in reply["message"]
-        assert not w.running
-        pid_of(w.call("evaluate"))
-        assert w.started == 2
-    finally:
-        w.close()
+def test_a_hung_worker_is_killed_at_the_timeout_and_the_next_call_gets_a_fresh_one(fake):
+    start = time.monotonic()
+    reply = fake.call("hang", timeout_s=0.5)
+    assert reply["error"] == "timed_out" and "0.5 s" in reply["message"]
+    assert time.monotonic() - start < 5
+    assert_replaced(fake)
 
 
-def test_a_worker_that_leaves_after_a_sticky_error_is_replaced_without_failing_the_next_call():
-    w = fake_worker()
-    try:
-        first = pid_of(w.call("evaluate"))
-        reply = w.call("poison")
-        assert reply == {"ok": True, "result": {
-            "status": "failed", "kind": "launch_error",
-            "reason": "an illegal memory access was encountered"}}  # "exits" is the client's
-        assert not w.running
-        assert pid_of(w.call("evaluate")) != first  # no worker_crashed for the next point
-        assert w.started == 2
-    finally:
-        w.close()
+def test_a_worker_that_writes_garbage_is_killed_and_the_call_fails(fake):
+    reply = fake.call("garbage")
+    assert reply["error"] == "worker_crashed"
+    assert "this is not json" in reply["message"] and "not a reply" in reply["message"]
+    assert_replaced(fake)
 
 
-def test_a_worker_that_announces_its_exit_but_lingers_is_killed_after_the_grace():
-    w = fake_worker()
-    w.exit_grace_s = 0.5
-    try:
-        start = time.monotonic()
-        reply = w.call("poison_and_linger")
-        assert reply["ok"] and reply["result"]["kind"] == "launch_error"
-        assert time.monotonic() - start < 5
-        assert not w.running
-        pid_of(w.call("evaluate"))
-        assert w.started == 2
-    finally:
-        w.close()
+def test_a_worker_that_leaves_after_a_sticky_error_is_replaced_without_failing_the_next_call(
+        fake):
+    first = pid_of(fake.call("evaluate"))
+    assert fake.call("poison") == {"ok": True, "result": {
+        "status": "failed", "kind": "launch_error",
+        "reason": "an illegal memory access was encountered"}}  # "exits" is the client's
+    assert_replaced(fake, first)  # and no worker_crashed for the next point
+
+
+def test_a_worker_that_announces_its_exit_but_lingers_is_killed_after_the_grace(fake):
+    fake.exit_grace_s = 0.5
+    start = time.monotonic()
+    reply = fake.call("poison_and_linger")
+    assert reply["ok"] and reply["result"]["kind"] == "launch_error"
+    assert time.monotonic() - start < 5
+    assert_replaced(fake)
 
 
 def test_ten_calls_with_a_crash_in_the_middle_answer_the_other_nine():
