@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <utility>
+#include <vector>
 #include <cstdio>
 #include <random>
 #include <sys/wait.h>
@@ -107,6 +108,22 @@ bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
+// Opening the file is refused with a message that says each of `words`, and the file keeps
+// every byte; with `catalog_too`, the Catalog refuses it as well and leaves it so.
+void check_refused(const std::filesystem::path &path, const std::vector<std::string> &words,
+                   bool catalog_too = false) {
+  const auto before = rt_test::file_bytes(path);
+  const auto what = refusal(path);
+  INFO(what);
+  for (const auto &w : words)
+    CHECK(contains(what, w));
+  CHECK(rt_test::file_bytes(path) == before);
+  if (catalog_too) {
+    CHECK_THROWS_AS(catalog::open(path), reducetune::store_error);
+    CHECK(rt_test::file_bytes(path) == before);
+  }
+}
+
 } // namespace
 
 TEST_CASE("a writer killed with SIGKILL loses no committed row and leaves a sound file",
@@ -205,15 +222,10 @@ TEST_CASE("a file of garbage bytes is refused and left untouched", "[db][reliabi
   for (auto &c : garbage)
     c = static_cast<char>(rng());
   rt_test::write_bytes(path, garbage);
-  const auto what = refusal(path);
-  INFO(what);
-  CHECK(contains(what, "is not a readable SQLite database"));
-  CHECK(contains(what, "left untouched"));
-  CHECK(contains(what, path.string()));
+  check_refused(path, {"is not a readable SQLite database", "left untouched", path.string()},
+                true);
   CHECK(rt_test::file_bytes(path) == garbage);
   CHECK_FALSE(std::filesystem::exists(path.string() + "-wal"));
-  CHECK_THROWS_AS(catalog::open(path), reducetune::store_error);
-  CHECK(rt_test::file_bytes(path) == garbage);
 }
 
 TEST_CASE("an SQLite header over garbage pages is refused and left untouched",
@@ -228,9 +240,7 @@ TEST_CASE("an SQLite header over garbage pages is refused and left untouched",
   bytes.replace(0, magic.size(), magic);
   rt_test::write_bytes(path, bytes);
   const auto before = rt_test::fnv1a(bytes);
-  const auto what = refusal(path);
-  INFO(what);
-  CHECK(contains(what, "left untouched"));
+  check_refused(path, {"left untouched"});
   CHECK(rt_test::fnv1a(rt_test::file_bytes(path)) == before);
   CHECK(rt_test::file_bytes(path) == bytes);
 }
@@ -244,12 +254,7 @@ TEST_CASE("another application's SQLite file is refused and left untouched", "[d
       other.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT);"
                  "INSERT INTO customers (name) VALUES ('Ada');");
     }
-    const auto before = rt_test::file_bytes(path);
-    const auto what = refusal(path);
-    INFO(what);
-    CHECK(contains(what, "another application"));
-    CHECK(contains(what, "customers"));
-    CHECK(rt_test::file_bytes(path) == before);
+    check_refused(path, {"another application", "customers"});
   }
   SECTION("another application id") {
     const auto path = dir / "other-id.sqlite";
@@ -257,11 +262,7 @@ TEST_CASE("another application's SQLite file is refused and left untouched", "[d
       database other(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
       other.exec("PRAGMA application_id = 12345; CREATE TABLE rt_devices (x);");
     }
-    const auto before = rt_test::file_bytes(path);
-    const auto what = refusal(path);
-    INFO(what);
-    CHECK(contains(what, "application_id = 12345"));
-    CHECK(rt_test::file_bytes(path) == before);
+    check_refused(path, {"application_id = 12345"});
   }
 }
 
@@ -274,15 +275,10 @@ TEST_CASE("a file of a newer schema version is refused, says what to do, and is 
     s.register_device(rt_test::h100());
     s.connection().exec("PRAGMA user_version = " + std::to_string(current_schema_version() + 1));
   }
-  const auto before = rt_test::file_bytes(path);
-  const auto what = refusal(path);
-  INFO(what);
-  CHECK(contains(what, "newer reducetune"));
-  CHECK(contains(what, "Upgrade reducetune"));
-  CHECK(contains(what, "schema version " + std::to_string(current_schema_version() + 1)));
-  CHECK(rt_test::file_bytes(path) == before);
-  CHECK_THROWS_AS(catalog::open(path), reducetune::store_error);
-  CHECK(rt_test::file_bytes(path) == before);
+  check_refused(path,
+                {"newer reducetune", "Upgrade reducetune",
+                 "schema version " + std::to_string(current_schema_version() + 1)},
+                true);
 }
 
 TEST_CASE("a file holding only Optuna's tables gets reducetune's tables beside them",

@@ -3,6 +3,7 @@
 // are refused with their reason before any compile, and the shape built-ins give the grid the
 // family declares. No GPU needed; tests/cpp/gpu_test_axis.cpp runs the kernels.
 #include "catch.hpp"
+#include "shared_compiler.hpp"
 
 #include "reducetune/db/launch_rule.hpp"
 #include "reducetune/jit/compiler.hpp"
@@ -74,8 +75,7 @@ TEST_CASE("Every axis preset is a valid point for every type and operator, and c
   // Each strategy has at least one preset (the GPU test runs each strategy through them).
   REQUIRE(strategies == std::set<std::string>{"thread", "group", "warp", "block", "split", "tile"});
 
-  compiler c(template_library::embedded());
-  const auto outcomes = c.compile_batch(requests);
+  const auto outcomes = rt_test::shared_compiler().compile_batch(requests);
   std::size_t failed = 0;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].program) {

@@ -3,6 +3,7 @@
 // families fail (or not) the way they say. No GPU needed. `reducetune-compile --all` compiles
 // every point; this CI test compiles presets + 500 sampled points per architecture.
 #include "catch.hpp"
+#include "shared_compiler.hpp"
 
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compiler.hpp"
@@ -33,6 +34,18 @@ compile_request preset_request(const template_library &lib, const std::string &f
   return request_for(f, default_variant(f, dtype::int32, reduce_op::sum), arch);
 }
 
+// The log of the compile_error that compiling the family's first preset throws.
+std::string failed_compile_log(const template_library &lib, const std::string &family_name) {
+  compiler c(lib);
+  try {
+    (void)c.compile(preset_request(lib, family_name, 90));
+  } catch (const compile_error &e) {
+    return e.log();
+  }
+  FAIL("the family " << family_name << " compiled");
+  return {};
+}
+
 } // namespace
 
 TEST_CASE("Every preset and 500 sampled points compile for sm_80 and sm_90", "[jit][space][slow]") {
@@ -60,8 +73,7 @@ TEST_CASE("Every preset and 500 sampled points compile for sm_80 and sm_90", "[j
       REQUIRE(families.count("nested") == 1);
       REQUIRE(jobs.size() >= presets + 500 - 4 * 4 * 4); // presets may also be sampled points
 
-      compiler c(lib);
-      const auto outcomes = c.compile_batch([&] {
+      const auto outcomes = rt_test::shared_compiler().compile_batch([&] {
         std::vector<compile_request> r;
         for (const auto &j : jobs)
           r.push_back(j.request);
@@ -111,39 +123,26 @@ TEST_CASE("An invalid point is rejected with its reason before any compile", "[j
 
 TEST_CASE("A deliberately broken template fails with an error that carries its log",
           "[jit][errors]") {
-  const template_library lib = with_test_families();
-  compiler c(lib);
-  try {
-    (void)c.compile(preset_request(lib, "broken", 90));
-    FAIL("the broken family compiled");
-  } catch (const compile_error &e) {
-    REQUIRE(e.log().find("broken/broken.cuh") != std::string::npos);
-    REQUIRE(e.log().find("error") != std::string::npos);
-  }
+  const std::string log = failed_compile_log(with_test_families(), "broken");
+  REQUIRE(log.find("broken/broken.cuh") != std::string::npos);
+  REQUIRE(log.find("error") != std::string::npos);
 }
 
 TEST_CASE("The seed's nested reduction with device-side cudaDeviceSynchronize does not "
           "compile on CUDA 13, and the log says why",
           "[jit][seeds]") {
-  const template_library lib = with_test_families();
-  compiler c(lib);
-  try {
-    (void)c.compile(preset_request(lib, "nested_faithful", 90));
-    FAIL("device-side cudaDeviceSynchronize compiled");
-  } catch (const compile_error &e) {
-    INFO(e.log());
-    REQUIRE(e.log().find("cudaDeviceSynchronize") != std::string::npos);
-    REQUIRE(e.log().find("undefined") != std::string::npos);
-  }
+  const std::string log = failed_compile_log(with_test_families(), "nested_faithful");
+  INFO(log);
+  REQUIRE(log.find("cudaDeviceSynchronize") != std::string::npos);
+  REQUIRE(log.find("undefined") != std::string::npos);
 }
 
 TEST_CASE("The nested family compiles as relocatable code and links with the device runtime",
           "[jit][seeds]") {
   const template_library lib = template_library::embedded();
-  compiler c(lib);
   const compile_request r = preset_request(lib, "nested", 90);
   REQUIRE(r.rdc);
-  const auto program = c.compile(r);
+  const auto program = rt_test::shared_compiler().compile(r);
   REQUIRE(program->cubin.compare(0, 4, "\x7f" "ELF") == 0);
   REQUIRE(std::find(program->options.begin(), program->options.end(), "-rdc=true") !=
           program->options.end());

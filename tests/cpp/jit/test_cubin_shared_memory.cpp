@@ -9,6 +9,7 @@
 // only makes check() stricter, while an underestimate would let a point pass the device's limit
 // and fail at launch.
 #include "catch.hpp"
+#include "shared_compiler.hpp"
 
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/jit/variant_request.hpp"
@@ -89,7 +90,7 @@ TEST_CASE("every preset's shared_bytes is its kernels' static shared memory in t
           "plus its dynamic shared memory",
           "[jit][space][slow]") {
   const template_library lib = template_library::embedded();
-  compiler jit(lib);
+  compiler &jit = rt_test::shared_compiler();
   std::size_t presets_checked = 0;
   for (const int arch : {90, 80})
     // One type per element size (4 and 8 bytes): shared_bytes scales with sizeof_T.
