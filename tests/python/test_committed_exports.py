@@ -14,6 +14,7 @@ These are real measurements (H200); the test only reads copies of them.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import lzma
 import shutil
@@ -57,7 +58,8 @@ def committed(request, tmp_path_factory):
     migrated = folder / ("migrated-" + original.name)
     shutil.copyfile(original, migrated)
     reducetune.open_store(migrated, create=False).close()  # migrates: a write command's step
-    return original, migrated
+    yield original, migrated
+    _rules.cache_clear()  # this file's exports, no longer asked for
 
 
 def _space(family: str, dtype: str, op: str):
@@ -112,9 +114,11 @@ def _best_before(original: Path, selection: tuple[bool, bool]) -> dict[tuple, tu
     return best
 
 
+@functools.cache
 def _rules(migrated: Path, allow_flagged: bool,
            nondeterministic: bool = False) -> list[tuple[dict, dict, dict]]:
-    """(device, table, rule) of every rule of export json."""
+    """(device, table, rule) of every rule of export json; asked once per file and selection
+    (several tests read the same export, and none changes it)."""
     doc = json.loads(reducetune.export_json(migrated, allow_flagged=allow_flagged,
                                             nondeterministic=nondeterministic))
     return [(d, t, r) for d in doc["devices"] for t in d["tables"] for r in t["rules"]]
@@ -123,7 +127,7 @@ def _rules(migrated: Path, allow_flagged: bool,
 @pytest.mark.parametrize("allow_flagged", [False, True])
 def test_every_rule_names_the_parameters_of_its_labels(committed, allow_flagged):
     _, migrated = committed
-    rules = _rules(migrated, allow_flagged)
+    rules = _rules(migrated, allow_flagged, False)
     assert rules
     for _, table, r in rules:
         point = _space(r["family"], table["dtype"], table["op"]).parse(r["variant"], r["launch"])
@@ -145,8 +149,8 @@ def test_header_and_best_json_agree_with_export_json(committed, cli, allow_flagg
     code, header, err = cli("export", "header", "--db", migrated, *extra)
     assert code == 0, err
     by_size = {(d["uuid"], t["dtype"], t["op"], r["bucket_n"]): r
-               for d, t, r in _rules(migrated, allow_flagged)}
-    names = {d["name"]: d["uuid"] for d, _, _ in _rules(migrated, allow_flagged)}
+               for d, t, r in _rules(migrated, allow_flagged, False)}
+    names = {d["name"]: d["uuid"] for d, _, _ in _rules(migrated, allow_flagged, False)}
     in_header = header_rules(header)
     assert len(in_header) == len(by_size)
     for h in in_header:
