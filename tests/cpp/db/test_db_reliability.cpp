@@ -108,6 +108,15 @@ bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
+// `size` bytes of a seeded generator: the same garbage on every run.
+std::string random_bytes(std::size_t size, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string bytes(size, '\0');
+  for (auto &c : bytes)
+    c = static_cast<char>(rng());
+  return bytes;
+}
+
 // Opening the file is refused with a message that says each of `words`, and the file keeps
 // every byte; with `catalog_too`, the Catalog refuses it as well and leaves it so.
 void check_refused(const std::filesystem::path &path, const std::vector<std::string> &words,
@@ -217,10 +226,7 @@ TEST_CASE("two processes writing one new file at once lose no row and never see 
 TEST_CASE("a file of garbage bytes is refused and left untouched", "[db][reliability]") {
   rt_test::temp_dir dir;
   const auto path = dir / "garbage.sqlite";
-  std::mt19937 rng(42);
-  std::string garbage(16384, '\0');
-  for (auto &c : garbage)
-    c = static_cast<char>(rng());
+  const std::string garbage = random_bytes(16384, 42);
   rt_test::write_bytes(path, garbage);
   check_refused(path, {"is not a readable SQLite database", "left untouched", path.string()},
                 true);
@@ -232,10 +238,7 @@ TEST_CASE("an SQLite header over garbage pages is refused and left untouched",
           "[db][reliability]") {
   rt_test::temp_dir dir;
   const auto path = dir / "torn.sqlite";
-  std::mt19937 rng(7);
-  std::string bytes(8192, '\0');
-  for (auto &c : bytes)
-    c = static_cast<char>(rng());
+  std::string bytes = random_bytes(8192, 7);
   const std::string magic("SQLite format 3\0", 16);
   bytes.replace(0, magic.size(), magic);
   rt_test::write_bytes(path, bytes);
