@@ -1,8 +1,9 @@
 // evaluate(space, problem, point) without a GPU: what it decides before any device is used.
 // A point of another problem is the caller's mistake (thrown); an invalid point, a shape its
-// family does not reduce and a kernel ABI with no runner yet are failed points (data), each
-// returned before the device would be touched (device_info{} names no GPU, so reaching the
-// runner would fail as device_error, not as invalid_configuration).
+// family does not reduce (a row reduction for a whole-array family, a whole array for the axis
+// family) are failed points (data), each returned before the device would be touched
+// (device_info{} names no GPU, so reaching the runner would fail as device_error, not as
+// invalid_configuration).
 #include "catch.hpp"
 
 #include "reducetune/errors.hpp"
@@ -72,15 +73,16 @@ TEST_CASE("a whole-array family refuses a row reduction before any launch", "[me
   CHECK_THAT(f.reason, has_text("reduces whole arrays, not float32.sum.(4,1024,1)"));
 }
 
-TEST_CASE("a family of the axis kernel ABI has no runner in evaluate yet: a failure naming it",
-          "[measure][evaluate]") {
+TEST_CASE("a family of the axis kernel ABI is measured by the axis runner: a whole array is "
+          "refused there", "[measure][evaluate]") {
   fixture fx;
   const search_space s(family::load(fx.lib, "axis"), dtype::float32, reduce_op::sum, {});
   const auto presets = s.presets();
   REQUIRE_FALSE(presets.empty());
   const point p{presets.front().point, presets.front().launch};
   REQUIRE(s.check(p).ok());
-  const failure f = failed(fx.run(s, {dtype::float32, reduce_op::sum, {4, 1024, 1}}, p));
+  const failure f =
+      failed(fx.run(s, problem::whole_array(dtype::float32, reduce_op::sum, 1024), p));
   CHECK(f.kind == failure_kind::invalid_configuration);
-  CHECK_THAT(f.reason, has_text("'axis' kernel ABI of family 'axis'"));
+  CHECK_THAT(f.reason, has_text("family 'axis' reduces along an axis"));
 }

@@ -5,6 +5,7 @@
 #include "reducetune/cuda/stream.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/variant_request.hpp"
+#include "reducetune/measure/axis_runner.hpp"
 #include "reducetune/measure/bandwidth.hpp"
 #include "reducetune/measure/launch_sequence.hpp"
 #include "reducetune/measure/sample_copies.hpp"
@@ -13,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace reducetune {
@@ -51,6 +53,17 @@ struct planned_point {
 using abi_runner = std::function<evaluation(const planned_point &, compiler &, const device_info &,
                                             const evaluate_options &, evaluation_cache &)>;
 
+// The point's program, or its compile_error failure: a variant that does not compile is a
+// failed point.
+std::variant<std::shared_ptr<const compiled_program>, failure>
+compiled(const planned_point &pp, compiler &jit, const device_info &device) {
+  try {
+    return jit.compile(request_for(pp.space.decl(), pp.p.compile, device.arch()));
+  } catch (const compile_error &e) {
+    return failure{failure_kind::compile_error, e.what()};
+  }
+}
+
 evaluation run_whole_array(const planned_point &pp, compiler &jit, const device_info &device,
                            const evaluate_options &options, evaluation_cache &cache) {
   if (!pp.pr.is_whole_array())
@@ -58,19 +71,34 @@ evaluation run_whole_array(const planned_point &pp, compiler &jit, const device_
                                                             "' reduces whole arrays, not " +
                                                             to_label(pp.pr)};
   const launch_plan plan = pp.space.plan_launch(pp.p.compile, pp.p.launch);
-  std::shared_ptr<const compiled_program> program;
-  try {
-    program = jit.compile(request_for(pp.space.decl(), pp.p.compile, device.arch()));
-  } catch (const compile_error &e) { // a variant that does not compile is a failed point
-    return failure{failure_kind::compile_error, e.what()};
-  }
-  return evaluate(*program, plan, workload_of(pp.pr, pp.data), device, options, cache);
+  auto program = compiled(pp, jit, device);
+  if (auto *f = std::get_if<failure>(&program)) return *f;
+  return evaluate(*std::get<0>(program), plan, workload_of(pp.pr, pp.data), device, options,
+                  cache);
 }
 
-// The runner of each kernel ABI (family.json "abi"): the axis family's runner
-// (measure/axis_launch) joins here, and nothing above evaluate() changes.
+// The axis ABI: the point planned at the problem's shape (a grid the shape puts out of range
+// is a failed point), compiled, then measured by measure/axis_runner.
+evaluation run_axis(const planned_point &pp, compiler &jit, const device_info &device,
+                    const evaluate_options &options, evaluation_cache &cache) {
+  if (const std::string why = axis_refusal(pp.space, pp.pr); !why.empty())
+    return failure{failure_kind::invalid_configuration, why};
+  axis_plan plan;
+  try {
+    plan = plan_axis(pp.space, pp.p, pp.pr.shape);
+  } catch (const invalid_configuration &e) {
+    return failure{failure_kind::invalid_configuration, e.what()};
+  }
+  auto program = compiled(pp, jit, device);
+  if (auto *f = std::get_if<failure>(&program)) return *f;
+  return evaluate_axis(*std::get<0>(program), plan, pp.pr, pp.data, device, options, cache);
+}
+
+// The runner of each kernel ABI (family.json "abi"); a new ABI's runner joins here, and
+// nothing above evaluate() changes.
 const std::map<std::string, abi_runner> &runners() {
-  static const std::map<std::string, abi_runner> table{{"whole_array", run_whole_array}};
+  static const std::map<std::string, abi_runner> table{{"whole_array", run_whole_array},
+                                                       {"axis", run_axis}};
   return table;
 }
 
@@ -114,9 +142,16 @@ evaluation evaluate(const search_space &space, const problem &pr, const point &p
 evaluation evaluate(const compiled_program &program, const launch_plan &plan, const workload &w,
                     const device_info &device, const evaluate_options &options,
                     evaluation_cache &cache) {
+  return measure_on(w, cache, [&](prepared_workload &in) {
+    return measure(program, plan, in, cache.flush_for(device), device, options);
+  });
+}
+
+evaluation measure_on(const workload &w, evaluation_cache &cache,
+                      const std::function<evaluation(prepared_workload &)> &measure) {
   try {
     prepared_workload &in = cache.workload_for(w);
-    evaluation e = measure(program, plan, in, cache.flush_for(device), device, options);
+    evaluation e = measure(in);
     if (const auto *f = std::get_if<failure>(&e); f && f->kind == failure_kind::wrong_result)
       in.restore_input(); // the next point must not inherit what a wrong variant wrote
     return e;
@@ -148,10 +183,15 @@ evaluation measurement_of(sampled_copies &&r, const workload &w, unsigned launch
   m.launches = launches;
   m.cold = std::move(r.cold);
   m.hot = std::move(r.hot);
-  m.bytes_per_s = bandwidth_bytes_per_s(m.bytes_read, m.cold.stats.median);
+  price(m, m.bytes_read, device, options);
+  return m;
+}
+
+void price(measurement &m, std::uint64_t bytes, const device_info &device,
+           const evaluate_options &options) {
+  m.bytes_per_s = bandwidth_bytes_per_s(bytes, m.cold.stats.median);
   m.percent_of_peak = percent_of(m.bytes_per_s, device.peak_bytes_per_s());
   m.percent_of_ceiling = percent_of(m.bytes_per_s, options.ceiling_bytes_per_s);
-  return m;
 }
 
 } // namespace reducetune

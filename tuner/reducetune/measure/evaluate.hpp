@@ -16,6 +16,7 @@
 #include "reducetune/space/problem.hpp"
 #include "reducetune/space/space.hpp"
 
+#include <functional>
 #include <string>
 
 namespace reducetune {
@@ -47,9 +48,8 @@ void require_point_for(const family &f, const point &p, const problem &pr);
 // Point p of `space` on problem `pr`. The space decides everything about the point: its
 // validity (an invalid point is a failure, never compiled), its launch (plan_launch and the
 // one planner, space/reduction_plan). The family's kernel ABI picks the runner: "whole_array"
-// runs measure/launch_sequence; another ABI (the axis family's, measure/axis_launch) is a
-// failure here until its runner is added to that one table in evaluate.cpp. A compile error is
-// a failure (compile_error). Throws as require_point_for does, and for a space of another
+// runs measure/launch_sequence, "axis" measure/axis_runner (on the problem's shape); another
+// ABI is a failure naming it. A compile error is a failure (compile_error). Throws as require_point_for does, and for a space of another
 // element type or operator.
 // The cache keeps the workload's input and reference, and the L2 flush buffer, for the next
 // call: a process that evaluates many points (the workers, the bench) passes the same one.
@@ -69,6 +69,17 @@ void require_point_for(const family &f, const point &p, const problem &pr);
                                   const evaluate_options &options = {});
 
 struct sampled_copies;
+
+// measure(in) on the cache's prepared workload w: a wrong result uploads the input again (the
+// next point must not inherit what a wrong one wrote), and an error the point throws
+// (invalid_configuration, device_error, launch_error) is its failure. What every runner shares.
+[[nodiscard]] evaluation measure_on(const workload &w, evaluation_cache &cache,
+                                    const std::function<evaluation(prepared_workload &)> &measure);
+
+// Sets m's bandwidth from `bytes` moved per sample over its cold median, and its % of the
+// device's peak and of the measured ceiling.
+void price(measurement &m, std::uint64_t bytes, const device_info &device,
+           const evaluate_options &options);
 
 // A measurement from sampled copies (bandwidth, % of peak and of ceiling), or the wrong_result
 // failure of a copy checked before or after sampling, named by `who` ("" for a variant, "CUB"):

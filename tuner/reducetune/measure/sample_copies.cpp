@@ -9,14 +9,13 @@ namespace reducetune {
 namespace {
 
 // Every copy once, each result checked; the first wrong verdict, or the last ok one.
-verdict run_every_copy(const graph_replay::runner &run,
-                       const std::function<const void *(std::size_t)> &result,
-                       prepared_workload &in, stream &s, const evaluate_options &options) {
+verdict run_every_copy(const graph_replay::runner &run, const copy_check &check,
+                       std::size_t copies, stream &s) {
   verdict v;
-  for (std::size_t i = 0; i < in.copies(); ++i) {
+  for (std::size_t i = 0; i < copies; ++i) {
     run(s.get(), i);
     s.synchronize();
-    v = in.check(result(i), options.tolerance);
+    v = check(i);
     if (!v.ok) return v;
   }
   return v;
@@ -41,20 +40,27 @@ sampled_copies sample_copies(const graph_replay::runner &run,
                              const std::function<const void *(std::size_t)> &result,
                              prepared_workload &in, stream &s, l2_flush &flush,
                              const evaluate_options &options) {
+  const copy_check check = [&](std::size_t i) { return in.check(result(i), options.tolerance); };
+  return sample_copies(run, check, in.copies(), s, flush, options);
+}
+
+sampled_copies sample_copies(const graph_replay::runner &run, const copy_check &check,
+                             std::size_t copies, stream &s, l2_flush &flush,
+                             const evaluate_options &options) {
   sampled_copies out;
-  out.before = run_every_copy(run, result, in, s, options); // also the warm-up runs
+  out.before = run_every_copy(run, check, copies, s); // also the warm-up runs
   if (!out.before.ok) return out;
 
-  const auto graphs = replay_of(run, in.copies(), s.get(), options);
+  const auto graphs = replay_of(run, copies, s.get(), options);
   std::size_t next = 0;
   const auto enqueue = [&](cudaStream_t st) {
-    const std::size_t i = next++ % in.copies();
+    const std::size_t i = next++ % copies;
     graphs ? graphs->launch(st, i) : run(st, i);
   };
   out.cold = sample(enqueue, s.get(), &flush, options.cold_rule);
   if (options.hot) out.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
 
-  out.after = run_every_copy(run, result, in, s, options);
+  out.after = run_every_copy(run, check, copies, s);
   return out;
 }
 

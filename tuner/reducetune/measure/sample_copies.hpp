@@ -29,4 +29,11 @@ struct sampled_copies {
                                            prepared_workload &in, stream &s, l2_flush &flush,
                                            const evaluate_options &options);
 
+// check(i) verifies what run(s, i) left (copy i of `copies`): the same recipe for a result that
+// is not one element of in (measure/axis_runner: every output of a shape).
+using copy_check = std::function<verdict(std::size_t)>;
+[[nodiscard]] sampled_copies sample_copies(const graph_replay::runner &run, const copy_check &check,
+                                           std::size_t copies, stream &s, l2_flush &flush,
+                                           const evaluate_options &options);
+
 } // namespace reducetune

@@ -1,0 +1,114 @@
+// The axis runner in evaluate's table, without a GPU: the family's kernel ABI picks it (an axis
+// point on a whole array is refused by it, naming the whole-array families; a whole-array
+// point on a row reduction by the whole-array runner), and the plan it launches (grid, split,
+// finish, partials) and the bytes it prices, for a few shapes, from the family's own grid
+// expression worked out by hand here.
+#include "catch.hpp"
+
+#include "reducetune/errors.hpp"
+#include "reducetune/jit/compiler.hpp"
+#include "reducetune/measure/axis_runner.hpp"
+#include "reducetune/measure/evaluate.hpp"
+#include "reducetune/templates/template_library.hpp"
+
+#include <string>
+
+using namespace reducetune;
+using rt_test::has_text;
+
+namespace {
+
+struct fixture {
+  template_library lib = template_library::embedded();
+  compiler jit{lib};
+  device_info no_gpu{};
+  evaluation_cache cache;
+  search_space axis{family::load(lib, "axis"), dtype::float32, reduce_op::sum, {}};
+  search_space tunable{family::load(lib, "tunable"), dtype::float32, reduce_op::sum, {}};
+
+  evaluation run(const search_space &s, const problem &pr, const point &p) {
+    return evaluate(s, pr, p, input_data{}, jit, no_gpu, evaluate_options{}, cache);
+  }
+  point preset(const std::string &name) const {
+    for (const auto &pp : axis.presets())
+      if (pp.name == name) return {pp.point, pp.launch};
+    FAIL("no axis preset " << name);
+    return {};
+  }
+};
+
+failure failed(const evaluation &e) {
+  REQUIRE(std::holds_alternative<failure>(e));
+  return std::get<failure>(e);
+}
+
+problem floats(reduction_shape s) { return {dtype::float32, reduce_op::sum, s}; }
+
+} // namespace
+
+TEST_CASE("the axis runner refuses a whole array, naming the whole-array families",
+          "[measure][evaluate][axis]") {
+  fixture fx;
+  const point p = fx.preset("warp_rows");
+  const failure f = failed(fx.run(fx.axis, problem::whole_array(dtype::float32,
+                                                                reduce_op::sum, 1 << 20), p));
+  CHECK(f.kind == failure_kind::invalid_configuration);
+  CHECK_THAT(f.reason, has_text("family 'axis' reduces along an axis, not the whole array "
+                                "float32.sum.(1,1048576,1)"));
+  CHECK_THAT(f.reason, has_text("whole-array family"));
+  CHECK(axis_refusal(fx.axis, floats({4, 1024, 1})).empty());
+}
+
+TEST_CASE("the whole-array runner refuses a row reduction", "[measure][evaluate][axis]") {
+  fixture fx;
+  const failure f = failed(fx.run(fx.tunable, floats({4, 1024, 1}), fx.tunable.point_of({})));
+  CHECK(f.kind == failure_kind::invalid_configuration);
+  CHECK_THAT(f.reason, has_text("reduces whole arrays, not float32.sum.(4,1024,1)"));
+}
+
+TEST_CASE("an axis point on an axis problem reaches the axis runner, not 'no runner'",
+          "[measure][evaluate][axis]") {
+  fixture fx;
+  // A device that names sm_90 but is no GPU: the runner plans the shape, NVRTC compiles the
+  // point, and the first device call (the input's allocation) fails as device_error or
+  // launch_error, never as the missing-runner or a refused-shape invalid_configuration.
+  fx.no_gpu.cc_major = 9;
+  const failure f = failed(fx.run(fx.axis, floats({4, 1024, 1}), fx.preset("warp_rows")));
+  INFO(to_string(f.kind) << ": " << f.reason);
+  CHECK((f.kind == failure_kind::device_error || f.kind == failure_kind::launch_error));
+}
+
+TEST_CASE("the plan the axis runner launches, for rows, columns and a few very long rows",
+          "[measure][evaluate][axis]") {
+  fixture fx;
+  SECTION("a warp per row: 256 / 32 = 8 rows per block, 1000 rows in 125 blocks, one launch") {
+    const axis_plan plan = plan_axis(fx.axis, fx.preset("warp_rows"), {1000, 4097, 1});
+    CHECK(plan.block_size == 256);
+    CHECK(plan.grid == 125);
+    CHECK(plan.split == 1);
+    CHECK(plan.launches() == 1);
+    CHECK(plan.partials_bytes() == 0);
+    CHECK(plan.final.empty());
+  }
+  SECTION("a thread per output: 4100 columns in ceil(4100 / 256) = 17 blocks") {
+    const axis_plan plan = plan_axis(fx.axis, fx.preset("thread_columns"), {1, 1000, 4100});
+    CHECK(plan.grid == 17);
+    CHECK(plan.launches() == 1);
+  }
+  SECTION("split 32: 3 rows in 96 blocks, float partials of 32 x 3, then the finish") {
+    const axis_plan plan = plan_axis(fx.axis, fx.preset("split_long_rows"), {3, 1 << 20, 1});
+    CHECK(plan.grid == 96);
+    CHECK(plan.split == 32);
+    CHECK(plan.launches() == 2);
+    CHECK(plan.partials_bytes() == 32 * 3 * 4);
+    CHECK(plan.final_grid == 1); // a warp per output: 16 warps of a 512 block cover 3 outputs
+    CHECK_FALSE(plan.final.empty());
+  }
+}
+
+TEST_CASE("the axis runner prices bytes read plus bytes written", "[measure][evaluate][axis]") {
+  // 1000 rows of 4 float32 elements: 16000 bytes read, 4000 written.
+  CHECK(axis_bytes_moved(floats({1000, 4, 1})) == 20000);
+  // float64 columns: 2 x 1000 read, 1000 written, 8 bytes each.
+  CHECK(axis_bytes_moved({dtype::float64, reduce_op::max, {1, 2, 1000}}) == 24000);
+}
