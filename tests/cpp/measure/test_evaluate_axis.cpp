@@ -4,31 +4,24 @@
 // finish, partials) and the bytes it prices, for a few shapes, from the family's own grid
 // expression worked out by hand here.
 #include "catch.hpp"
+#include "evaluate_fixture.hpp"
 
 #include "reducetune/errors.hpp"
-#include "reducetune/jit/compiler.hpp"
 #include "reducetune/measure/axis_runner.hpp"
 #include "reducetune/measure/evaluate.hpp"
-#include "reducetune/templates/template_library.hpp"
 
 #include <string>
 
 using namespace reducetune;
+using rt_test::failed;
 using rt_test::has_text;
 
 namespace {
 
-struct fixture {
-  template_library lib = template_library::embedded();
-  compiler jit{lib};
-  device_info no_gpu{};
-  evaluation_cache cache;
+struct fixture : rt_test::evaluate_fixture {
   search_space axis{family::load(lib, "axis"), dtype::float32, reduce_op::sum, {}};
   search_space tunable{family::load(lib, "tunable"), dtype::float32, reduce_op::sum, {}};
 
-  evaluation run(const search_space &s, const problem &pr, const point &p) {
-    return evaluate(s, pr, p, input_data{}, jit, no_gpu, evaluate_options{}, cache);
-  }
   point preset(const std::string &name) const {
     for (const auto &pp : axis.presets())
       if (pp.name == name) return {pp.point, pp.launch};
@@ -36,11 +29,6 @@ struct fixture {
     return {};
   }
 };
-
-failure failed(const evaluation &e) {
-  REQUIRE(std::holds_alternative<failure>(e));
-  return std::get<failure>(e);
-}
 
 problem floats(reduction_shape s) { return {dtype::float32, reduce_op::sum, s}; }
 

@@ -5,36 +5,17 @@
 // (device_info{} names no GPU, so reaching the runner would fail as device_error, not as
 // invalid_configuration).
 #include "catch.hpp"
+#include "evaluate_fixture.hpp"
 
 #include "reducetune/errors.hpp"
-#include "reducetune/jit/compiler.hpp"
-#include "reducetune/measure/evaluate.hpp"
-#include "reducetune/templates/template_library.hpp"
 
 #include <string>
 
 using namespace reducetune;
 using rt_test::has_text;
 
-namespace {
-
-struct fixture {
-  template_library lib = template_library::embedded();
-  compiler jit{lib};
-  device_info no_gpu{};
-  evaluation_cache cache;
-
-  evaluation run(const search_space &s, const problem &pr, const point &p) {
-    return evaluate(s, pr, p, input_data{}, jit, no_gpu, evaluate_options{}, cache);
-  }
-};
-
-failure failed(const evaluation &e) {
-  REQUIRE(std::holds_alternative<failure>(e));
-  return std::get<failure>(e);
-}
-
-} // namespace
+using fixture = rt_test::evaluate_fixture;
+using rt_test::failed;
 
 TEST_CASE("a point of another element type than the problem's is refused, naming both",
           "[measure][evaluate]") {
