@@ -59,6 +59,7 @@ nb::dict family_dict(const rt::family &f) {
     presets.append(pd);
   }
   d["presets"] = presets;
+  d["abi"] = f.abi; // the kernels' argument list: "whole_array" or "axis" (tuned per shape)
   d["requires_rdc"] = f.requires_rdc;
   d["expected"] = f.expected;
   return d;
