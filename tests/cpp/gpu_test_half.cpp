@@ -7,6 +7,7 @@
 // baseline, reduces the half types with a float32 accumulator and is verified the same way.
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "half_inputs.hpp"
 #include "loaded_presets.hpp"
 
 #include "reducetune/baseline/cub_baseline.hpp"
@@ -55,25 +56,13 @@ std::uint64_t summation_depth(const search_space &s, const point &p, std::uint64
   return thread_and_block + (grid > 1 ? stage_depth(grid, block) : 0);
 }
 
-bytes run(const search_space &s, const loaded_point &lp, dtype t, const void *in,
-          std::uint64_t n) {
+bytes run(const search_space &s, const loaded_point &lp, dtype t, const void *in, std::uint64_t n) {
   launch_sequence seq(*lp.module, s.plan_launch(lp.p.compile, lp.p.launch), t, in, n);
   seq.enqueue(nullptr);
   RT_CUDA_CALL(cudaDeviceSynchronize());
   bytes got(size_of(t));
   RT_CUDA_CALL(cudaMemcpy(got.data(), seq.result(), got.size(), cudaMemcpyDefault));
   return got;
-}
-
-// The inputs of one (type, op, n): every data pattern, and the half patterns for sum/min/max.
-std::vector<std::pair<std::string, bytes>> inputs_for(dtype t, reduce_op o, std::uint64_t n) {
-  std::vector<std::pair<std::string, bytes>> out;
-  for (const data_pattern p : all_data_patterns())
-    out.emplace_back(to_string(p), generate_bytes(t, p, o, n, 0xC0FFEE + n));
-  if (o != reduce_op::prod)
-    for (const half_pattern p : all_half_patterns())
-      out.emplace_back(to_string(p), generate_half_bytes(t, p, n, 0xBF16 + n));
-  return out;
 }
 
 } // namespace
@@ -89,7 +78,8 @@ TEST_CASE("Every tunable preset reduces float16 and bfloat16 within issue 26's b
       const auto points = rt_test::load_valid_presets(g, f, s);
       REQUIRE(points.size() == f.presets.size()); // none of them is atomic
       for (const std::uint64_t n : sizes)
-        for (const auto &[pattern, host] : inputs_for(t, o, n)) {
+        for (const auto &[pattern, host] :
+             rt_test::half_inputs(t, o, n, all_data_patterns(), 0xC0FFEE)) {
           const unsigned offset = n % 2; // odd sizes start misaligned
           device_buffer input((n + offset) * size_of(t));
           input.upload(host.data(), host.size(), offset * size_of(t));
@@ -101,8 +91,8 @@ TEST_CASE("Every tunable preset reduces float16 and bfloat16 within issue 26's b
             const bytes got = run(s, lp, t, in, n);
             const verdict v = reference.check(got.data(), options);
             INFO(to_string(t) << "." << to_string(o) << " " << pattern << " n = " << n << " "
-                              << lp.label << " d = " << options.depth << ": expected "
-                              << v.expected << " got " << v.got << " (" << v.reason << ")");
+                              << lp.label << " d = " << options.depth << ": expected " << v.expected
+                              << " got " << v.got << " (" << v.reason << ")");
             REQUIRE(v.ok);
             ++runs;
           }
@@ -111,8 +101,7 @@ TEST_CASE("Every tunable preset reduces float16 and bfloat16 within issue 26's b
   std::printf("gpu_test_half: %zu runs within the bound\n", runs);
 }
 
-TEST_CASE("2^24 ones in bfloat16 sum to exactly 2^24 with every tunable preset",
-          "[gpu][half]") {
+TEST_CASE("2^24 ones in bfloat16 sum to exactly 2^24 with every tunable preset", "[gpu][half]") {
   const rt_test::gpu_context g;
   const family f = family::load(g.lib, "tunable");
   const search_space s(f, dtype::bfloat16, reduce_op::sum, g.limits);

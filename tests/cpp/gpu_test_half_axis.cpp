@@ -6,6 +6,7 @@
 // r = 2^24 ones in bfloat16 come out exactly 2^24 for every preset.
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "half_inputs.hpp"
 #include "loaded_presets.hpp"
 
 #include "reducetune/cuda/device_buffer.hpp"
@@ -34,6 +35,9 @@ namespace {
 
 using bytes = std::vector<unsigned char>;
 constexpr dtype half_types[] = {dtype::float16, dtype::bfloat16};
+const std::vector<data_pattern> row_patterns = {data_pattern::uniform, data_pattern::alternating,
+                                                data_pattern::wide_range,
+                                                data_pattern::small_integers};
 
 using rt_test::loaded_point;
 
@@ -82,19 +86,9 @@ struct device_problem {
 std::vector<reduction_shape> shapes_for(std::uint64_t r) {
   const std::uint64_t budget = 1ull << 20;
   const std::uint64_t many = std::max<std::uint64_t>(2, std::min<std::uint64_t>(budget / r, 1000));
-  return {{many, r, 1}, {1, r, std::max<std::uint64_t>(2, std::min<std::uint64_t>(budget / r, 1030))},
+  return {{many, r, 1},
+          {1, r, std::max<std::uint64_t>(2, std::min<std::uint64_t>(budget / r, 1030))},
           {3, r, 5}};
-}
-
-std::vector<std::pair<std::string, bytes>> inputs_for(dtype t, reduce_op o, std::uint64_t n) {
-  std::vector<std::pair<std::string, bytes>> out;
-  for (const data_pattern p : {data_pattern::uniform, data_pattern::alternating,
-                               data_pattern::wide_range, data_pattern::small_integers})
-    out.emplace_back(to_string(p), generate_bytes(t, p, o, n, 0xA815 + n));
-  if (o != reduce_op::prod)
-    for (const half_pattern p : all_half_patterns())
-      out.emplace_back(to_string(p), generate_half_bytes(t, p, n, 0xBF16 + n));
-  return out;
 }
 
 } // namespace
@@ -113,7 +107,8 @@ TEST_CASE("Every axis preset reduces float16 and bfloat16 hostile rows, columns 
       for (const std::uint64_t r : {1ull, 3ull, 17ull, 1000ull, 4097ull, 1ull << 20})
         for (const reduction_shape &shape : shapes_for(r)) {
           const problem p{t, o, shape};
-          for (const auto &[pattern, host] : inputs_for(t, o, p.elements())) {
+          for (const auto &[pattern, host] :
+               rt_test::half_inputs(t, o, p.elements(), row_patterns, 0xA815)) {
             const axis_reference reference(p, host.data());
             const device_problem d(p, host);
             for (const auto &lp : points) {
@@ -141,8 +136,8 @@ TEST_CASE("Rows and columns of r = 2^24 bfloat16 ones sum to exactly 2^24 with e
   const std::uint64_t r = 1ull << 24;
   for (const reduction_shape shape : {reduction_shape{2, r, 1}, reduction_shape{1, r, 2}}) {
     const problem p{dtype::bfloat16, reduce_op::sum, shape};
-    const device_problem d(p, generate_half_bytes(dtype::bfloat16, half_pattern::ones,
-                                                  p.elements(), 1));
+    const device_problem d(
+        p, generate_half_bytes(dtype::bfloat16, half_pattern::ones, p.elements(), 1));
     for (const auto &lp : points) {
       const bytes got = d.run(s, lp);
       for (std::uint64_t j = 0; j < p.outputs(); ++j) {

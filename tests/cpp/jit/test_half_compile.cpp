@@ -106,8 +106,7 @@ TEST_CASE("only half-type compiles get the toolkit's fp16/bf16 headers", "[jit][
     INFO(to_string(t));
     // Other types' options, hence their cache keys and cubins, are what they were.
     CHECK(r.extra_options.empty() == !is_half(t));
-    if (is_half(t))
-      CHECK(r.extra_options.front() == "--include-path=" + half_headers_folder());
+    if (is_half(t)) CHECK(r.extra_options.front() == "--include-path=" + half_headers_folder());
   }
 }
 

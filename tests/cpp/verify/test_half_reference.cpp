@@ -32,7 +32,8 @@ template <class H> H float32_fold(reduce_op op, const std::vector<H> &data) {
 // What a kernel keeping its partials in 16 bits computes (the bug the rule forbids).
 template <class H> H sixteen_bit_sum(const std::vector<H> &data) {
   H acc(0.0);
-  for (const H x : data) acc = H(static_cast<double>(static_cast<float>(acc) + static_cast<float>(x)));
+  for (const H x : data)
+    acc = H(static_cast<double>(static_cast<float>(acc) + static_cast<float>(x)));
   return acc;
 }
 
@@ -61,9 +62,9 @@ TEST_CASE("conversions round to nearest even, keep subnormals and overflow to in
   CHECK(float16(65519.99).bits == 0x7bff);
   CHECK(float16(65520.0).bits == 0x7c00); // the tie rounds to the even "next", infinity
   CHECK(float16(-1e6).bits == 0xfc00);
-  CHECK(float16(std::ldexp(1.0, -24)).bits == 0x0001);  // smallest subnormal
-  CHECK(float16(std::ldexp(1.0, -25)).bits == 0x0000);  // tie to even: zero
-  CHECK(float16(std::ldexp(3.0, -26)).bits == 0x0001);  // above the tie
+  CHECK(float16(std::ldexp(1.0, -24)).bits == 0x0001);       // smallest subnormal
+  CHECK(float16(std::ldexp(1.0, -25)).bits == 0x0000);       // tie to even: zero
+  CHECK(float16(std::ldexp(3.0, -26)).bits == 0x0001);       // above the tie
   CHECK(bfloat16(1.0 + std::ldexp(1.0, -8)).bits == 0x3f80); // tie to even
   CHECK(bfloat16(1.0 + std::ldexp(3.0, -8)).bits == 0x3f82); // tie to even, upwards
   CHECK(bfloat16(16777216.0).bits == 0x4b80);                // 2^24 is a bfloat16
@@ -125,8 +126,7 @@ TEST_CASE("near-max float16 quadruples sum to 0, and a 16-bit partial overflows"
   CHECK_FALSE(check(reduce_op::max, data, float16::from_bits(top.bits - 1)).ok);
 }
 
-TEMPLATE_TEST_CASE("a flush of subnormals to zero is caught", "[verify][half]", float16,
-                   bfloat16) {
+TEMPLATE_TEST_CASE("a flush of subnormals to zero is caught", "[verify][half]", float16, bfloat16) {
   const auto data = generate_half<TestType>(half_pattern::subnormals, 1000);
   const auto ref = reference_half(reduce_op::sum, std::span<const TestType>(data));
   REQUIRE(ref.value != 0);
@@ -142,15 +142,16 @@ TEST_CASE("the half tolerance is issue 26's bound: u_out |exact| + d 2^-24 sum|x
   const auto ref = reference_half(reduce_op::sum, std::span<const float16>(data));
   REQUIRE_FALSE(ref.exact_in_any_order);
   for (const std::uint64_t d : {std::uint64_t{20}, std::uint64_t{400}, std::uint64_t{99999}})
-    for (const long double u_out : {unit_roundoff<float16>(), unit_roundoff<bfloat16>(),
-                                    unit_roundoff<float>()}) {
+    for (const long double u_out :
+         {unit_roundoff<float16>(), unit_roundoff<bfloat16>(), unit_roundoff<float>()}) {
       tolerance_options o;
       o.depth = d;
-      const long double issue = u_out * std::fabs(ref.value) + d * std::ldexp(1.0L, -24) * ref.abs_sum;
+      const long double issue =
+          u_out * std::fabs(ref.value) + d * std::ldexp(1.0L, -24) * ref.abs_sum;
       const long double ours = half_tolerance(reduce_op::sum, ref, u_out, o);
       INFO("d = " << d << " u_out = " << static_cast<double>(u_out));
-      CHECK(ours >= issue);                  // never tighter than the stated bound
-      CHECK(ours <= issue * (1 + 1e-2L));    // and larger only by second-order terms
+      CHECK(ours >= issue);               // never tighter than the stated bound
+      CHECK(ours <= issue * (1 + 1e-2L)); // and larger only by second-order terms
     }
   // A smaller depth is a tighter tolerance; the verdict applies it.
   tolerance_options shallow;

@@ -19,14 +19,15 @@ template <class F> std::uint16_t encode_half(double x) noexcept {
   const int binade = std::isinf(a) ? F::max_exponent + 1 : std::max(e - 1, F::min_exponent);
   const double quantum = std::ldexp(1.0, binade - F::mantissa);
   const double r = std::isinf(a) ? a : std::nearbyint(a / quantum) * quantum;
-  if (r >= std::ldexp(1.0, F::max_exponent + 1)) return static_cast<std::uint16_t>(sign | exponent_mask);
+  if (r >= std::ldexp(1.0, F::max_exponent + 1))
+    return static_cast<std::uint16_t>(sign | exponent_mask);
   if (r < std::ldexp(1.0, F::min_exponent)) // subnormal (or rounded up to the smallest normal)
-    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(
-                                                 std::ldexp(r, F::mantissa - F::min_exponent)));
+    return static_cast<std::uint16_t>(
+        sign | static_cast<std::uint16_t>(std::ldexp(r, F::mantissa - F::min_exponent)));
   (void)std::frexp(r, &e); // rounding may have carried into the next binade
   const int exponent = e - 1;
-  const auto fraction = static_cast<std::uint32_t>(std::ldexp(r, F::mantissa - exponent)) -
-                        (1u << F::mantissa);
+  const auto fraction =
+      static_cast<std::uint32_t>(std::ldexp(r, F::mantissa - exponent)) - (1u << F::mantissa);
   return static_cast<std::uint16_t>(
       sign | (static_cast<std::uint32_t>(exponent + F::bias) << F::mantissa) | fraction);
 }

@@ -18,8 +18,8 @@ template <int Mantissa, int Bias> struct half_format {
   static constexpr int mantissa = Mantissa;
   static constexpr int bias = Bias;
   static constexpr int exponent_bits = 15 - Mantissa;
-  static constexpr int min_exponent = 1 - Bias;                           // of a normal
-  static constexpr int max_exponent = (1 << exponent_bits) - 2 - Bias;    // of the largest
+  static constexpr int min_exponent = 1 - Bias;                        // of a normal
+  static constexpr int max_exponent = (1 << exponent_bits) - 2 - Bias; // of the largest
 };
 
 // Round x to the nearest value of the format (ties to even), overflowing to ±inf.
@@ -31,7 +31,7 @@ template <class F> struct half_value {
   std::uint16_t bits = 0;
 
   half_value() = default;
-  half_value(double x) noexcept : bits(encode_half<F>(x)) {} // NOLINT: rounds, like a store
+  half_value(double x) noexcept : bits(encode_half<F>(x)) {}       // NOLINT: rounds, like a store
   operator float() const noexcept { return decode_half<F>(bits); } // NOLINT: exact
   [[nodiscard]] static half_value from_bits(std::uint16_t b) noexcept {
     half_value h;
@@ -70,9 +70,7 @@ public:
     return H::from_bits(static_cast<std::uint16_t>((F::bias - F::mantissa) << F::mantissa));
   }
   static H min() noexcept { return H::from_bits(static_cast<std::uint16_t>(1u << F::mantissa)); }
-  static H max() noexcept {
-    return H::from_bits(static_cast<std::uint16_t>(exponent_mask - 1u));
-  }
+  static H max() noexcept { return H::from_bits(static_cast<std::uint16_t>(exponent_mask - 1u)); }
   static H lowest() noexcept {
     return H::from_bits(static_cast<std::uint16_t>(0x8000u | (exponent_mask - 1u)));
   }

@@ -53,7 +53,9 @@ constexpr name_table<half_pattern, 4> half_pattern_names = {
      {half_pattern::ones, "ones"},
      {half_pattern::cancellation, "cancellation"}}};
 
-const char *to_string(half_pattern p) noexcept { return name_of(half_pattern_names, p); }
+const char *to_string(half_pattern p) noexcept {
+  return name_of(half_pattern_names, p);
+}
 
 const std::vector<half_pattern> &all_half_patterns() {
   static const std::vector<half_pattern> all = [] {
@@ -70,27 +72,34 @@ std::vector<H> generate_half(half_pattern p, std::uint64_t n, std::uint64_t seed
   if (n == 0) throw invalid_configuration("a workload needs n >= 1 elements");
   data_generator g(seed ^ (static_cast<std::uint64_t>(p) << 48));
   switch (p) {
-  case half_pattern::near_max: return near_max<H>(n, g);
-  case half_pattern::subnormals: return subnormals<H>(n, g);
-  case half_pattern::ones: break;
-  case half_pattern::cancellation: return cancellation<H>(n, g);
+  case half_pattern::near_max:
+    return near_max<H>(n, g);
+  case half_pattern::subnormals:
+    return subnormals<H>(n, g);
+  case half_pattern::ones:
+    break;
+  case half_pattern::cancellation:
+    return cancellation<H>(n, g);
   }
   return std::vector<H>(n, H(1.0));
 }
 
 template std::vector<float16> generate_half<float16>(half_pattern, std::uint64_t, std::uint64_t);
-template std::vector<bfloat16> generate_half<bfloat16>(half_pattern, std::uint64_t,
-                                                       std::uint64_t);
+template std::vector<bfloat16> generate_half<bfloat16>(half_pattern, std::uint64_t, std::uint64_t);
 
 std::vector<unsigned char> generate_half_bytes(dtype t, half_pattern p, std::uint64_t n,
                                                std::uint64_t seed) {
   if (!is_half(t))
-    throw invalid_configuration(std::string("the half patterns are for float16 and bfloat16, not ") +
-                                to_string(t));
+    throw invalid_configuration(
+        std::string("the half patterns are for float16 and bfloat16, not ") + to_string(t));
   std::vector<unsigned char> bytes(n * 2);
-  const auto copy = [&](const auto &values) { std::memcpy(bytes.data(), values.data(), bytes.size()); };
-  if (t == dtype::float16) copy(generate_half<float16>(p, n, seed));
-  else copy(generate_half<bfloat16>(p, n, seed));
+  const auto copy = [&](const auto &values) {
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+  };
+  if (t == dtype::float16)
+    copy(generate_half<float16>(p, n, seed));
+  else
+    copy(generate_half<bfloat16>(p, n, seed));
   return bytes;
 }
 

@@ -38,7 +38,6 @@ template <class H>
 
 // Type-erased form: n elements of t (a half type) as raw bytes.
 [[nodiscard]] std::vector<unsigned char> generate_half_bytes(dtype t, half_pattern p,
-                                                             std::uint64_t n,
-                                                             std::uint64_t seed);
+                                                             std::uint64_t n, std::uint64_t seed);
 
 } // namespace reducetune
