@@ -40,8 +40,10 @@ from replay_support import H200_GRID, needs_h200_grid, read_rows, restrict_args
 RECORDING = H200_GRID
 pytestmark = needs_h200_grid("distributed tunes are tested on a real recording")
 
-# 384 valid points per size, inside the recording's corner.
-RESTRICT = {"block_size": ["256", "512"], "warp": ["shuffle"], "finish": ["two_pass", "ticket"],
+# 192 valid points per size, inside the recording's corner: four workers still contend for
+# each of them (about 48 claims each per size), and through PostgreSQL every trial costs
+# round trips to the server (384 points took it 68 s of the 2-core CI machine's test command).
+RESTRICT = {"block_size": ["256"], "warp": ["shuffle"], "finish": ["two_pass", "ticket"],
             "elements_per_thread": ["4", "16"], "grid_cap": ["0", "4"]}
 SIZES = ["2^16", "2^24"]
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
