@@ -65,10 +65,23 @@ def _torch_path() -> Callable[[Any], Prepared | None]:
     return prepare
 
 
+def names_by_char(dtype_of: Callable[[str], Any]) -> dict[str, str]:
+    """{an array library's type character: the core's dtype name} for the core's types that
+    the library has (``dtype_of`` is ``cupy.dtype``, NumPy's rules): bfloat16 is the core's but
+    not NumPy's, so it is left out rather than failing the first CuPy call."""
+    out = {}
+    for d in DTYPES:
+        try:
+            out[dtype_of(d).char] = d
+        except TypeError:
+            continue
+    return out
+
+
 def _cupy_path() -> Callable[[Any], Prepared | None]:
     import cupy  # optional: only for CuPy arrays
 
-    names = {cupy.dtype(d).char: d for d in DTYPES}
+    names = names_by_char(cupy.dtype)
     get_device = cupy.cuda.runtime.getDevice
     current_stream = cupy.cuda.get_current_stream
 
