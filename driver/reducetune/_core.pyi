@@ -333,9 +333,9 @@ class Reducer:
     def __init__(self, dtype: str, op: str, database: str | None = None, table: str | None = None, nondeterministic: bool = False, allow_flagged: bool = False, cache_dir: str | None = None, log_fallbacks: bool = True, extra_launch_s: float | None = None, axis_table: Sequence[tuple[int, int, int, str, str]] = []) -> None: ...
 
     @staticmethod
-    def for_point(dtype: str, op: str, family: str, variant: str, launch: str, cache_dir: str | None = None) -> Reducer:
+    def for_point(point: Point, cache_dir: str | None = None) -> Reducer:
         """
-        One point at every size (reducer.hpp, for_point): what calibrate times.
+        One point at every size, of its type and operator (reducer.hpp, for_point): what calibrate times.
         """
 
     def reduce(self, data_ptr: int, n: int, out_ptr: int, stream: int = 0, device: int = -1) -> None: ...

@@ -1,6 +1,7 @@
 // reducetune._core.Reducer (the runtime for Python, reducetune.reduce) and array_info (what a
 // DLPack object describes: nanobind reads the protocol, so reducetune does not).
 #include "common.hpp"
+#include "py_point.hpp"
 
 #include "reducetune/errors.hpp"
 #include "reducetune/runtime/reducer.hpp"
@@ -47,6 +48,7 @@ nb::dict choice_dict(const rt::reducer_choice &c) {
   d["source"] = c.source;
   d["device_name"] = c.device_name;
   d["bucket_n"] = c.bucket_n;
+  d["point"] = py_point{c.space, c.chosen}; // typed: a caller measures it without a parse
   d["family"] = c.family;
   d["variant"] = c.variant;
   d["launch"] = c.launch;
@@ -170,19 +172,15 @@ void bind_reducer(nb::module_ &m) {
            nb::arg("log_fallbacks") = true, nb::arg("extra_launch_s") = nb::none(),
            nb::arg("axis_table") = std::vector<axis_row>{})
       .def_static("for_point",
-                  [](const std::string &type, const std::string &op, const std::string &family,
-                     const std::string &variant, const std::string &launch,
-                     std::optional<std::string> cache_dir) {
+                  [](const py_point &point, std::optional<std::string> cache_dir) {
                     rt::reducer_options o;
                     o.cache_dir = cache_dir.value_or("");
                     o.log_fallbacks = false;
-                    return rt::reducer::for_point(rt::dtype_from_string(type),
-                                                  rt::op_from_string(op), family, variant,
-                                                  launch, std::move(o));
+                    return rt::reducer::for_point(*point.space, point.p, std::move(o));
                   },
-                  nb::arg("dtype"), nb::arg("op"), nb::arg("family"), nb::arg("variant"),
-                  nb::arg("launch"), nb::arg("cache_dir") = nb::none(),
-                  "One point at every size (reducer.hpp, for_point): what calibrate times.")
+                  nb::arg("point"), nb::arg("cache_dir") = nb::none(),
+                  "One point at every size, of its type and operator (reducer.hpp, "
+                  "for_point): what calibrate times.")
       // Enqueues and returns: the GIL stays held, a launch takes microseconds. `device`
       // becomes current first: this extension's CUDA runtime is its own (static), so the
       // device PyTorch or CuPy made current is not current here until said.

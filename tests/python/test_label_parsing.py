@@ -53,10 +53,8 @@ ALLOWED_CPP = {
 ALLOWED_PY = {
     "_space.py": "Space.parse, the shim over _core.Space.parse",
     "study_share.py": "the store subpackage: a shared study's stored trial attributes",
-    "proposal.py": "TEMPORARY: an Optuna trial's stored labels (the store should give Points)",
-    "warm_start.py": "TEMPORARY: the store's best rows as labels (the store should give Points)",
-    "runtime.py": "TEMPORARY: benchmarks/runtime.py measures the Reducer's choice, which names "
-                  "its point by labels only (runtime reducer_choice should carry the point)",
+    "priors.py": "the store subpackage: the priors table's stored labels (Prior.point)",
+    "candidates.py": "the store subpackage: the application ranking's stored rows as Points",
 }
 
 

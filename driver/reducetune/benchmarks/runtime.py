@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reducetune import _core
-from reducetune._space import Space
+from reducetune._space import Point
 from reducetune.benchmarks import _runtime_report
 from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.cli.args import SAMPLE_TIME_MAX_S, duration, integer, show_ranges
@@ -147,12 +147,10 @@ def _app(r: Any, x: Any, op: str, samples: int, src: dict[str, Any]
     return interleaved_stats(timers, samples)
 
 
-def _protocol(ev: Any, choice: dict[str, Any], dtype: str, op: str, n: int) -> dict[str, Any]:
+def _protocol(ev: Any, point: Point, dtype: str, op: str, n: int) -> dict[str, Any]:
+    """The tuner's protocol on the Reducer's choice (its typed point: reducer_choice carries
+    it) and on CUB."""
     w = workload(dtype, op, n)
-    # The Reducer's choice is a dispatch table's row, which names its point by its labels only
-    # (runtime/reducer.hpp reducer_choice carries no parameters): read once, by the space.
-    choice_labels = (choice["variant"], choice["launch"])
-    point = Space(choice["family"], dtype, op, ev.limits).parse(*choice_labels)
     tuned = ev.evaluate(point, problem_of(w), data_of(w))
     cub = ev.cub(w) or {"status": "failed"}
     keep = ("status", "median_s", "rel_stddev", "gbps", "pct_of_peak", "reason")
@@ -173,6 +171,7 @@ def run(src: dict[str, Any], cases: tuple[tuple[str, str], ...], sizes: tuple[in
             for n in sizes:
                 x = _input(dtype, n)
                 choice = r.choice(n)
+                point = choice.pop("point")  # typed, for the protocol; the row keeps labels
                 ok = _reference_ok(reduce(x, op, **src), x, op)
                 app = _app(r, x, op, samples, src) if ok else {}
                 # app_s keeps its medians (the report's input); app_noise each contender's
@@ -180,7 +179,7 @@ def run(src: dict[str, Any], cases: tuple[tuple[str, str], ...], sizes: tuple[in
                 row = {"dtype": dtype, "op": op, "n": n, "choice": choice, "correct": ok,
                        "app_s": {k: v["median_s"] for k, v in app.items()},
                        "app_noise": {k: v["rel_stddev"] for k, v in app.items()},
-                       "protocol": _protocol(ev, choice, dtype, op, n)}
+                       "protocol": _protocol(ev, point, dtype, op, n)}
                 rows.append(row)
                 del x
                 torch.cuda.empty_cache()

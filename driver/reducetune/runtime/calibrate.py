@@ -3,7 +3,7 @@
 The tuner times a point by graph replay on a cold L2; an application's lone call pays every
 launch in full and finds data the size of the L2 where the previous kernel left it. For each
 size this measures the candidates the application ranking weighs (the fastest few selected
-points: ``_core.application_candidates``, decided in db/application_ranking.cpp) one lone
+points: ``store.candidates``, as Points, decided in db/application_ranking.cpp) one lone
 call at a time, in rotating rounds (``_core.time_in_rounds``), and records each median in the
 database (rt_application_times). From then on the Reducer built from the database, and the
 "application" pick of ``export json``, rank that size by these times instead of the estimate.
@@ -16,6 +16,7 @@ from typing import Any
 
 from reducetune import _core, errors
 from reducetune._no_gpu import device_problem
+from reducetune.store.candidates import application_points
 
 DEFAULT_CANDIDATES = 8
 DEFAULT_SAMPLES = 60
@@ -61,10 +62,12 @@ def calibrate(db: str, pairs: Iterable[tuple[str, str]], sizes: list[int] | None
         store.register_device(dict(device, toolkit_version=device["runtime_version"]))
     finally:
         store.close()
+    # the space the store reads each candidate's point in: this GPU's, as the runtime's
+    limits = _core.device_limits(ordinal)
     rows = []
     for dtype, op in pairs:
-        by_n = _core.application_candidates(db, dtype, op, device["uuid"], nondeterministic,
-                                            allow_flagged)
+        by_n = application_points(db, dtype, op, device["uuid"], limits, nondeterministic,
+                                  allow_flagged)
         for n in sorted(by_n) if sizes is None else [s for s in sizes if s in by_n]:
             rows.append(_calibrate_size(db, dtype, op, n, measured_first(by_n[n], candidates),
                                         samples, ordinal))
@@ -88,8 +91,7 @@ def measured_first(cands: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
 
 def _calibrate_size(db: str, dtype: str, op: str, n: int, cands: list[dict[str, Any]],
                     samples: int, ordinal: int) -> dict[str, Any]:
-    reducers = [_core.Reducer.for_point(dtype, op, c["family"], c["variant"], c["launch"])
-                for c in cands]
+    reducers = [_core.Reducer.for_point(c.pop("point")) for c in cands]  # rows stay JSON
     # compiled side by side inside; a candidate this device cannot run answered with the
     # default preset, and is dropped before anything is recorded
     medians = _core.time_in_rounds(reducers, dtype, n, samples, ordinal)

@@ -28,7 +28,7 @@ from typing import Any
 
 from reducetune import _core
 from reducetune._space import DTYPES, OPS
-from reducetune.errors import InvalidConfiguration
+from reducetune.errors import Error, InvalidConfiguration
 from reducetune.store.results import open_store
 
 __all__ = ["FORMAT", "PER_BUCKET", "SHIPPED", "Prior", "PriorDevice", "Priors", "build",
@@ -47,6 +47,15 @@ class Prior:
     launch_label: str
     rank: int
     median_s: float
+
+    def point(self, space: Any) -> Any:
+        """This prior as a point of ``space`` (a ``reducetune._space.Space`` of the workload it
+        was measured in): its stored labels read here, once. None for labels the space does
+        not declare (another version of the family)."""
+        try:
+            return space.parse(self.variant_label, self.launch_label)
+        except Error:
+            return None
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from reducetune import _core
-from reducetune.errors import StoreError
+from reducetune.errors import Error, StoreError
 from reducetune.store.paths import default_db_path
 from reducetune.store.study_storage import file_lock
 
-__all__ = ["Store", "open_store", "export_header", "export_json", "best", "store_best",
-           "same_model_ids"]
+__all__ = ["Store", "open_store", "export_header", "export_json", "best", "best_point",
+           "store_best", "same_model_ids"]
 
 Store = _core.Store
 
@@ -104,6 +104,23 @@ def store_best(store: Any, device_id: int, dtype: str, op: str, n: int,
     out["launch_parameters"] = json.loads(out.pop("launch_parameters_json"))
     out["flags"] = json.loads(out.pop("flags_json"))
     return out
+
+
+def best_point(store: Any, device_id: int, space: Any, n: int, allow_flagged: bool = False,
+               nondeterministic: bool = False) -> tuple[Any, float] | None:
+    """The device's best (``store_best``) at exactly n, as a point of ``space`` (a
+    ``reducetune._space.Space``) with its median: built from its stored parameter columns, so
+    no label is read. None where the best is at another size (the nearest measured one is not
+    this workload's), of another family, or has parameters the space does not declare
+    (another version of the family)."""
+    b = store_best(store, device_id, space.dtype, space.op, n, allow_flagged, nondeterministic)
+    if b is None or int(b["bucket_n"]) != int(n) or b["family"] != space.family:
+        return None
+    try:
+        return (space.point({**b["compile_parameters"], **b["launch_parameters"]}),
+                float(b["median_s"]))
+    except Error:
+        return None
 
 
 def same_model_ids(devices: Any, device: dict[str, Any]) -> list[int]:

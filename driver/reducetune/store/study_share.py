@@ -109,15 +109,21 @@ class StudyShare:
             attrs = t.user_attrs
             if t.state.is_finished():
                 self._folded.add(t.number)
-                if "variant_label" in attrs:
-                    p = self.parse(attrs["variant_label"], attrs["launch_label"])
-                    if self.eligible(p):
-                        self.seen.add(p)
+                p = self.point_of(attrs)
+                if p is not None and self.eligible(p):
+                    self.seen.add(p)
             elif t.state == TrialState.RUNNING and self._other_live(attrs.get(CLAIM)):
                 claimed.add(self.parse(attrs[CLAIM]["variant_label"],
                                        attrs[CLAIM]["launch_label"]))
         self._others, self._synced = claimed, time.monotonic()
         return claimed - self.seen
+
+    def point_of(self, attrs: dict[str, Any]) -> Point | None:
+        """The point a finished trial measured, read once from its stored labels (its user
+        attributes); None for a trial that measured none."""
+        if "variant_label" not in attrs:
+            return None
+        return self.parse(attrs["variant_label"], attrs["launch_label"])
 
     def stop(self, budget: Any, result: Any) -> str:
         """``budget.stop(result)`` with the study's points, whoever measured them:

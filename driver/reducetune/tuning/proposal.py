@@ -79,10 +79,9 @@ class Proposal:
         """The points of the study's finished trials (a resumed study keeps its budget),
         without the flagged ones unless allowed: those are not this run's points."""
         for t in self.study.trials:
-            if t.state.is_finished() and "variant_label" in t.user_attrs:
-                p = self.space.parse(t.user_attrs["variant_label"], t.user_attrs["launch_label"])
-                if self.eligible(p):
-                    self.seen.add(p)
+            p = self.share.point_of(t.user_attrs) if t.state.is_finished() else None
+            if p is not None and self.eligible(p):
+                self.seen.add(p)
         return list(self.seen)
 
     def start(self, store: Any = None, n: int = 0, device_uuid: str = "") -> dict[str, int]:

@@ -38,6 +38,7 @@ from typing import Any
 from reducetune._space import Point, Space
 from reducetune.errors import Error
 from reducetune.store.priors import Priors, chosen, load
+from reducetune.store.results import best_point
 
 __all__ = ["WarmPoint", "first_points", "warm_counts", "warm_points"]
 
@@ -94,7 +95,7 @@ def _prior_points(me: dict[str, Any] | None, space: Space, config: Any, n: int,
     name = f"{model.name} (priors" + (")" if source is space else f" of {dtype} {op})")
     out: list[WarmPoint] = []
     for prior in priors:
-        p = _selected(space, config, prior.variant_label, prior.launch_label, source)
+        p = _selected(space, config, prior.point(source), source)
         if p is not None and p not in queued:
             queued.add(p)
             out.append(WarmPoint(p, name, model.model, prior.median_s))
@@ -111,16 +112,17 @@ def _table(path: str) -> Priors:
     return _TABLES[key]
 
 
-def _selected(space: Space, config: Any, variant_label: str, launch_label: str,
+def _selected(space: Space, config: Any, p: Point | None,
               source: Space | None = None) -> Point | None:
-    """The stored labels (of ``source``'s workload, else this space's) as a point of this
-    space, if this run may measure it."""
-    try:  # labels a space does not declare (another version of the family), or values
-        p = (source or space).parse(variant_label, launch_label)
-        if source is not None and source is not space:
-            p = space.point(p.params)  # the same parameters in this workload
-    except Error:
+    """``p`` (a point of ``source``'s workload, else of this space; None: the store had none
+    of this family's version) as a point of this space, if this run may measure it."""
+    if p is None:
         return None
+    if source is not None and source is not space:
+        try:  # the same parameters in this workload, where it declares them
+            p = space.point(p.params)
+        except Error:
+            return None
     if space.check(p) or not space.selected(p, config.allow_flagged, config.nondeterministic):
         return None
     return p
@@ -129,12 +131,9 @@ def _selected(space: Space, config: Any, variant_label: str, launch_label: str,
 def _best_point(store: Any, device_id: int, space: Space, config: Any,
                 n: int) -> tuple[Point, float] | None:
     """The device's best at exactly n as a point of this space, if this run may measure it."""
-    b = store.best(device_id, space.dtype, space.op, int(n), config.allow_flagged,
-                   config.nondeterministic)
-    if b is None or int(b["bucket_n"]) != int(n) or b["family"] != space.family:
-        return None
-    p = _selected(space, config, b["variant_label"], b["launch_label"])
-    return None if p is None else (p, float(b["median_s"]))
+    best = best_point(store, device_id, space, n, config.allow_flagged, config.nondeterministic)
+    p = None if best is None else _selected(space, config, best[0])
+    return None if p is None else (p, best[1])
 
 
 def first_points(store: Any, space: Space, config: Any, sizes: list[int],

@@ -1,7 +1,8 @@
 // The reducer's answers for one (type, operator): per tuned device, the point measured best at
 // each size. Read from a results database (through the Catalog) or from an exported JSON
-// table; either way the point is kept as its family and labels, and the search space says
-// what they mean on the device at hand (reducer_device), so that nothing is decided twice.
+// table; either way the point is kept as its family and labels (a stored row, read once on
+// the device at hand by reducer_device), or, for reducer::for_point, as the caller's typed
+// point; the search space says what it means on that device, so nothing is decided twice.
 #pragma once
 
 #include "reducetune/space/element.hpp"
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +28,9 @@ struct dispatch_rule {
   std::string family, variant, launch;
   std::string determinism; // run_to_run | none | unknown
   bool flagged = false;
+  // The caller's typed point (reducer::for_point), where the rule is no stored row: then the
+  // labels above only name it in messages and are never read back.
+  std::optional<point> typed{};
 };
 
 struct dispatch_device {

@@ -7,6 +7,7 @@
 #include "reducetune/jit/folder_cache.hpp"
 #include "reducetune/runtime/reducer_axis.hpp"
 #include "reducetune/runtime/reducer_device.hpp"
+#include "reducetune/space/space.hpp"
 
 #include <iostream>
 #include <set>
@@ -68,16 +69,17 @@ reducer reducer::from_json(const std::filesystem::path &json, dtype type, reduce
   return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
 }
 
-reducer reducer::for_point(dtype type, reduce_op op, const std::string &family,
-                           const std::string &variant, const std::string &launch,
-                           reducer_options options) {
+reducer reducer::for_point(const search_space &s, const point &p, reducer_options options) {
   dispatch_device one;
   one.name = "one point";
   one.any_device = true;
-  one.rules.push_back({1, family, variant, launch, "unknown", false});
+  // the labels name the point in a fallback's message; the typed point is what is prepared
+  one.rules.push_back({1, s.decl().name, variant_label(s.decl(), p), launch_label(s.decl(), p),
+                       "unknown", false, p});
   options.selection = {true, false}; // the caller chose the point
   dispatch_table table({std::move(one)});
-  return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
+  return {s.type(), s.op(),
+          std::make_unique<state>(s.type(), s.op(), std::move(options), std::move(table))};
 }
 
 reducer reducer::untuned(dtype type, reduce_op op, reducer_options options) {

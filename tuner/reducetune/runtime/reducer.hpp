@@ -55,12 +55,18 @@ struct reducer_options {
   std::vector<axis_entry> axis_table;
 };
 
+class search_space;
+
 // What the reducer launches for one n on one device, and why.
 struct reducer_choice {
   std::string source;      // "tuned" | "default"
   std::string device_name; // the table's device ("" for the default preset)
   std::uint64_t bucket_n = 0; // the measured size that answers (0 for the default preset)
-  std::string family, variant, launch;
+  // The point launched, typed, on the space of this device's limits: a caller that measures
+  // or shows it asks these rather than reading the labels back.
+  std::shared_ptr<const search_space> space{};
+  point chosen{};
+  std::string family, variant, launch; // its labels, for people
   std::string determinism; // run_to_run | none
   std::string protocol;    // two_pass | ticket | atomic | multipass
   unsigned launches = 0;   // kernel launches per reduce() at this n
@@ -79,11 +85,11 @@ public:
   // The rules of an exported JSON table (`reducetune export json`).
   [[nodiscard]] static reducer from_json(const std::filesystem::path &json, dtype type,
                                          reduce_op op, reducer_options options = {});
-  // One point at every size on every device, whatever the selection says (the caller named
-  // it): what `reducetune calibrate` times as an application calls it. A point the device
-  // cannot run falls back to the default preset as ever (choice().source says "default").
-  [[nodiscard]] static reducer for_point(dtype type, reduce_op op, const std::string &family,
-                                         const std::string &variant, const std::string &launch,
+  // One point of space `s` at every size on every device, whatever the selection says (the
+  // caller named it): what `reducetune calibrate` times as an application calls it. The
+  // point is checked on each device's own limits; one the device cannot run falls back to
+  // the default preset as ever (choice().source says "default").
+  [[nodiscard]] static reducer for_point(const search_space &s, const point &p,
                                          reducer_options options = {});
   // No table: the default preset at every size (what an untuned GPU gets).
   [[nodiscard]] static reducer untuned(dtype type, reduce_op op, reducer_options options = {});

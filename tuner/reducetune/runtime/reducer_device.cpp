@@ -62,7 +62,8 @@ std::unique_ptr<prepared_point> reducer_device::prepare(const dispatch_rule *rul
   if (rule != nullptr) {
     try {
       s.emplace(family::load(lib, rule->family), m_context.type, m_context.op, limits_of(m_info));
-      p = db::stored_point(*s, rule->variant, rule->launch); // a stored row's point
+      // the caller's typed point (for_point), else a stored row's, read once here
+      p = rule->typed ? *rule->typed : db::stored_point(*s, rule->variant, rule->launch);
       if (const auto c = s->check(*p); !c)
         throw invalid_configuration(c.reasons());
       if (!s->selected(*p, sel))
@@ -99,12 +100,14 @@ std::unique_ptr<prepared_point> reducer_device::prepare(const dispatch_rule *rul
     (k.role == "init" ? out->init : k.role == "final" ? out->final : out->pass) = f;
   }
   reducer_choice &c = out->choice;
+  c.chosen = *p;
   c.family = s->decl().name;
   c.variant = variant_label(s->decl(), *p);
   c.launch = launch_label(s->decl(), *p);
   c.determinism = to_string(s->determinism_of(*p));
   c.protocol = r.protocol;
   c.block = out->block;
+  c.space = std::make_shared<const search_space>(std::move(*s));
   return out;
 }
 
