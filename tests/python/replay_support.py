@@ -23,6 +23,18 @@ def needs_h200_grid(what: str) -> list[pytest.MarkDecorator]:
         f"tests/data/recorded/h200_float32_sum_grid.db.xz is absent: {what}"))]
 
 
+def grid_copy(folder: Path) -> tuple[Path, str]:
+    """A writable copy of the H200 grid recording in ``folder`` and its device's UUID (for the
+    tests that write into a recording: calibrate, stored points)."""
+    import shutil
+
+    from reducetune import _core
+
+    path = folder / "grid.db"
+    shutil.copyfile(H200_GRID, path)
+    return path, _core.Store(str(path), read_only=True).devices()[0]["uuid"]
+
+
 def restrict_args(restrict: dict[str, list[str]]) -> list[str]:
     """The command line's ``--restrict KEY=V1,V2`` for each key of ``restrict``."""
     return [a for k, v in restrict.items() for a in ("--restrict", f"{k}={','.join(v)}")]

@@ -10,11 +10,11 @@ and records a size, and the Reducer built from the database launches the measure
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+import replay_support
 from conftest import NO_GPU, RECORDED
 from reducetune import _core, errors
 
@@ -25,10 +25,7 @@ needs_grid = pytest.mark.skipif(not GRID, reason="tests/data/recorded/h200_float
 
 @pytest.fixture
 def grid_copy(tmp_path: Path) -> tuple[Path, str]:
-    path = tmp_path / "grid.db"
-    shutil.copyfile(GRID[0], path)
-    uuid = _core.Store(str(path), read_only=True).devices()[0]["uuid"]
-    return path, uuid
+    return replay_support.grid_copy(tmp_path)
 
 
 def _application_picks(db: Path) -> dict[int, dict]:

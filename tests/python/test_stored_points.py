@@ -5,11 +5,11 @@ with the reason where there is no GPU)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
+import replay_support
 from conftest import NO_GPU, RECORDED
 from reducetune import _core
 from reducetune._space import Space, limits_for_arch
@@ -25,10 +25,7 @@ SPACE = Space("tunable", "float32", "sum", limits_for_arch("90"))
 
 @pytest.fixture
 def grid_copy(tmp_path: Path) -> tuple[Path, str]:
-    path = tmp_path / "grid.db"
-    shutil.copyfile(GRID[0], path)
-    uuid = _core.Store(str(path), read_only=True).devices()[0]["uuid"]
-    return path, uuid
+    return replay_support.grid_copy(tmp_path)
 
 
 def _labels(p: _core.Point) -> tuple[str, str]:
