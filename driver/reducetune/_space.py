@@ -1,4 +1,4 @@
-"""Template families and search spaces: a thin typed shim over the C++ space.
+"""Template families and search spaces: the C++ space, with what Python adds to it.
 
 Everything decided about a point (validity, the --restrict restriction, flags, determinism,
 labels) is decided by the C++ ``search_space`` and carried by ``Point`` (``_core.Point``):
@@ -95,20 +95,20 @@ class Preset:
         return str(self.point.launch_label)
 
 
-class Space:
+class Space(_core.Space):
     """The search space of one family for one element type, operator and device, optionally
-    restricted to some declared values of some parameters (InvalidConfiguration otherwise)."""
+    restricted to some declared values of some parameters (InvalidConfiguration otherwise).
+
+    The C++ space itself (``_core.Space``: ``family``, ``dtype``, ``op``, ``limits``,
+    ``restrict``, ``point``, ``base``, ``parse``, ``selected``, ``sizes``), with what Python adds:
+    plain lists, the presets as ``Preset``, and per-selection caches. A point is made by the C++
+    methods themselves (``point``, ``base``): no Python function of this file hands one on
+    (tests/python/test_point_journey.py counts the files the value passes)."""
 
     def __init__(self, family: str, dtype: str, op: str, limits: DeviceLimits,
                  restrict: dict[str, list[Value]] | None = None) -> None:
-        self._space = _core.Space(family, dtype, op, limits, dict(restrict or {}))
-        self.family = family
-        self.dtype = dtype
-        self.op = op
-        self.limits = limits
+        super().__init__(family, dtype, op, limits, dict(restrict or {}))
         self.declaration = _core.family(family)
-        self.restrict: dict[str, list[Value]] = {k: list(v) for k, v in
-                                                 dict(self._space.restrict).items()}
         self._points: list[Point] | None = None
         self._proposable: dict[tuple[bool, bool], dict[str, list[Value]]] = {}
 
@@ -119,7 +119,7 @@ class Space:
 
     def choices(self) -> dict[str, list[Value]]:
         """Every parameter's proposable values: the categorical space a sampler sees."""
-        return {k: list(v) for k, v in dict(self._space.choices()).items()}
+        return {k: list(v) for k, v in dict(super().choices()).items()}
 
     def proposable(self, allow_flagged: bool = False,
                    nondeterministic: bool = False) -> dict[str, list[Value]]:
@@ -130,7 +130,7 @@ class Space:
         key = (allow_flagged, nondeterministic)
         if key not in self._proposable:
             self._proposable[key] = {k: list(v) for k, v in dict(
-                self._space.proposable(allow_flagged, nondeterministic)).items()}
+                super().proposable(allow_flagged, nondeterministic)).items()}
         out = {k: list(v) for k, v in self._proposable[key].items()}
         if any(not v for v in out.values()):
             raise InvalidConfiguration(
@@ -140,44 +140,19 @@ class Space:
                 + " (widen --restrict, or pass --nondeterministic / --allow-flagged)")
         return out
 
-    def selected(self, p: Point, allow_flagged: bool = False,
-                 nondeterministic: bool = False) -> bool:
-        """Whether the selection admits the point's flags and determinism (not validity)."""
-        return bool(self._space.selected(p, allow_flagged, nondeterministic))
-
-    def sizes(self) -> dict[str, int]:
-        return dict(self._space.sizes())
-
-    def point(self, params: Params) -> Point:
-        """The point of these parameters (others at their default); InvalidConfiguration for
-        an undeclared name or value. Validity is check()'s."""
-        return self._space.point(dict(params))
-
-    def parse(self, variant_label: str, launch_label: str) -> Point:
-        return self._space.parse(variant_label, launch_label)
-
     def check(self, p: Point) -> list[tuple[str, str]]:
         """The constraints (and restriction) the point fails, as (expression, why)."""
-        return list(self._space.check(p))
+        return list(super().check(p))
 
     def points(self) -> list[Point]:
         """Every valid point in enumeration order (computed once)."""
         if self._points is None:
-            self._points = list(self._space.points())
+            self._points = list(super().points())
         return self._points
 
     def presets(self) -> list[Preset]:
         return [Preset(p["name"], p["point"], p["note"], list(p["reasons"]))
-                for p in self._space.presets()]
-
-    def base(self, name: str, allow_flagged: bool = False,
-             nondeterministic: bool = False) -> Point | None:
-        """The point a new study measures first, decided by the C++ space (search_space::base,
-        which the runtime's untuned answer uses too): preset ``name``; where that preset is
-        invalid in this space (``good``'s 16-byte loads of 4-byte elements, for an 8-byte
-        type), the family's first preset that is valid and selected here. None when the named
-        preset is valid but not selected (flagged, or nondeterministic), or no preset fits."""
-        return self._space.base(name, allow_flagged, nondeterministic)
+                for p in super().presets()]
 
     def preset(self, name: str) -> Preset:
         for p in self.presets():

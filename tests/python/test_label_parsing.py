@@ -51,7 +51,6 @@ ALLOWED_CPP = {
     "driver/src/bind_point.cpp": "Space.parse: Python's one door to the space's reader",
 }
 ALLOWED_PY = {
-    "_space.py": "Space.parse, the shim over _core.Space.parse",
     "study_share.py": "the store subpackage: a shared study's stored trial attributes",
     "priors.py": "the store subpackage: the priors table's stored labels (Prior.point)",
     "candidates.py": "the store subpackage: the application ranking's stored rows as Points",

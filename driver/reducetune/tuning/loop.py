@@ -25,6 +25,7 @@ from reducetune.tuning.config import SizeResult, TuneConfig, median_of, study_na
 from reducetune.tuning.mirror import MirroredStorage
 from reducetune.tuning.proposal import STALL_ESCAPE, STALL_LIMIT, Proposal, open_study
 from reducetune.tuning.samplers import STRATEGY
+from reducetune.tuning.timing import phase
 
 __all__ = [
     "STALL_ESCAPE",
@@ -98,7 +99,8 @@ def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         return
     source, row = KNOWN, evaluation.known(point)
     if row is None:  # the one evaluator call: the typed point and problem, handed straight
-        measured = evaluation.evaluator.evaluate(point, evaluation.problem, evaluation.data)
+        with phase("measuring"):  # timed here, not by a wrapper the point would pass through
+            measured = evaluation.evaluator.evaluate(point, evaluation.problem, evaluation.data)
         source, row = evaluation.answer(point, measured)
     if source == KNOWN:
         outcome = "served" if new else "repeat"

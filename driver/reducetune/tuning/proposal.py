@@ -1,7 +1,8 @@
 """Where a study's next point comes from: the strategy's Optuna sampler, with a queue in front
 of it (the base preset first; for grid, every unseen valid point in enumeration order; after
 STALL_ESCAPE trials without a new point, a random unseen one). Each trial's parameters become
-one Point (``space.point``); what is valid, flagged or already seen is decided on Points."""
+one Point (``space.point``, the C++ space's own); what is valid, flagged or already seen is
+decided on Points."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from reducetune._space import Point, Space
 from reducetune.store.study_share import StudyShare
 from reducetune.tuning.config import TuneConfig, study_name
 from reducetune.tuning.mirror import MirroredStorage
-from reducetune.tuning.samplers import STRATEGY, decode, distributions, encode, make_sampler
+from reducetune.tuning.samplers import STRATEGY, distributions, make_sampler
 from reducetune.tuning.timing import timed, timed_lock, timed_storage
 from reducetune.tuning.warm_start import warm_counts, warm_points
 
@@ -110,7 +111,7 @@ class Proposal:
         return [p for p in self.space.points() if p not in self.seen and self.eligible(p)]
 
     def _enqueue(self, p: Point) -> None:
-        self.study.enqueue_trial(encode(p.params, self.choices, self.config.strategy))
+        self.study.enqueue_trial(self._encode(p.params))
 
     def prepare(self) -> str:
         """Queues what the next trial tries, or says why there is nothing left to try
@@ -137,7 +138,21 @@ class Proposal:
     def ask(self) -> tuple[Any, Point]:
         """The next trial and its point (InvalidConfiguration for an undeclared value)."""
         trial = self.study.ask(self.dists)
-        return trial, self.space.point(decode(trial.params, self.choices, self.config.strategy))
+        return trial, self.space.point(self._decode(trial.params))
+
+    # A strategy that models numbers only (Strategy.indexed: CMA-ES) is given each parameter as
+    # the index of its value in ``choices`` (samplers.distributions); the others, the values.
+    # Here, beside the only calls, rather than in samplers.py: a trial's parameters become the
+    # Point in one file.
+    def _encode(self, params: dict[str, Any]) -> dict[str, Any]:
+        if STRATEGY[self.config.strategy].indexed:
+            return {k: self.choices[k].index(v) for k, v in params.items()}
+        return dict(params)
+
+    def _decode(self, params: dict[str, Any]) -> dict[str, Any]:
+        if STRATEGY[self.config.strategy].indexed:
+            return {k: self.choices[k][int(i)] for k, i in params.items()}
+        return dict(params)
 
     def rejected(self) -> None:
         """The trial's point was invalid or flagged: no new point."""

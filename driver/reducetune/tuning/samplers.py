@@ -16,7 +16,7 @@ from typing import Any
 from reducetune.errors import InvalidConfiguration
 
 __all__ = ["STRATEGIES", "STRATEGY", "Strategy", "strategy_named", "make_sampler",
-           "distributions", "decode", "encode"]
+           "distributions"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,8 @@ def make_sampler(name: str, seed: int | None) -> Any:
 
 def distributions(choices: dict[str, list[Any]], strategy: str) -> dict[str, Any]:
     """Categorical per parameter; CMA-ES gets the index of each (ordered) value instead, since
-    it only models numbers (block sizes, unrolls and the like are ordered)."""
+    it only models numbers (block sizes, unrolls and the like are ordered; the proposal turns a
+    trial's indexes back into values, tuning/proposal.py)."""
     # heavy (about 0.5 s): only where a study is used
     from optuna.distributions import CategoricalDistribution, IntDistribution
 
@@ -91,14 +92,3 @@ def distributions(choices: dict[str, list[Any]], strategy: str) -> dict[str, Any
         return {k: IntDistribution(0, len(v) - 1) for k, v in choices.items()}
     return {k: CategoricalDistribution(v) for k, v in choices.items()}
 
-
-def decode(params: dict[str, Any], choices: dict[str, list[Any]], strategy: str) -> dict[str, Any]:
-    if STRATEGY[strategy].indexed:
-        return {k: choices[k][int(i)] for k, i in params.items()}
-    return dict(params)
-
-
-def encode(params: dict[str, Any], choices: dict[str, list[Any]], strategy: str) -> dict[str, Any]:
-    if STRATEGY[strategy].indexed:
-        return {k: choices[k].index(v) for k, v in params.items()}
-    return dict(params)
