@@ -210,6 +210,8 @@ def chosen(value: str, live: bool) -> str | None:
 def checked(value: str) -> str:
     """``value``, once the table it may name is read (``load``'s one-line error): a bad file
     is refused before anything runs."""
+    if not value.strip():
+        raise InvalidConfiguration("--priors is empty: auto, on, off, or a priors table's file")
     path = chosen(value, live=True)
     if path is not None:
         load(path)
@@ -217,23 +219,61 @@ def checked(value: str) -> str:
 
 
 def load(path: str | Path) -> Priors:
-    """The table in the file; InvalidConfiguration, in one line, for one that is missing or
-    is not a priors table."""
+    """The table in the file; InvalidConfiguration, in one line, for one that is missing, is
+    not a priors table, or names no device (it could start no study)."""
+    text = _text(Path(path))
     try:
-        doc = json.loads(Path(path).read_text())
-        if doc.get("format") != FORMAT:
-            raise ValueError(f"format {doc.get('format')!r}, not {FORMAT!r}")
-        return Priors([_device(d) for d in doc["devices"]], str(path))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise InvalidConfiguration(
-            f"--priors {path}: not a priors table ({type(e).__name__}: {e}); build one with "
-            "'reducetune priors -o FILE RESULTS.db...'") from None
+        doc = json.loads(text)
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+            raise ValueError(f"format {found!r}, not {FORMAT!r} (another version's table: "
+                             "build it again with this one)")
+        priors = Priors([_device(d) for d in doc["devices"]], str(path))
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as e:
+        raise _refused(path, f"{type(e).__name__}: {e}") from None
+    if not priors.devices:
+        raise _refused(path, "it names no device model")
+    return priors
+
+
+def _text(path: Path) -> str:
+    """The file's text; a missing file, a folder or a binary file refused in one line (a
+    missing name may be a misspelt auto, on or off)."""
+    if not path.exists():
+        raise _refused(path, "no such file; the values are auto, on, off, or a priors "
+                             "table's file")
+    if path.is_dir():
+        raise _refused(path, "a folder")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise _refused(path, "not JSON text") from None
+    except OSError as e:
+        raise _refused(path, f"cannot be read ({e.strerror})") from None
+
+
+def _refused(path: str | Path, why: str) -> InvalidConfiguration:
+    return InvalidConfiguration(f"--priors {path}: not a priors table ({why}); build one with 'reducetune priors "
+                                "-o FILE RESULTS.db...'")
 
 
 def _device(d: dict[str, Any]) -> PriorDevice:
-    bests = {w: {int(n): [Prior(str(v), str(lab), rank, float(t))
-                          for rank, (v, lab, t) in enumerate(points, 1)]
+    bests = {w: {_bucket(n): [Prior(str(v), str(lab), rank, float(t))
+                              for rank, (v, lab, t) in enumerate(points, 1)]
                  for n, points in sizes.items()}
              for w, sizes in d["bests"].items()}
-    return PriorDevice(str(d["name"]), str(d["model"]), (int(d["cc"][0]), int(d["cc"][1])),
-                       int(d["sm_count"]), float(d["peak_gbps"]), bests)
+    cc = tuple(int(v) for v in d["cc"])
+    sm_count, peak_gbps = int(d["sm_count"]), float(d["peak_gbps"])
+    # the nearest-device rule takes logarithms of these: a zero or a negative would fail later
+    if len(cc) != 2 or sm_count < 1 or not math.isfinite(peak_gbps) or peak_gbps <= 0:
+        raise ValueError(f"device {d['name']!r}: cc {list(cc)}, sm_count {sm_count}, "
+                         f"peak_gbps {peak_gbps} (two integers, at least 1, above 0)")
+    return PriorDevice(str(d["name"]), str(d["model"]), (cc[0], cc[1]), sm_count, peak_gbps,
+                       bests)
+
+
+def _bucket(n: str) -> int:
+    """A bucket's size, at least 1 (its log2 is compared)."""
+    if int(n) < 1:
+        raise ValueError(f"bucket size {n}")
+    return int(n)
