@@ -21,13 +21,21 @@ namespace reducetune {
 namespace {
 
 // One launch sequence per input copy (prepared_workload rotates placements); each has its
-// own scratch, so the scratch's placement is averaged too.
+// own scratch, so the scratch's placement is averaged too. The runner asks the one planner
+// (space/reduction_plan.hpp) and hands each sequence its steps with the plan's kernels,
+// protocol and flags, without the grid rule: the sequence launches these grids and cannot
+// plan others.
 std::vector<std::unique_ptr<launch_sequence>>
 sequences(const loaded_module &module, const launch_plan &plan, const prepared_workload &in) {
+  const workload &w = in.spec();
+  const reduction_plan steps =
+      plan_reduction_steps(plan.proto, plan.grid_for, w.n, size_of(w.type), plan.in_place);
+  launch_plan kernels = plan;
+  kernels.grid_for = nullptr;
   std::vector<std::unique_ptr<launch_sequence>> seqs;
   for (std::size_t i = 0; i < in.copies(); ++i)
     seqs.push_back(
-        std::make_unique<launch_sequence>(module, plan, in.spec().type, in.input(i), in.spec().n));
+        std::make_unique<launch_sequence>(module, kernels, steps, w.type, in.input(i), w.n));
   return seqs;
 }
 

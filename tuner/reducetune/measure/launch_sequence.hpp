@@ -13,6 +13,7 @@
 #include "reducetune/cuda/reduction_steps.hpp"
 #include "reducetune/measure/host_finish.hpp"
 #include "reducetune/space/launch_plan.hpp"
+#include "reducetune/space/reduction_plan.hpp"
 #include "reducetune/verify/types.hpp"
 
 #include <cuda.h>
@@ -30,6 +31,11 @@ public:
   // does not shrink in multipass or exceeds the device limit, no block size).
   launch_sequence(const loaded_module &module, const launch_plan &plan, dtype type,
                   const void *in, std::uint64_t n);
+  // The planner's steps for n, handed by the caller (the tuning runner, measure/evaluate.cpp):
+  // the sequence launches those grids and reads the plan's kernels, protocol and flags, not its
+  // grid rule, which may be empty (past the planner, a launch holds grids, not the point).
+  launch_sequence(const loaded_module &module, const launch_plan &plan,
+                  const reduction_plan &steps, dtype type, const void *in, std::uint64_t n);
 
   void enqueue(cudaStream_t s);
 
@@ -40,7 +46,8 @@ public:
   [[nodiscard]] unsigned launches() const noexcept { return m_launches; }
 
 private:
-  void plan_steps(const loaded_module &module, const launch_plan &plan);
+  void bind_steps(const loaded_module &module, const launch_plan &plan,
+                  const reduction_plan &steps);
 
   std::size_t m_elem;
   const void *m_source; // the caller's input
