@@ -31,22 +31,44 @@ __all__ = ["AxisReducer", "default_reducer", "read_table", "reduce_axis"]
 Table = list[tuple[int, int, int, str, str]]
 
 
-def read_table(table: str | os.PathLike | Iterable[dict] | None) -> Table:
-    """A per-shape table as the core takes it: rows (outer, r, inner, variant, launch)."""
+def read_table(table: str | os.PathLike | Iterable[dict] | dict | None) -> Table:
+    """A per-shape table as the core takes it: rows (outer, r, inner, variant, launch);
+    InvalidConfiguration, in one line, for a file that is missing or not such a table."""
     if table is None:
         return []
     if isinstance(table, (str, os.PathLike)):
-        path = Path(table)
-        if not path.is_file():
-            raise InvalidConfiguration(f"no axis table at {path}")
-        doc = json.loads(path.read_text())
-        table = doc["entries"] if isinstance(doc, dict) else doc
+        table = _table_file(Path(table))
+    if isinstance(table, dict):
+        if "entries" not in table:
+            raise InvalidConfiguration(f"not an axis table: a dict with no 'entries' (it holds "
+                                       f"{', '.join(map(str, table)) or 'nothing'}); {_SHAPE}")
+        table = table["entries"]
     try:
-        return [(int(e["outer"]), int(e["r"]), int(e["inner"]), str(e["variant"]),
+        rows = [(int(e["outer"]), int(e["r"]), int(e["inner"]), str(e["variant"]),
                  str(e.get("launch", ""))) for e in table]
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InvalidConfiguration(f"an axis table entry needs outer, r, inner, variant and "
                                    f"launch: {e!r}") from e
+    for row in rows:  # the core takes extents as unsigned sizes: a negative one is no shape
+        if min(row[:3]) < 1:
+            raise InvalidConfiguration(f"an axis table entry's outer, r and inner are at least "
+                                       f"1: {row[:3]}")
+    return rows
+
+
+_SHAPE = ('an axis table is a list of {"outer", "r", "inner", "variant", "launch"} or '
+          '{"entries": [...]}, as python -m reducetune.benchmarks.axis writes')
+
+
+def _table_file(path: Path) -> Any:
+    """The JSON document of an axis table's file."""
+    if not path.is_file():
+        what = "a folder" if path.is_dir() else "no such file"
+        raise InvalidConfiguration(f"no axis table at {path} ({what}); {_SHAPE}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InvalidConfiguration(f"{path} is not JSON ({e}); {_SHAPE}") from None
 
 
 class AxisReducer:

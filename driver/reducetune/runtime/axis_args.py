@@ -73,6 +73,8 @@ def axis_call(shape: tuple[int, ...], axis: int | tuple[int, ...] | list[int],
     """The view and result shape of reducing `axis` of a C-contiguous tensor of `shape`;
     InvalidConfiguration for an axis out of range, repeated, or not adjacent to the others."""
     shape = tuple(int(e) for e in shape)
+    if not isinstance(keepdims, bool):  # a truthy 'no', a 1 or None would pass silently
+        raise InvalidConfiguration(f"keepdims must be True or False, not {keepdims!r}")
     if not shape:
         raise InvalidConfiguration("a 0-d tensor has no axis to reduce: pass axis=None")
     axes = _axes(axis, len(shape))
