@@ -253,8 +253,8 @@ def _text(path: Path) -> str:
 
 
 def _refused(path: str | Path, why: str) -> InvalidConfiguration:
-    return InvalidConfiguration(f"--priors {path}: not a priors table ({why}); build one with 'reducetune priors "
-                                "-o FILE RESULTS.db...'")
+    return InvalidConfiguration(f"--priors {path}: not a priors table ({why}); build one "
+                                "with 'reducetune priors -o FILE RESULTS.db...'")
 
 
 def _device(d: dict[str, Any]) -> PriorDevice:
