@@ -155,7 +155,7 @@ def test_tune_refuses_a_time_limit_of_nothing(work, value):
 
 
 # "1m" itself would replay for a whole minute of the test command's time; the parse of minutes
-# is test_tune_options', and a minute's run is test_one_minute's.
+# is test_numeric_options', and a 60 s run is test_one_minute's.
 @pytest.mark.parametrize("value, most_s", [("1e-9", 120), ("1s", 120)])
 def test_a_small_time_limit_in_replay_answers_and_ends(work, value, most_s):
     """Every size is answered (at least one point measured) and the run stops on its limit,
