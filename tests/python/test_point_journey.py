@@ -43,8 +43,10 @@ PACKAGE = Path(reducetune.__file__).resolve().parent
 NATIVE: dict[str, tuple[str, ...]] = {
     "tuner/reducetune/space/family_json_parameters.cpp": ("family_reader::read_parameters",
                                                           '"values"', "p.label"),
-    "tuner/reducetune/space/space_points.cpp": ("search_space::point_of",),  # Space.point
-    "tuner/reducetune/space/point.cpp": ("point_from", "all_parameters"),  # by name, both ways
+    # Space.point and Space.base make the point (base: the preset the tune tries first); its
+    # parameters by name, both ways, are converted beside them (point.cpp keeps the labels)
+    "tuner/reducetune/space/space_points.cpp": ("search_space::point_of", "search_space::base",
+                                                "point_from", "all_parameters"),
     "driver/src/bind_point.cpp": ("point_of_dict", "dict_of", '"to_dict"'),  # the JSON form
     "driver/reducetune/evaluate/worker.py": ("def serve", "getattr(_core"),  # the pipe
     "driver/src/bind_device.cpp": ("point_arg", "evaluate_point", "rt::evaluate(space, pr, p"),
@@ -59,7 +61,7 @@ NATIVE: dict[str, tuple[str, ...]] = {
 
 # Files the route enters today (Python measured + NATIVE); docs/architecture.md lists them.
 # Issue 23's target is 8; see the docs for what stands between.
-ROUTE_FILES = 12
+ROUTE_FILES = 11
 
 
 class _Worker:

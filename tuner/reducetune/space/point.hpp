@@ -1,5 +1,6 @@
 // One tuning point: a variant (compile-time values) and a launch config (launch values), the
-// thing that is measured. Its labels, its parameters by name and its parsing live here; what
+// thing that is measured. Its labels, its parameters by name and its parsing are declared here
+// (the conversions by name are defined in space_points.cpp, beside search_space::point_of); what
 // is DECIDED about a point (validity, restriction, flags, determinism) is the search space's
 // (space.hpp), so that every layer above asks one place.
 #pragma once

@@ -1,6 +1,7 @@
 // search_space: what is decided about one point (restriction, flags, determinism) and the
 // enumeration of points. The one place these facts are decided; Python, the store, the
-// exports and the runtime ask here.
+// exports and the runtime ask here. Also the point's parameters by name, both ways
+// (point_from, all_parameters: point.hpp), beside point_of, the space's way to make one.
 #include "reducetune/space/space.hpp"
 
 #include "reducetune/errors.hpp"
@@ -8,6 +9,15 @@
 #include <algorithm>
 
 namespace reducetune {
+namespace {
+
+void put(const family &f, const std::vector<std::size_t> &params, const std::vector<value> &values,
+         parameter_map &out) {
+  for (std::size_t k = 0; k < params.size() && k < values.size(); ++k)
+    out[f.parameters[params[k]].name] = values[k];
+}
+
+} // namespace
 
 void search_space::check_restriction(const std::vector<std::size_t> &params,
                                      const std::vector<value> &values, check_result &out) const {
@@ -89,6 +99,54 @@ std::optional<reducetune::point> search_space::base(const std::string &name,
   for (const auto &p : all)
     if (const reducetune::point q{p.point, p.launch}; check(q) && selected(q, s)) return q;
   return std::nullopt;
+}
+
+// The point by name, both ways (declared in point.hpp): made here from parameters, beside
+// search_space::point_of and base, and read back as parameters (Point.params, to_dict),
+// so that the point's conversions on the tuning route sit in one file.
+value declared_value(const family &f, const std::string &name, const value &v) {
+  const parameter *p = f.find_parameter(name);
+  if (p == nullptr)
+    throw invalid_configuration("family '" + f.name + "' has no parameter '" + name + "'");
+  for (const auto &pv : p->values)
+    if (pv.v == v || to_string(pv.v) == to_string(v))
+      return pv.v;
+  throw invalid_configuration("'" + to_string(v) + "' is not a declared value of " + name + " (" +
+                              p->values_text() + ")");
+}
+
+point point_from(const family &f, dtype t, reduce_op o, const parameter_map &given) {
+  point p{default_variant(f, t, o), default_launch_config(f)};
+  const auto compile = f.compile_parameters();
+  const auto launch = f.launch_parameters();
+  for (const auto &[name, v] : given) {
+    const value chosen = declared_value(f, name, v);
+    for (std::size_t k = 0; k < compile.size(); ++k)
+      if (f.parameters[compile[k]].name == name)
+        p.compile.values[k] = chosen;
+    for (std::size_t k = 0; k < launch.size(); ++k)
+      if (f.parameters[launch[k]].name == name)
+        p.launch.values[k] = chosen;
+  }
+  return p;
+}
+
+parameter_map compile_parameters(const family &f, const point &p) {
+  parameter_map out;
+  put(f, f.compile_parameters(), p.compile.values, out);
+  return out;
+}
+
+parameter_map launch_parameters(const family &f, const point &p) {
+  parameter_map out;
+  put(f, f.launch_parameters(), p.launch.values, out);
+  return out;
+}
+
+parameter_map all_parameters(const family &f, const point &p) {
+  parameter_map out = compile_parameters(f, p);
+  put(f, f.launch_parameters(), p.launch.values, out);
+  return out;
 }
 
 point search_space::point_of(const parameter_map &p) const {
