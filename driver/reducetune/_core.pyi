@@ -330,7 +330,7 @@ def device_model_key(device: dict) -> str:
 def write_file_atomically(path: str, content: str) -> None: ...
 
 class Reducer:
-    def __init__(self, dtype: str, op: str, database: str | None = None, table: str | None = None, nondeterministic: bool = False, allow_flagged: bool = False, cache_dir: str | None = None, log_fallbacks: bool = True, extra_launch_s: float | None = None, axis_table: Sequence[tuple[int, int, int, str, str]] = []) -> None: ...
+    def __init__(self, dtype: str, op: str, database: str | None = None, table: str | None = None, nondeterministic: bool = False, allow_flagged: bool = False, cache_dir: str | None = None, log_fallbacks: bool = True, extra_launch_s: float | None = None, axis_table: Sequence[tuple[int, int, int, str, str]] = [], axis_determinism: str = 'run_to_run') -> None: ...
 
     @staticmethod
     def for_point(point: Point, cache_dir: str | None = None) -> Reducer:
@@ -356,9 +356,9 @@ class Reducer:
 
 def array_info(array: Annotated[NDArray, dict(writable=False)]) -> tuple: ...
 
-def axis_rule(outer: int, r: int, inner: int) -> tuple:
+def axis_rule(outer: int, r: int, inner: int, determinism: str = 'run_to_run') -> tuple:
     """
-    The axis call's built-in rule (runtime/axis_dispatch.hpp): (preset, why).
+    The axis call's built-in rule (runtime/axis_dispatch.hpp): (preset, why); determinism run_to_run or batch_invariant (chosen from r and inner alone).
     """
 
 def axis_bucket(outer: int, r: int, inner: int) -> tuple:

@@ -21,7 +21,8 @@ rt::reducer make_reducer(const std::string &type, const std::string &op,
                          const std::optional<std::string> &table, bool nondeterministic,
                          bool allow_flagged, const std::optional<std::string> &cache_dir,
                          bool log_fallbacks, std::optional<double> extra_launch_s,
-                         std::vector<rt::axis_entry> axis_table) {
+                         std::vector<rt::axis_entry> axis_table,
+                         const std::string &axis_determinism) {
   if (database && table)
     throw rt::invalid_configuration("give a results database or an exported table, not both");
   rt::reducer_options o;
@@ -29,6 +30,7 @@ rt::reducer make_reducer(const std::string &type, const std::string &op,
   o.cache_dir = cache_dir.value_or("");
   o.log_fallbacks = log_fallbacks;
   o.axis_table = std::move(axis_table);
+  o.axis_level = rt::axis_determinism_from(axis_determinism);
   if (extra_launch_s) {
     if (!(*extra_launch_s >= 0.0))
       throw rt::invalid_configuration("extra_launch_s must be >= 0 (0: rank by the median)");
@@ -79,6 +81,7 @@ nb::dict axis_choice_dict(const rt::axis_choice &c) {
   d["variant"] = c.variant;
   d["launch"] = c.launch;
   d["determinism"] = c.determinism;
+  d["level"] = c.level;
   d["batch_invariant"] = c.batch_invariant;
   d["split"] = c.split;
   d["launches"] = c.launches;
@@ -136,12 +139,15 @@ void bind_axis(nb::class_<rt::reducer> &reducer, nb::module_ &m) {
            },
            nb::arg("outer"), nb::arg("r"), nb::arg("inner"), nb::arg("device") = -1);
   m.def("axis_rule",
-        [](std::uint64_t outer, std::uint64_t r, std::uint64_t inner) {
-          const auto pick = rt::axis_rule({outer, r, inner});
+        [](std::uint64_t outer, std::uint64_t r, std::uint64_t inner,
+           const std::string &determinism) {
+          const auto pick =
+              rt::axis_rule({outer, r, inner}, rt::axis_determinism_from(determinism));
           return nb::make_tuple(pick.preset, pick.why);
         },
-        nb::arg("outer"), nb::arg("r"), nb::arg("inner"),
-        "The axis call's built-in rule (runtime/axis_dispatch.hpp): (preset, why).");
+        nb::arg("outer"), nb::arg("r"), nb::arg("inner"), nb::arg("determinism") = "run_to_run",
+        "The axis call's built-in rule (runtime/axis_dispatch.hpp): (preset, why); "
+        "determinism run_to_run or batch_invariant (chosen from r and inner alone).");
   m.def("axis_bucket",
         [](std::uint64_t outer, std::uint64_t r, std::uint64_t inner) {
           const auto b = rt::bucket_of({outer, r, inner});
@@ -161,16 +167,18 @@ void bind_reducer(nb::module_ &m) {
               std::optional<std::string> database, std::optional<std::string> table,
               bool nondeterministic, bool allow_flagged, std::optional<std::string> cache_dir,
               bool log_fallbacks, std::optional<double> extra_launch_s,
-              const std::vector<axis_row> &axis_table) {
+              const std::vector<axis_row> &axis_table, const std::string &axis_determinism) {
              new (self) rt::reducer(make_reducer(type, op, database, table, nondeterministic,
                                                  allow_flagged, cache_dir, log_fallbacks,
-                                                 extra_launch_s, axis_entries(axis_table)));
+                                                 extra_launch_s, axis_entries(axis_table),
+                                                 axis_determinism));
            },
            nb::arg("dtype"), nb::arg("op"), nb::arg("database") = nb::none(),
            nb::arg("table") = nb::none(), nb::arg("nondeterministic") = false,
            nb::arg("allow_flagged") = false, nb::arg("cache_dir") = nb::none(),
            nb::arg("log_fallbacks") = true, nb::arg("extra_launch_s") = nb::none(),
-           nb::arg("axis_table") = std::vector<axis_row>{})
+           nb::arg("axis_table") = std::vector<axis_row>{},
+           nb::arg("axis_determinism") = "run_to_run")
       .def_static("for_point",
                   [](const py_point &point, std::optional<std::string> cache_dir) {
                     rt::reducer_options o;

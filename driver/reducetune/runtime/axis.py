@@ -8,6 +8,11 @@ tensor's current stream: no copy, no synchronisation, scratch kept per stream. A
 goes through the custom operator ``torch.ops.reducetune.reduce_axis`` (torch_op.py), so that
 ``torch.compile`` keeps it in its graph and CUDA graphs capture it.
 
+``determinism="batch_invariant"`` (opt-in; default ``"run_to_run"``) promises more than the
+same bits on a rerun: a row's result does not depend on how many rows are reduced with it. The
+rule then chooses from r and inner alone, and a table entry that is not batch_invariant (the
+family's let) is skipped for the rule, said once in ``fallbacks``.
+
 The result keeps the input's type and device. The axis tuner does not write the results file
 yet; a table is a list of ``{outer, r, inner, variant, launch}`` (or a JSON file holding one,
 or ``{"entries": [...]}``), for example what ``python -m reducetune.benchmarks.axis`` measured.
@@ -24,7 +29,8 @@ from reducetune import _core
 from reducetune.errors import InvalidConfiguration
 from reducetune.runtime import torch_op
 from reducetune.runtime.arrays import SUPPORTED
-from reducetune.runtime.axis_args import axis_call, check_dtype, core_op, empty_fill
+from reducetune.runtime.axis_args import (axis_call, check_determinism, check_dtype, core_op,
+                                          empty_fill)
 
 __all__ = ["AxisReducer", "default_reducer", "read_table", "reduce_axis"]
 
@@ -73,19 +79,22 @@ def _table_file(path: Path) -> Any:
 
 class AxisReducer:
     """Reductions along axes of one element type and operator (sum, mean, min, max, prod);
-    ``table``: points per shape (read_table); shapes it does not answer get the rule."""
+    ``table``: points per shape (read_table); shapes it does not answer get the rule;
+    ``determinism``: "run_to_run" or "batch_invariant" (see the module's docstring)."""
 
     _by_id: list["AxisReducer"] = []  # the custom operator names a reducer by its index
 
     def __init__(self, dtype: str, op: str = "sum", *,
                  table: str | os.PathLike | Iterable[dict] | None = None,
-                 cache_dir: str | os.PathLike | None = None) -> None:
+                 cache_dir: str | os.PathLike | None = None,
+                 determinism: str = "run_to_run") -> None:
         if dtype not in SUPPORTED:
             raise InvalidConfiguration(f"unknown dtype {dtype!r}: one of {', '.join(SUPPORTED)}")
         self.dtype, self.op = dtype, op
+        self.determinism = check_determinism(determinism)
         self._core = _core.Reducer(dtype, core_op(op, dtype), None, None, False, False,
                                    None if cache_dir is None else os.fspath(cache_dir), True,
-                                   None, read_table(table))
+                                   None, read_table(table), determinism)
         self.id = len(AxisReducer._by_id)  # reducers live as long as the process, as reduce()'s
         AxisReducer._by_id.append(self)
 
@@ -127,14 +136,15 @@ def _cupy_reduce(reducer: AxisReducer, x: Any, axis: Any, keepdims: bool) -> Any
         return out
 
 
-_reducers: dict[tuple[str, str], AxisReducer] = {}
+_reducers: dict[tuple[str, str, str], AxisReducer] = {}
 
 
-def default_reducer(dtype: str, op: str) -> AxisReducer:
-    """The reducer reduce() uses for (type, operator): no table, the built-in rule."""
-    r = _reducers.get((dtype, op))
+def default_reducer(dtype: str, op: str, determinism: str = "run_to_run") -> AxisReducer:
+    """The reducer reduce() uses for (type, operator, determinism): no table, the rule."""
+    key = (dtype, op, determinism)
+    r = _reducers.get(key)
     if r is None:
-        r = _reducers[(dtype, op)] = AxisReducer(dtype, op)
+        r = _reducers[key] = AxisReducer(dtype, op, determinism=determinism)
     return r
 
 
@@ -158,6 +168,14 @@ def _dispatch(x: Any, op: str, axis: Any, keepdims: bool, reducer: AxisReducer |
                                f"not a {type(x).__name__}")
 
 
-def reduce_axis(x: Any, op: str, axis: int | tuple[int, ...], keepdims: bool = False) -> Any:
-    """reducetune.reduce with an axis: the built-in rule's reducer per (type, operator)."""
-    return _dispatch(x, op, axis, keepdims, None)
+def reduce_axis(x: Any, op: str, axis: int | tuple[int, ...], keepdims: bool = False,
+                determinism: str = "run_to_run") -> Any:
+    """reducetune.reduce with an axis: the built-in rule's reducer per (type, operator,
+    determinism)."""
+    if check_determinism(determinism) == "run_to_run":
+        return _dispatch(x, op, axis, keepdims, None)
+    # the level lives in the reducer: the one of this tensor's type (torch_op checks it)
+    dtype = getattr(x.dtype, "name", None) or str(x.dtype).removeprefix("torch.")
+    if dtype not in SUPPORTED:
+        return _dispatch(x, op, axis, keepdims, None)  # refused there, saying how to convert
+    return _dispatch(x, op, axis, keepdims, default_reducer(dtype, op, determinism))

@@ -16,10 +16,12 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from reducetune import _core
 from reducetune._space import DTYPES
 from reducetune.errors import InvalidConfiguration
 
-__all__ = ["AXIS_OPS", "AxisCall", "axis_call", "check_dtype", "core_op", "empty_fill"]
+__all__ = ["AXIS_OPS", "AxisCall", "axis_call", "check_determinism", "check_dtype", "core_op",
+           "empty_fill"]
 
 # mean is the sum divided by r: the core reduces with sum (element.hpp has no mean operator)
 AXIS_OPS = ("sum", "mean", "min", "max", "prod")
@@ -124,3 +126,14 @@ def check_dtype(dtype: str, expected: str, hint: str) -> None:
                                    f"{dtype} (convert with {hint})")
     if dtype != expected:
         raise InvalidConfiguration(f"this reducer reduces {expected}, not {dtype}")
+
+
+def check_determinism(determinism: str) -> str:
+    """`determinism` itself when it is a level name the core knows (_core.axis_rule answers
+    for it: run_to_run or batch_invariant; the core keeps the list), else
+    InvalidConfiguration in one line."""
+    if not isinstance(determinism, str):
+        raise InvalidConfiguration(f"determinism must be 'run_to_run' or 'batch_invariant', not "
+                                   f"{determinism!r}")
+    _core.axis_rule(1, 1, 1, determinism)  # InvalidConfiguration for an unknown level
+    return determinism

@@ -117,7 +117,7 @@ _reducers: dict[tuple, Reducer] = {}
 def reduce(x: Any, op: str = "sum", *, axis: int | tuple[int, ...] | None = None,
            keepdims: bool = False, db: str | os.PathLike | None = None,
            table: str | os.PathLike | None = None, nondeterministic: bool = False,
-           ranking: str = "application") -> Any:
+           ranking: str = "application", determinism: str = "run_to_run") -> Any:
     """Reduces every element of a CuPy array, a PyTorch tensor or another CUDA array with the
     kernel tuned for this GPU, on the array's current stream; returns a 0-d array of the
     same library, type and device. Reducers are kept per (type, operator, database or
@@ -128,14 +128,19 @@ def reduce(x: Any, op: str = "sum", *, axis: int | tuple[int, ...] | None = None
 
     ``axis`` (an int or a tuple of adjacent axes) reduces along those axes of a contiguous
     tensor instead (runtime/axis.py: sum, mean, min, max, prod; ``keepdims`` keeps them as
-    extents of 1); the tuned tables above are whole-array tables and do not apply."""
+    extents of 1; ``determinism="batch_invariant"``: a row's result does not depend on how many
+    rows are reduced with it); the tuned tables above are whole-array tables and do not
+    apply."""
     if axis is not None:
         if db is not None or table is not None or nondeterministic or ranking != "application":
             raise InvalidConfiguration(
                 "db, table, nondeterministic and ranking choose among whole-array points; an "
                 "axis reduction takes its points per shape from reducetune.AxisReducer(dtype, "
                 "op, table=...) or the built-in rule")
-        return reduce_axis(x, op, axis, keepdims)
+        return reduce_axis(x, op, axis, keepdims, determinism)
+    if determinism != "run_to_run":  # a whole-array call has one row: nothing to promise
+        raise InvalidConfiguration("determinism applies to a reduction along an axis: pass "
+                                   "axis=..., or nondeterministic=... for the whole array")
     key = (type(x), getattr(x, "dtype", None), op, db, table, nondeterministic, ranking)
     r = _reducers.get(key)
     if r is None:

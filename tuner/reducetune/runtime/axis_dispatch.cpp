@@ -1,5 +1,7 @@
 #include "reducetune/runtime/axis_dispatch.hpp"
 
+#include "reducetune/errors.hpp"
+
 #include <cmath>
 
 namespace reducetune {
@@ -21,6 +23,12 @@ constexpr std::uint64_t fill_blocks = 512;    // blocks that keep an H100 / H200
 constexpr std::uint64_t many_columns = 1u << 14; // each k a coalesced read across a block
 constexpr std::uint64_t tile_width = 64;      // tile_columns' columns per tile (32 lanes x 2)
 constexpr std::uint64_t narrow = 16;          // fewer columns: 4-column tiles, split 512
+// batch_invariant only (r alone): from here a row is long enough for 32 blocks of 8192
+// elements (split_long_rows 78 % for 16 rows of 2^22), below it a block per row (block_rows
+// 80 % for 1024 rows of 2^16); columns split r only from 2^14 on, so that the partials
+// (outputs x 512 at most) stay within 1/32 of the input whatever outer is.
+constexpr std::uint64_t split_row = 1u << 18;
+constexpr std::uint64_t split_column = 1u << 14;
 
 axis_rule_pick row_rule(const reduction_shape &s) {
   if (s.r <= few)
@@ -44,7 +52,39 @@ axis_rule_pick column_rule(const reduction_shape &s) {
   return {"tile_few_columns", "fewer than 16 columns, too few tiles: 4-column tiles, r split 512"};
 }
 
+axis_rule_pick invariant_row_rule(const reduction_shape &s) {
+  if (s.r <= warp_row)
+    return row_rule(s); // r alone already
+  if (s.r <= split_row)
+    return {"block_rows", "batch_invariant rows of 2^14 to 2^18 elements: a block per row"};
+  return {"split_long_rows", "batch_invariant rows over 2^18 elements: 32 blocks per row"};
+}
+
+axis_rule_pick invariant_column_rule(const reduction_shape &s) {
+  if (s.r <= few || s.inner >= many_columns)
+    return column_rule(s); // r and inner alone already
+  if (s.r < split_column)
+    return {"tile_columns", "batch_invariant, r under 2^14: tiles of 64 columns, no split"};
+  if (s.inner >= narrow)
+    return {"tile_columns_split", "batch_invariant, r of 2^14 or more, 16 columns or more: "
+                                  "16-column tiles, r split 8"};
+  return {"tile_few_columns", "batch_invariant, r of 2^14 or more, fewer than 16 columns: "
+                              "4-column tiles, r split 512"};
+}
+
 } // namespace
+
+std::string to_string(axis_determinism d) {
+  return d == axis_determinism::batch_invariant ? "batch_invariant" : "run_to_run";
+}
+
+axis_determinism axis_determinism_from(const std::string &name) {
+  for (const auto d : {axis_determinism::run_to_run, axis_determinism::batch_invariant})
+    if (to_string(d) == name)
+      return d;
+  throw invalid_configuration("unknown axis determinism '" + name +
+                              "': run_to_run (the default) or batch_invariant");
+}
 
 axis_bucket bucket_of(const reduction_shape &s) {
   return {s.inner == 1, rounded_log2(s.r), rounded_log2(s.outer * s.inner)};
@@ -61,7 +101,9 @@ const axis_entry *table_entry(const std::vector<axis_entry> &table, const reduct
   return nullptr;
 }
 
-axis_rule_pick axis_rule(const reduction_shape &s) {
+axis_rule_pick axis_rule(const reduction_shape &s, axis_determinism d) {
+  if (d == axis_determinism::batch_invariant)
+    return s.inner == 1 ? invariant_row_rule(s) : invariant_column_rule(s);
   return s.inner == 1 ? row_rule(s) : column_rule(s);
 }
 

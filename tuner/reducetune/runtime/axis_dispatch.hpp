@@ -38,13 +38,30 @@ struct axis_bucket {
 [[nodiscard]] const axis_entry *table_entry(const std::vector<axis_entry> &table,
                                             const reduction_shape &s);
 
+// The determinism an axis call promises (issue 26, item 3). run_to_run (the default): the same
+// call on the same shape gives the same bits (no axis point uses atomics). batch_invariant,
+// opt-in: a row's (an output's) result does not depend on how many rows are reduced with it,
+// so the point that reduces it is chosen from r and inner alone, never from outer, and only
+// among points whose family let `batch_invariant` is 1.
+enum class axis_determinism { run_to_run, batch_invariant };
+[[nodiscard]] std::string to_string(axis_determinism d);
+// invalid_configuration, in one line naming the levels, for any other name.
+[[nodiscard]] axis_determinism axis_determinism_from(const std::string &name);
+
 // The built-in rule: a preset of kernel_templates/axis/family.json for a shape, and why.
-// Every preset it names is batch_invariant (warp_rows_vec2 is never chosen by rule).
+// Every preset it names is batch_invariant (warp_rows_vec2 is never chosen by rule), but
+// under run_to_run the choice itself looks at outer (rows over 2^14 elements: a block per
+// row or 32 blocks per row by their count; columns: split r or not by the tiles), so one row
+// may be reduced in another order in a larger batch. Under batch_invariant it looks at r and
+// inner only: rows of 2^14 to 2^18 elements get a block each, longer ones 32 blocks each;
+// columns split r (8 or 512 blocks) only from r = 2^14 on, where the partials stay within
+// 1/32 of the input however many outputs there are.
 struct axis_rule_pick {
   std::string preset;
   std::string why;
 };
-[[nodiscard]] axis_rule_pick axis_rule(const reduction_shape &s);
+[[nodiscard]] axis_rule_pick axis_rule(const reduction_shape &s,
+                                       axis_determinism d = axis_determinism::run_to_run);
 
 // What reducer::reduce_axis launches for one shape on the current device, and why.
 struct axis_choice {
@@ -52,7 +69,8 @@ struct axis_choice {
   std::string preset; // the rule's preset ("" for a table entry)
   std::string why;    // the rule's reason, or the entry's shape
   std::string family, variant, launch;
-  std::string determinism;      // run_to_run (every axis point)
+  std::string determinism;      // the point's: run_to_run (every axis point)
+  std::string level;            // the call's axis_determinism: run_to_run | batch_invariant
   bool batch_invariant = false; // the family's let for this point
   std::uint64_t split = 1;      // blocks per output along r (> 1: a finish kernel)
   unsigned launches = 0, block = 0;

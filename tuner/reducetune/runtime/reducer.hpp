@@ -53,6 +53,9 @@ struct reducer_options {
   // The axis call's points per shape (axis_dispatch.hpp); shapes no entry answers get the
   // built-in rule by shape.
   std::vector<axis_entry> axis_table;
+  // The axis call's determinism (axis_dispatch.hpp): batch_invariant has the rule choose from
+  // r and inner alone and skips (a fallback) table entries that are not batch_invariant.
+  axis_determinism axis_level = axis_determinism::run_to_run;
 };
 
 class search_space;

@@ -21,6 +21,14 @@ std::string shape_text(const reduction_shape &s) {
 axis_device::axis_device(const reducer_context &context, int ordinal)
     : m_context(context), m_info(query_device(ordinal)) {}
 
+axis_determinism axis_device::level() const { return m_context.options.axis_level; }
+
+bool axis_device::invariant_enough(const search_space &s, const point &p,
+                                   const reduction_shape &shape) const {
+  // the space's let, as the plan evaluates it (measure/axis_launch.cpp)
+  return level() != axis_determinism::batch_invariant || plan_axis(s, p, shape).batch_invariant;
+}
+
 std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *entry,
                                                             const reduction_shape &shape) {
   auto out = std::make_unique<prepared>();
@@ -32,6 +40,9 @@ std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *en
       out->p = db::stored_point(s, entry->variant, entry->launch);
       if (const auto c = s.check(*out->p); !c)
         throw invalid_configuration(c.reasons());
+      if (!invariant_enough(s, *out->p, shape))
+        throw invalid_configuration("it is not batch_invariant (the family's let), and the "
+                                    "call asks for batch_invariant");
       out->choice = {"table", "", "the table's entry at " + shape_text(entry->shape)};
     } catch (const error &e) {
       m_context.fallback("axis table entry " + entry->variant + " at " +
@@ -40,11 +51,12 @@ std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *en
       return nullptr;
     }
   } else {
-    const axis_rule_pick pick = axis_rule(shape);
+    const axis_rule_pick pick = axis_rule(shape, level());
     // base(): the preset, or the family's first valid one where it is invalid for this type
     out->p = s.base(pick.preset, {false, true});
-    if (!out->p)
-      throw invalid_configuration("the axis preset '" + pick.preset + "' has no valid point for " +
+    if (!out->p || !invariant_enough(s, *out->p, shape))
+      throw invalid_configuration("the axis preset '" + pick.preset + "' has no valid " +
+                                  to_string(level()) + " point for " +
                                   to_string(m_context.type) + " " + to_string(m_context.op));
     out->choice = {"rule", pick.preset, pick.why};
   }
@@ -55,6 +67,7 @@ std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *en
   c.variant = variant_label(s.decl(), *out->p);
   c.launch = launch_label(s.decl(), *out->p);
   c.determinism = to_string(s.determinism_of(*out->p));
+  c.level = to_string(level());
   return out;
 }
 
@@ -71,7 +84,7 @@ const axis_device::prepared &axis_device::point_for(const reduction_shape &shape
       m_failed.insert(key);
     }
   }
-  auto &slot = m_points["rule " + axis_rule(shape).preset];
+  auto &slot = m_points["rule " + axis_rule(shape, level()).preset];
   if (!slot)
     slot = prepare(nullptr, shape);
   return *slot;
@@ -121,7 +134,7 @@ axis_choice axis_device::choice(const reduction_shape &shape) {
   const planned &pl = plan_for(shape);
   axis_choice c = pl.point->choice;
   if (c.source == "rule") // one prepared point serves several shapes: this shape's reason
-    c.why = axis_rule(shape).why;
+    c.why = axis_rule(shape, level()).why;
   c.batch_invariant = pl.plan.batch_invariant;
   c.split = pl.plan.split;
   c.launches = pl.plan.launches();

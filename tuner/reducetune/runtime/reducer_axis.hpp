@@ -51,6 +51,10 @@ private:
   const planned &plan_for(const reduction_shape &shape);
   const prepared &point_for(const reduction_shape &shape);
   std::unique_ptr<prepared> prepare(const axis_entry *entry, const reduction_shape &shape);
+  [[nodiscard]] axis_determinism level() const;
+  // false when the call asks for batch_invariant and `p` is not, by the family's let
+  [[nodiscard]] bool invariant_enough(const search_space &s, const point &p,
+                                      const reduction_shape &shape) const;
   void *partials_for(cudaStream_t stream, unsigned long long capture, std::uint64_t bytes);
 
   const reducer_context &m_context;
