@@ -43,6 +43,21 @@ def test_reduce_refuses_an_unknown_level_and_a_level_without_an_axis():
         reducetune.reduce(np.ones(4, np.float32), determinism="batch_invariant")
 
 
+def test_a_known_level_is_checked_without_calling_the_extension(monkeypatch):
+    """torch.compile(fullgraph=True) cannot trace a call into the extension (a graph break,
+    seen on an H200), so the levels the core accepted at import are checked in Python."""
+    from reducetune.runtime import axis_args
+
+    def no_call(*args, **kwargs):
+        raise AssertionError("the extension was called for a known level")
+
+    monkeypatch.setattr(axis_args._core, "axis_rule", no_call)
+    assert axis_args.check_determinism("run_to_run") == "run_to_run"
+    assert axis_args.check_determinism("batch_invariant") == "batch_invariant"
+    with pytest.raises(AssertionError):
+        axis_args.check_determinism("bitwise")  # an unknown name still goes to the core
+
+
 def test_the_bound_rule_forwards_the_level():
     # 2^16-element rows: by count (one split, many a block each) unless batch_invariant
     def preset(outer, level):
