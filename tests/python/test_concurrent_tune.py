@@ -178,6 +178,38 @@ def test_a_claim_holds_only_while_its_process_lives(tmp_path):
     assert share.sync() == {live_point}
 
 
+def test_a_point_measured_by_a_process_killed_before_telling_is_seen(tmp_path):
+    """A process killed after its trial's labels were written (after the evaluation) and
+    before telling leaves it RUNNING with a dead claim until a reap: its point counts as seen
+    meanwhile, or another worker measures it again (seen once in CI: 'a point measured
+    twice', test_distributed_tune's kill test)."""
+    import socket
+
+    import optuna
+
+    from reducetune._space import Space, limits_for_arch
+    from reducetune.store.study_share import CLAIM, StudyShare
+    from reducetune.store.study_storage import open_storage
+
+    space = Space("tunable", "float32", "sum", limits_for_arch("sm_90"),
+                  (recording_meta(RECORDING) or {}).get("restrict"))
+    measured, claimed = space.points()[:2]
+    study = optuna.create_study(study_name="s", storage=open_storage(tmp_path / "r.db"))
+    share = StudyShare(study, space.parse, lambda p: True, set())  # its reap at open is done
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for p, labelled in ((measured, True), (claimed, False)):
+        t = study.ask()
+        t.set_user_attr(CLAIM, {"variant_label": p.variant_label, "pid": dead.pid,
+                                "launch_label": p.launch_label, "host": socket.gethostname()})
+        if labelled:
+            t.set_user_attr("launch_label", p.launch_label)
+            t.set_user_attr("variant_label", p.variant_label)
+            t.set_user_attr("outcome", "measured")
+    assert share.sync() == set()  # no live claim
+    assert measured in share.seen and claimed not in share.seen
+
+
 def _open_store_at(barrier: Any, path: str, queue: Any) -> None:
     from reducetune.store.results import open_store
 

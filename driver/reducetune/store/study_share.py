@@ -112,6 +112,12 @@ class StudyShare:
                 p = self.point_of(attrs)
                 if p is not None and self.eligible(p):
                     self.seen.add(p)
+            elif t.state == TrialState.RUNNING and self.point_of(attrs) is not None:
+                # Its labels are written only after its evaluation (tuning/loop.py): its point
+                # is measured and recorded, even if its process was killed before telling and
+                # the trial is not reaped yet; measuring it again would measure it twice.
+                if self.eligible(p := self.point_of(attrs)):
+                    self.seen.add(p)
             elif t.state == TrialState.RUNNING and self._other_live(attrs.get(CLAIM)):
                 claimed.add(self.parse(attrs[CLAIM]["variant_label"],
                                        attrs[CLAIM]["launch_label"]))
