@@ -111,22 +111,29 @@ int current_device() {
 
 } // namespace
 
-reducer_device &reducer::device() {
+namespace {
+
+// The current device's entry of `devices`, made on first use (under the state's mutex: the
+// whole-array and the axis calls each keep one per device).
+template <class Device>
+Device &current_of(std::map<int, std::unique_ptr<Device>> &devices, std::mutex &mutex,
+                   const reducer_context &context) {
   const int ordinal = current_device();
-  std::lock_guard lock(m_state->mutex);
-  auto &d = m_state->devices[ordinal];
+  std::lock_guard lock(mutex);
+  auto &d = devices[ordinal];
   if (!d)
-    d = std::make_unique<reducer_device>(m_state->context, ordinal);
+    d = std::make_unique<Device>(context, ordinal);
   return *d;
 }
 
+} // namespace
+
+reducer_device &reducer::device() {
+  return current_of(m_state->devices, m_state->mutex, m_state->context);
+}
+
 axis_device &reducer::axis() {
-  const int ordinal = current_device();
-  std::lock_guard lock(m_state->mutex);
-  auto &d = m_state->axis_devices[ordinal];
-  if (!d)
-    d = std::make_unique<axis_device>(m_state->context, ordinal);
-  return *d;
+  return current_of(m_state->axis_devices, m_state->mutex, m_state->context);
 }
 
 void reducer::reduce_axis(const void *in, const reduction_shape &shape, void *out,
