@@ -66,8 +66,8 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
   plan.block_size = whole.block_size;
   plan.grid = checked(space.decl().grid.eval_int(s), "grid '" + space.decl().grid.text() + "'");
   plan.split = static_cast<std::uint64_t>(int_or(s, "split", 1));
-  // The family's accumulator (axis_acc.cuh): T itself today, float32 for 16-bit types.
-  plan.accumulator_bytes = std::max<std::size_t>(size_of(space.type()), 4);
+  // The family's accumulator (rt_types.cuh): float32 for the half types, T otherwise.
+  plan.accumulator_bytes = size_of(accumulator_of(space.type()));
   plan.batch_invariant = int_or(s, "batch_invariant", 0) != 0;
   plan.pass = whole.kernels.at("pass");
   if (plan.split > 1) {
