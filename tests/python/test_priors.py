@@ -111,6 +111,34 @@ def test_a_new_study_measures_the_nearest_models_priors_first(cli, asked, synthe
     assert size["warm"] == {"near (priors)": 2}
 
 
+def test_a_tune_reads_its_priors_table_once(cli, asked, synthetic_db, tmp_path, monkeypatch):
+    # --priors is checked where the command line is read, and each unit's warm start asks for
+    # the table again: both are served by one read of the file
+    from reducetune.store import priors as store_priors
+
+    reads: list[Path] = []
+    read = store_priors._text
+    monkeypatch.setattr(store_priors, "_text", lambda path: reads.append(path) or read(path))
+    priors = _table(tmp_path / "p.json", near=[TWIN, OLDER], far=[])
+    size = _tune(cli, synthetic_db, tmp_path / "r.db", "--priors", priors)
+    assert size["warm"] == {"near (priors)": 2}  # the table was used
+    assert reads == [priors]
+
+
+def test_a_table_written_again_is_read_again(tmp_path):
+    path = _table(tmp_path / "p.json", near=[TWIN], far=[])
+    assert load(path) is load(path)
+    _table(path, near=[TWIN, OLDER], far=[])
+    assert len(load(path).devices[1].bucket("tunable", "float32", "sum", N)) == 2
+
+
+def test_the_file_is_the_json_module_s_text_of_the_table(tmp_path):
+    table = json.loads(SHIPPED.read_text())
+    assert SHIPPED.read_text() == json.dumps(table, indent=0) + "\n"
+    sizes = list(table["devices"][0]["bests"]["tunable.float32.sum"])
+    assert sizes == sorted(sizes, key=int)  # numeric order, as build gives it
+
+
 def test_priors_off_is_the_tuner_without_them(cli, asked, synthetic_db, tmp_path):
     priors = _table(tmp_path / "p.json", near=[TWIN, OLDER], far=[])
     off = _tune(cli, synthetic_db, tmp_path / "off.db", "--priors", "off")

@@ -173,28 +173,9 @@ def _document(key: str, m: dict[str, Any]) -> dict[str, Any]:
 
 
 def dumps(table: dict[str, Any]) -> str:
-    """The file's text: one bucket a line (sizes in numeric order), so that a diff of two
-    tables reads; ``json.loads`` of it is ``table``."""
-    lines = ["{" + _fields(table, "devices") + ', "devices": [']
-    for i, d in enumerate(table["devices"]):
-        lines.append(" {" + _fields(d, "bests") + ', "bests": {')
-        workloads = sorted(d["bests"].items())
-        for j, (w, sizes) in enumerate(workloads):
-            buckets = sorted(sizes.items(), key=lambda kv: int(kv[0]))
-            lines.append(f"  {json.dumps(w)}: {{")
-            lines += [f"   {json.dumps(n)}: {json.dumps(points)}" + _comma(k, buckets)
-                      for k, (n, points) in enumerate(buckets)]
-            lines.append("  }" + _comma(j, workloads))
-        lines.append(" }}" + _comma(i, table["devices"]))
-    return "\n".join(lines + ["]}"]) + "\n"
-
-
-def _fields(d: dict[str, Any], but: str) -> str:
-    return json.dumps({k: v for k, v in d.items() if k != but}, sort_keys=True)[1:-1]
-
-
-def _comma(i: int, items: list[Any]) -> str:
-    return "," if i < len(items) - 1 else ""
+    """The file's text: the JSON of ``table``, one value a line in build's order (sizes in
+    numeric order), so that a diff of two tables reads line by line."""
+    return json.dumps(table, indent=0) + "\n"
 
 
 def chosen(value: str, live: bool) -> str | None:
@@ -218,9 +199,26 @@ def checked(value: str) -> str:
     return value
 
 
+# Tables read, by (path, modification time, size): a tune reads its table once, where --priors
+# is checked (checked), and every unit's warm start (tuning/warm_start.py) is served from here.
+_READ: dict[tuple[str, int, int], Priors] = {}
+
+
 def load(path: str | Path) -> Priors:
-    """The table in the file; InvalidConfiguration, in one line, for one that is missing, is
-    not a priors table, or names no device (it could start no study)."""
+    """The table in the file (read once per version of the file); InvalidConfiguration, in
+    one line, for one that is missing, is not a priors table, or names no device (it could
+    start no study)."""
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return _read(path)  # missing or unreadable: _text says which, in one line
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        _READ[key] = _read(path)
+    return _READ[key]
+
+
+def _read(path: str | Path) -> Priors:
     text = _text(Path(path))
     try:
         doc = json.loads(text)

@@ -32,12 +32,11 @@ first guess than the family's generic preset.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from reducetune._space import Point, Space
 from reducetune.errors import Error
-from reducetune.store.priors import Priors, chosen, load
+from reducetune.store.priors import chosen, load
 from reducetune.store.results import best_point
 
 __all__ = ["WarmPoint", "first_points", "warm_counts", "warm_points"]
@@ -84,7 +83,7 @@ def _prior_points(me: dict[str, Any] | None, space: Space, config: Any, n: int,
     # the run reads "auto" as the package's table or "off" (tuning/run.py); a study tuned
     # outside a run (an experiment's) is not known to be live: "auto" is none there
     path = chosen(getattr(config, "priors", "off"), live=False)
-    table = _table(path) if path is not None and me is not None else None
+    table = load(path) if path is not None and me is not None else None  # read once a tune
     model = table.nearest(me) if table is not None and me is not None else None
     if model is None:
         return []
@@ -100,16 +99,6 @@ def _prior_points(me: dict[str, Any] | None, space: Space, config: Any, n: int,
             queued.add(p)
             out.append(WarmPoint(p, name, model.model, prior.median_s))
     return out
-
-
-_TABLES: dict[tuple[str, int], Priors] = {}  # one read per file version, not one per unit
-
-
-def _table(path: str) -> Priors:
-    key = (path, Path(path).stat().st_mtime_ns)
-    if key not in _TABLES:
-        _TABLES[key] = load(path)
-    return _TABLES[key]
 
 
 def _selected(space: Space, config: Any, p: Point | None,
