@@ -2,6 +2,7 @@
 #pragma once
 
 #include "reducetune/space/point.hpp"
+#include "reducetune/space/problem.hpp"
 
 #include <array>
 #include <cstddef>
@@ -84,14 +85,25 @@ struct build_record {
   std::string lowered = "{}"; // JSON {name expression: mangled name} of the cubin's kernels
 };
 
-// rt_workloads: what was reduced.
+// rt_workloads: what was reduced, a problem (space/problem.hpp) with its data: the shape
+// (outer, r, inner) whose middle axis is reduced, `n` holding r (the column's name from before
+// shapes: for the whole array (1, n, 1), r is n). Two shapes with one r are two workloads.
 struct workload_record {
   std::int64_t id = 0;
   std::string dtype;
   std::string op;
-  std::uint64_t n = 0;
+  std::uint64_t n = 0; // the reduced extent r
   std::string data_pattern = "random";
   std::int64_t seed = 0;
+  std::uint64_t outer = 1;
+  std::uint64_t inner = 1;
+
+  // The workload of problem p (its type and operator as the store spells them).
+  [[nodiscard]] static workload_record of(const problem &p, std::string data_pattern,
+                                          std::int64_t seed);
+  [[nodiscard]] reduction_shape shape() const noexcept { return {outer, n, inner}; }
+  // The typed problem; throws invalid_configuration for a type or operator this build lacks.
+  [[nodiscard]] problem to_problem() const;
 };
 
 // The full context of a measurement: two measurements with equal keys are the same point;
@@ -176,6 +188,14 @@ struct best_choice {
   double median_s = 0.0;
   std::optional<double> gbps;
   std::optional<double> pct_of_peak;
+  // The measured shape is (bucket_outer, bucket_n, bucket_inner): (1, bucket_n, 1) for the
+  // whole array.
+  std::uint64_t bucket_outer = 1;
+  std::uint64_t bucket_inner = 1;
+
+  [[nodiscard]] reduction_shape bucket_shape() const noexcept {
+    return {bucket_outer, bucket_n, bucket_inner};
+  }
 };
 
 // Devices of one model: the same name, SM count and memory clock (GPUs of one model share
@@ -241,6 +261,13 @@ inline constexpr const char *same_model_sql = detail::same_model_sql_text.data()
 // into sizes, or nothing when sizes is empty.
 [[nodiscard]] std::optional<std::size_t> nearest_bucket(std::span<const std::uint64_t> sizes,
                                                         std::uint64_t n) noexcept;
+// The shape rule of store::best for a problem that is not the whole array: the measured shape
+// (never the whole array's) nearest to `wanted` on a log2 scale, the distance being
+// |log2 outer/outer'| + |log2 r/r'| + |log2 inner/inner'| (an exact shape is at 0); a tie goes
+// to the shape of more elements, then the longer r, then the first listed. Returns the index
+// into shapes, or nothing when shapes is empty.
+[[nodiscard]] std::optional<std::size_t> nearest_shape(std::span<const reduction_shape> shapes,
+                                                       const reduction_shape &wanted) noexcept;
 // The smallest n that selects sizes[i + 1] rather than sizes[i]: ceil(sqrt(a * b)).
 [[nodiscard]] std::uint64_t bucket_threshold(std::uint64_t a, std::uint64_t b) noexcept;
 

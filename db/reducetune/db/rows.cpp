@@ -2,6 +2,7 @@
 // store's queries, best, history and merge.
 #include "reducetune/db/rows.hpp"
 
+#include <array>
 #include <bit>
 #include <cstring>
 #include <initializer_list>
@@ -36,7 +37,8 @@ std::vector<double> samples_from(const std::vector<std::byte> &bytes) {
 
 const char *const measurement_columns =
     "SELECT m.id, m.device_id, v.id, v.family, v.dtype, v.op, v.label, v.parameters,"
-    " m.launch_label, w.id, w.dtype, w.op, w.n, w.data_pattern, w.seed, m.template_hash,"
+    " m.launch_label, w.id, w.dtype, w.op, w.n, w.data_pattern, w.seed, w.outer, w.inner,"
+    " m.template_hash,"
     " m.driver_version, m.toolkit_version, m.study_id, m.samples, m.gbps, m.pct_of_peak,"
     " m.pct_of_ceiling, m.status, m.reason, m.created_at, v.flags, v.determinism,"
     " m.launch_parameters"
@@ -48,25 +50,61 @@ measurement_record read_measurement(const statement &s) {
   m.id = s.column_int(0);
   m.device_id = s.column_int(1);
   m.variant = {s.column_int(2),  s.column_text(3),  s.column_text(4),  s.column_text(5),
-               s.column_text(6), s.column_text(7), s.column_text(26), s.column_text(27)};
+               s.column_text(6), s.column_text(7), s.column_text(28), s.column_text(29)};
   m.launch_label = s.column_text(8);
-  m.workload = {s.column_int(9),   s.column_text(10),
-                s.column_text(11), static_cast<std::uint64_t>(s.column_int(12)),
-                s.column_text(13), s.column_int(14)};
-  m.template_hash = s.column_text(15);
-  m.driver_version = static_cast<int>(s.column_int(16));
-  m.toolkit_version = static_cast<int>(s.column_int(17));
-  m.study_id = s.column_optional_int(18);
-  m.samples_s = samples_from(s.column_blob(19));
+  m.workload = read_workload(s, 9);
+  m.template_hash = s.column_text(17);
+  m.driver_version = static_cast<int>(s.column_int(18));
+  m.toolkit_version = static_cast<int>(s.column_int(19));
+  m.study_id = s.column_optional_int(20);
+  m.samples_s = samples_from(s.column_blob(21));
   m.stats = summarize(m.samples_s);
-  m.gbps = s.column_optional_double(20);
-  m.pct_of_peak = s.column_optional_double(21);
-  m.pct_of_ceiling = s.column_optional_double(22);
-  m.status = parse_measurement_status(s.column_text(23));
-  m.reason = s.column_text(24);
-  m.created_at = s.column_text(25);
-  m.launch_parameters_json = s.column_text(28);
+  m.gbps = s.column_optional_double(22);
+  m.pct_of_peak = s.column_optional_double(23);
+  m.pct_of_ceiling = s.column_optional_double(24);
+  m.status = parse_measurement_status(s.column_text(25));
+  m.reason = s.column_text(26);
+  m.created_at = s.column_text(27);
+  m.launch_parameters_json = s.column_text(30);
   return m;
+}
+
+namespace {
+// rt_workloads' columns in bind_workload's order.
+constexpr std::array<std::string_view, 7> workload_key_columns = {
+    "dtype", "op", "n", "data_pattern", "seed", "outer", "inner"};
+} // namespace
+
+workload_record read_workload(const statement &s, int first) {
+  const auto extent = [&](int i) { return static_cast<std::uint64_t>(s.column_int(first + i)); };
+  workload_record w;
+  w.id = s.column_int(first);
+  w.dtype = s.column_text(first + 1);
+  w.op = s.column_text(first + 2);
+  w.n = extent(3);
+  w.data_pattern = s.column_text(first + 4);
+  w.seed = s.column_int(first + 5);
+  w.outer = extent(6);
+  w.inner = extent(7);
+  return w;
+}
+
+std::string workload_matches(int first) {
+  std::string out;
+  for (std::size_t i = 0; i < workload_key_columns.size(); ++i)
+    out.append(i == 0 ? "" : " AND ")
+        .append("w.")
+        .append(workload_key_columns[i])
+        .append(" = ?")
+        .append(std::to_string(first + static_cast<int>(i)));
+  return out;
+}
+
+void bind_workload(statement &s, const workload_record &w, int first) {
+  s.bind(first, w.dtype).bind(first + 1, w.op).bind(first + 2, static_cast<std::int64_t>(w.n));
+  s.bind(first + 3, w.data_pattern).bind(first + 4, w.seed);
+  s.bind(first + 5, static_cast<std::int64_t>(w.outer));
+  s.bind(first + 6, static_cast<std::int64_t>(w.inner));
 }
 
 device_record read_device(const statement &s) {

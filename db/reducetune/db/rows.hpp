@@ -23,6 +23,17 @@ namespace reducetune::db::detail {
 extern const char *const measurement_columns;
 [[nodiscard]] measurement_record read_measurement(const statement &s);
 
+// rt_workloads w, matched (find_measurement, find_baseline) and written (upsert_workload):
+// "w.dtype = ?F AND w.op = ?F+1 AND ... AND w.inner = ?F+6", its seven values bound by
+// bind_workload from ?F on, in that order (dtype, op, n, data_pattern, seed, outer, inner).
+[[nodiscard]] std::string workload_matches(int first);
+// The columns "w.id, w.dtype, w.op, w.n, w.data_pattern, w.seed, w.outer, w.inner" of a row,
+// read from column `first` on (measurement_columns holds them from column 9).
+inline constexpr const char *workload_columns =
+    "w.id, w.dtype, w.op, w.n, w.data_pattern, w.seed, w.outer, w.inner";
+[[nodiscard]] workload_record read_workload(const statement &s, int first);
+void bind_workload(statement &s, const workload_record &w, int first = 1);
+
 // rt_devices, read (find_device, devices, merge) and written (register_device, merge).
 extern const char *const device_columns;
 extern const std::string_view device_insert;

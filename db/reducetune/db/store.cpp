@@ -112,15 +112,14 @@ std::int64_t store::upsert_variant(const variant_record &v) {
 }
 
 std::int64_t store::upsert_workload(const workload_record &w) {
-  if (w.n == 0)
-    throw store_error("a workload needs n > 0");
-  statement_lease s(
-      cached("INSERT INTO rt_workloads (dtype, op, n, data_pattern, seed)"
-             " VALUES (?1, ?2, ?3, ?4, ?5)"
-             " ON CONFLICT (dtype, op, n, data_pattern, seed) DO UPDATE SET seed = seed"
-             " RETURNING id"));
-  s->bind(1, w.dtype).bind(2, w.op).bind(3, static_cast<std::int64_t>(w.n));
-  s->bind(4, w.data_pattern).bind(5, w.seed);
+  if (w.n == 0 || w.outer == 0 || w.inner == 0)
+    throw store_error("a workload needs every extent of its shape (outer, r, inner) > 0");
+  statement_lease s(cached(
+      "INSERT INTO rt_workloads (dtype, op, n, data_pattern, seed, outer, inner)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+      " ON CONFLICT (dtype, op, outer, n, inner, data_pattern, seed) DO UPDATE SET seed = seed"
+      " RETURNING id"));
+  bind_workload(*s, w);
   return returning_id(*s);
 }
 
@@ -214,15 +213,12 @@ std::optional<measurement_record> store::find_measurement(const measurement_key 
   // Any status counts: a point that failed or was wrong is data, not a reason to retry.
   static const std::string sql =
       std::string(measurement_columns) +
-      "WHERE m.device_id = ?1 AND v.label = ?2 AND m.launch_label = ?3 AND w.dtype = ?4"
-      " AND w.op = ?5 AND w.n = ?6 AND w.data_pattern = ?7 AND w.seed = ?8"
-      " AND m.template_hash = ?9 AND m.driver_version = ?10 AND m.toolkit_version = ?11";
+      "WHERE m.device_id = ?1 AND v.label = ?2 AND m.launch_label = ?3 AND m.template_hash = ?4"
+      " AND m.driver_version = ?5 AND m.toolkit_version = ?6 AND " + workload_matches(7);
   statement_lease s(cached(sql.c_str()));
   s->bind(1, k.device_id).bind(2, k.variant_label).bind(3, k.launch_label);
-  s->bind(4, k.workload.dtype).bind(5, k.workload.op);
-  s->bind(6, static_cast<std::int64_t>(k.workload.n)).bind(7, k.workload.data_pattern);
-  s->bind(8, k.workload.seed).bind(9, k.template_hash).bind(10, k.driver_version);
-  s->bind(11, k.toolkit_version);
+  s->bind(4, k.template_hash).bind(5, k.driver_version).bind(6, k.toolkit_version);
+  bind_workload(*s, k.workload, 7);
   if (!s->step())
     return std::nullopt;
   return read_measurement(*s);
@@ -262,12 +258,13 @@ std::optional<baseline_record> store::find_baseline(std::int64_t device_id,
                                                     const workload_record &w,
                                                     std::string_view kind) const {
   auto s = m_db.prepare(
-      "SELECT b.id, b.driver_version, b.toolkit_version, b.samples, b.median_s, b.gbps, w.id"
+      std::string("SELECT b.id, b.driver_version, b.toolkit_version, b.samples, b.median_s,"
+                  " b.gbps, w.id")+
       " FROM rt_baselines b JOIN rt_workloads w ON w.id = b.workload_id"
-      " WHERE b.device_id = ?1 AND b.kind = ?2 AND w.dtype = ?3 AND w.op = ?4 AND w.n = ?5"
-      " AND w.data_pattern = ?6 AND w.seed = ?7 ORDER BY b.created_at DESC, b.id DESC LIMIT 1");
-  s.bind(1, device_id).bind(2, kind).bind(3, w.dtype).bind(4, w.op);
-  s.bind(5, static_cast<std::int64_t>(w.n)).bind(6, w.data_pattern).bind(7, w.seed);
+      " WHERE b.device_id = ?1 AND b.kind = ?2 AND " + workload_matches(3) +
+      " ORDER BY b.created_at DESC, b.id DESC LIMIT 1");
+  s.bind(1, device_id).bind(2, kind);
+  bind_workload(s, w, 3);
   if (!s.step())
     return std::nullopt;
   baseline_record b;
@@ -294,57 +291,107 @@ std::string model_ids_sql() {
 
 } // namespace
 
+namespace {
+
+// The measured shapes (outer, r, inner) of ?2's type and ?3's operator on ?1's model that
+// hold a candidate of the selection (?4 flagged allowed, ?5 deterministic only): the whole
+// array's (1, n, 1) when ?6, every other shape when not. Workload first (its UNIQUE index
+// starts with dtype, op), then rt_measurements_by_workload: index pages, not the samples.
+std::string measured_shapes_sql() {
+  return "SELECT DISTINCT w.outer, w.n, w.inner FROM rt_workloads w WHERE w.dtype = ?2"
+         " AND w.op = ?3 AND ((w.outer = 1 AND w.inner = 1) = (?6 <> 0))"
+         " AND EXISTS (SELECT 1 FROM rt_measurements m JOIN rt_variants v"
+         " ON v.id = m.variant_id WHERE m.device_id IN " +
+         model_ids_sql() +
+         " AND m.workload_id = w.id AND m.status = 'ok' AND m.median_s IS NOT NULL"
+         " AND (?4 OR v.flags = '[]') AND (NOT ?5 OR v.determinism = 'run_to_run'))"
+         " ORDER BY w.n, w.outer, w.inner";
+}
+
+} // namespace
+
 std::optional<best_choice> store::best(std::int64_t device_id, std::string_view dtype,
                                        std::string_view op, std::uint64_t n,
                                        point_selection only) const {
-  // Both queries go workload first (its UNIQUE index on dtype, op, n), then through
-  // rt_measurements_by_workload, so they read index pages, not the rows with their samples.
-  std::vector<std::uint64_t> sizes;
+  return best_at(device_id, dtype, op, {1, n, 1}, only);
+}
+
+std::optional<best_choice> store::best(std::int64_t device_id, const problem &p,
+                                       point_selection only) const {
+  validate(p);
+  return best_at(device_id, to_string(p.type), to_string(p.op), p.shape, only);
+}
+
+std::optional<best_choice> store::best_at(std::int64_t device_id, std::string_view dtype,
+                                          std::string_view op, const reduction_shape &wanted,
+                                          point_selection only) const {
+  const bool whole = wanted.outer == 1 && wanted.inner == 1;
+  std::vector<reduction_shape> shapes;
   {
-    static const std::string sizes_sql =
-        "SELECT DISTINCT w.n FROM rt_workloads w WHERE w.dtype = ?2 AND w.op = ?3"
-        " AND EXISTS (SELECT 1 FROM rt_measurements m JOIN rt_variants v"
-        " ON v.id = m.variant_id WHERE m.device_id IN " + model_ids_sql() +
-        " AND m.workload_id = w.id AND m.status = 'ok' AND m.median_s IS NOT NULL"
-        " AND (?4 OR v.flags = '[]') AND (NOT ?5 OR v.determinism = 'run_to_run'))"
-        " ORDER BY w.n";
-    statement_lease s(cached(sizes_sql.c_str()));
+    static const std::string sql = measured_shapes_sql();
+    statement_lease s(cached(sql.c_str()));
     s->bind(1, device_id).bind(2, dtype).bind(3, op);
     s->bind(4, only.allow_flagged ? 1 : 0).bind(5, only.deterministic_only ? 1 : 0);
+    s->bind(6, whole ? 1 : 0);
     while (s->step())
-      sizes.push_back(static_cast<std::uint64_t>(s->column_int(0)));
+      shapes.push_back({static_cast<std::uint64_t>(s->column_int(0)),
+                        static_cast<std::uint64_t>(s->column_int(1)),
+                        static_cast<std::uint64_t>(s->column_int(2))});
   }
-  const auto bucket = nearest_bucket(sizes, n);
+  // The whole array keeps its size rule (nearest_bucket, shared with the Catalog and the
+  // header); other shapes take nearest_shape.
+  std::vector<std::uint64_t> sizes;
+  for (const auto &shape : shapes)
+    sizes.push_back(shape.r);
+  const auto bucket = whole ? nearest_bucket(sizes, wanted.r) : nearest_shape(shapes, wanted);
   if (!bucket)
     return std::nullopt;
+  const reduction_shape &at = shapes[*bucket];
   static const std::string best_sql =
       std::string(measurement_columns) +
       "WHERE m.id = (SELECT m2.id FROM rt_workloads w2 CROSS JOIN rt_measurements m2"
       " JOIN rt_variants v2 ON v2.id = m2.variant_id"
-      " WHERE w2.dtype = ?2 AND w2.op = ?3 AND w2.n = ?4 AND m2.device_id IN " +
+      " WHERE w2.dtype = ?2 AND w2.op = ?3 AND w2.n = ?4 AND w2.outer = ?7 AND w2.inner = ?8"
+      " AND m2.device_id IN " +
       model_ids_sql() +
       " AND m2.workload_id = w2.id AND m2.status = 'ok' AND m2.median_s IS NOT NULL"
       " AND (?5 OR v2.flags = '[]') AND (NOT ?6 OR v2.determinism = 'run_to_run')"
       " ORDER BY m2.median_s, v2.label, m2.launch_label, m2.id LIMIT 1)"; // as the Catalog
   statement_lease s(cached(best_sql.c_str()));
   s->bind(1, device_id).bind(2, dtype).bind(3, op);
-  s->bind(4, static_cast<std::int64_t>(sizes[*bucket]));
+  s->bind(4, static_cast<std::int64_t>(at.r));
   s->bind(5, only.allow_flagged ? 1 : 0).bind(6, only.deterministic_only ? 1 : 0);
+  s->bind(7, static_cast<std::int64_t>(at.outer)).bind(8, static_cast<std::int64_t>(at.inner));
   if (!s->step())
     return std::nullopt;
   const auto m = read_measurement(*s);
-  return best_choice{m.id,           n,        sizes[*bucket], m.variant,    m.launch_label,
-                     m.launch_parameters_json, m.stats->median_s, m.gbps, m.pct_of_peak};
+  best_choice b{m.id,           wanted.r, at.r,   m.variant,    m.launch_label,
+                m.launch_parameters_json, m.stats->median_s, m.gbps, m.pct_of_peak};
+  b.bucket_outer = at.outer;
+  b.bucket_inner = at.inner;
+  return b;
 }
 
 std::vector<measurement_record> store::history(std::int64_t device_id, std::string_view dtype,
                                                std::string_view op,
                                                std::optional<std::uint64_t> n) const {
+  return history(device_id, dtype, op,
+                 n ? std::optional<reduction_shape>({1, *n, 1}) : std::nullopt);
+}
+
+std::vector<measurement_record> store::history(std::int64_t device_id, std::string_view dtype,
+                                               std::string_view op,
+                                               std::optional<reduction_shape> shape) const {
   auto s = m_db.prepare(std::string(measurement_columns) +
                         "WHERE m.device_id = ?1 AND w.dtype = ?2 AND w.op = ?3"
-                        " AND (?4 IS NULL OR w.n = ?4) ORDER BY m.created_at, m.id");
+                        " AND (?4 IS NULL OR (w.outer = ?4 AND w.n = ?5 AND w.inner = ?6))"
+                        " ORDER BY m.created_at, m.id");
   s.bind(1, device_id).bind(2, dtype).bind(3, op);
-  s.bind(4, n ? std::optional<std::int64_t>(static_cast<std::int64_t>(*n)) : std::nullopt);
+  const auto extent = [&](std::uint64_t reduction_shape::*e) {
+    return shape ? std::optional(static_cast<std::int64_t>((*shape).*e)) : std::nullopt;
+  };
+  s.bind(4, extent(&reduction_shape::outer)).bind(5, extent(&reduction_shape::r));
+  s.bind(6, extent(&reduction_shape::inner));
   return read_all(std::move(s), read_measurement);
 }
 

@@ -94,15 +94,24 @@ public:
   // nearest to n (nearest_bucket: log2 scale, ties to the larger size).
   // Measurements that failed, were invalid or wrong are never candidates, nor are points the
   // selection leaves out (flagged ones by default).
+  // These are whole-array answers: only (1, n, 1) workloads are candidates.
   [[nodiscard]] std::optional<best_choice> best(std::int64_t device_id, std::string_view dtype,
                                                 std::string_view op, std::uint64_t n,
                                                 point_selection only = {}) const;
+  // The same for a problem: the whole array as above; any other shape takes the fastest point
+  // at the measured shape nearest to it (records.hpp, nearest_shape; an exact shape when it
+  // was measured), among shapes other than the whole array's.
+  [[nodiscard]] std::optional<best_choice> best(std::int64_t device_id, const problem &p,
+                                                point_selection only = {}) const;
 
   // Every measurement (any status) for this device, type and operator, optionally of one
-  // size, oldest first.
+  // size (the whole array's (1, n, 1)) or one shape, oldest first.
   [[nodiscard]] std::vector<measurement_record>
   history(std::int64_t device_id, std::string_view dtype, std::string_view op,
           std::optional<std::uint64_t> n = std::nullopt) const;
+  [[nodiscard]] std::vector<measurement_record>
+  history(std::int64_t device_id, std::string_view dtype, std::string_view op,
+          std::optional<reduction_shape> shape) const;
 
   // Copies another reducetune file's devices, variants, workloads, measurements, builds and
   // baselines into this one, in one transaction. Measurements are deduplicated by their key
@@ -116,6 +125,9 @@ public:
 
 private:
   explicit store(database db) : m_db(std::move(db)) {}
+  std::optional<best_choice> best_at(std::int64_t device_id, std::string_view dtype,
+                                     std::string_view op, const reduction_shape &wanted,
+                                     point_selection only) const;
   std::int64_t upsert_variant(const variant_record &v);
   std::int64_t upsert_workload(const workload_record &w);
   std::int64_t write_measurement(const measurement_record &m);

@@ -26,19 +26,22 @@ struct other_file {
 
 void read_baselines(const database &other,
                     std::vector<std::pair<baseline_record, std::string>> &out) {
-  auto s = other.prepare("SELECT b.device_id, w.dtype, w.op, w.n, w.data_pattern, w.seed, b.kind,"
-                         " b.driver_version, b.toolkit_version, b.samples, b.gbps, b.created_at"
+  auto s = other.prepare(std::string("SELECT b.device_id, b.kind, b.driver_version,"
+                                     " b.toolkit_version, b.samples, b.gbps, b.created_at, ") +
+                         workload_columns +
                          " FROM rt_baselines b JOIN rt_workloads w ON w.id = b.workload_id");
-  while (s.step())
-    out.emplace_back(
-        baseline_record{0, s.column_int(0),
-                        workload_record{0, s.column_text(1), s.column_text(2),
-                                        static_cast<std::uint64_t>(s.column_int(3)),
-                                        s.column_text(4), s.column_int(5)},
-                        s.column_text(6), static_cast<int>(s.column_int(7)),
-                        static_cast<int>(s.column_int(8)), samples_from(s.column_blob(9)), 0.0,
-                        s.column_double(10)},
-        s.column_text(11));
+  while (s.step()) {
+    baseline_record b;
+    b.device_id = s.column_int(0);
+    b.kind = s.column_text(1);
+    b.driver_version = static_cast<int>(s.column_int(2));
+    b.toolkit_version = static_cast<int>(s.column_int(3));
+    b.samples_s = samples_from(s.column_blob(4));
+    b.gbps = s.column_double(5);
+    b.workload = read_workload(s, 7);
+    b.workload.id = 0; // another file's id
+    out.emplace_back(std::move(b), s.column_text(6));
+  }
 }
 
 other_file read_other(const std::filesystem::path &path) {
