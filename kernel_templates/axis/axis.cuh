@@ -1,7 +1,8 @@
 // The axis family: reductions of the middle axis of a contiguous tensor viewed as
 // (outer, r, inner) into (outer, inner) (DESIGN.md, "Problems and their shapes"). Layered as
-// CUB is: lanes (axis_thread.cuh), groups and blocks (axis_rows.cuh, axis_tile.cuh), and
-// these thin entries. Parameters are declared in family.json.
+// CUB is: lanes (axis_thread.cuh), groups and blocks (axis_rows.cuh, axis_tile.cuh), short
+// rows staged through shared memory (axis_staged.cuh), and these thin entries. Parameters are
+// declared in family.json.
 //
 // Kernel ABI "axis" (docs/architecture.md): every entry takes
 //     (const T *in, T *out, unsigned long long outer, unsigned long long r,
@@ -12,13 +13,14 @@
 #pragma once
 
 #include "axis/axis_rows.cuh"
+#include "axis/axis_staged.cuh"
 #include "axis/axis_tile.cuh"
 
 namespace rt {
 namespace axis {
 
 // What cooperates on one output (family.json's `strategy`).
-enum class strategy { thread, group, warp, block, split, tile };
+enum class strategy { thread, group, warp, block, split, tile, staged };
 
 template <class T, class Op, strategy St, unsigned BS, unsigned L, unsigned VEC, unsigned UNROLL,
           unsigned S>
@@ -43,6 +45,9 @@ __global__ void __launch_bounds__(BS)
     static_assert(L == 1, "a block per row: lanes is not used");
     static_assert((St == strategy::split) == (S > 1), "split means more than one block per row");
     rows_by_blocks<T, Op, BS, UNROLL, VEC, S>(in, out, outer, r, inner, partials);
+  } else if constexpr (St == strategy::staged) {
+    static_assert(L == 1, "a thread per row of the staged tile: lanes is not used");
+    staged<T, Op, BS, VEC, UNROLL>(in, out, outer, r, inner);
   } else {
     column_tiles<T, Op, BS, L, UNROLL, VEC, S>(in, out, outer, r, inner, partials);
   }
@@ -56,15 +61,14 @@ __global__ void __launch_bounds__(BS)
 // the whole GPU). Any grid is correct; the launcher gives ceil_div(outer * inner, BS / 32).
 template <class T, class Op, unsigned BS, unsigned S>
 __global__ void __launch_bounds__(BS)
-    final_pass(const T *__restrict__ /*in*/, T *out, unsigned long long outer,
-               unsigned long long r, unsigned long long inner,
-               const acc_t<T> *__restrict__ partials) {
+    final_pass(const T *__restrict__ /*in*/, T *out, unsigned long long outer, unsigned long long r,
+               unsigned long long inner, const acc_t<T> *__restrict__ partials) {
   static_assert(BS % 32 == 0, "whole warps");
   const Op op{};
   const unsigned long long outputs = outer * inner, parts = split_row(r, S).parts;
   const unsigned lane = threadIdx.x % 32;
-  for (unsigned long long j = static_cast<unsigned long long>(blockIdx.x) * (BS / 32) +
-                              threadIdx.x / 32;
+  for (unsigned long long j =
+           static_cast<unsigned long long>(blockIdx.x) * (BS / 32) + threadIdx.x / 32;
        j < outputs; j += static_cast<unsigned long long>(gridDim.x) * (BS / 32)) {
     acc_t<T> acc = Op::template identity<acc_t<T>>();
     for (unsigned s = lane; s < parts; s += 32) acc = op(acc, partials[j * S + s]);

@@ -22,8 +22,7 @@ namespace axis {
 template <class T, class Op, unsigned L, unsigned UNROLL>
 __device__ __forceinline__ acc_t<T> lane_reduce_strided(const T *__restrict__ p,
                                                         unsigned long long cnt,
-                                                        unsigned long long stride,
-                                                        unsigned lane) {
+                                                        unsigned long long stride, unsigned lane) {
   const Op op{};
   acc_t<T> acc = Op::template identity<acc_t<T>>();
   unsigned long long k = lane;
@@ -70,8 +69,7 @@ __device__ __forceinline__ acc_t<T> lane_reduce_vector(const T *__restrict__ p,
 #pragma unroll
       for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x.v[e]));
     }
-  for (unsigned long long k = nvec * VEC + lane; k < m; k += L)
-    acc = op(acc, to_acc(aligned[k]));
+  for (unsigned long long k = nvec * VEC + lane; k < m; k += L) acc = op(acc, to_acc(aligned[k]));
   return acc;
 }
 
@@ -80,7 +78,7 @@ template <class T, class Op, unsigned L, unsigned UNROLL, unsigned VEC>
 __device__ __forceinline__ acc_t<T> lane_reduce(const T *__restrict__ p, unsigned long long cnt,
                                                 unsigned long long stride, unsigned lane) {
   static_assert(UNROLL >= 1 && (UNROLL & (UNROLL - 1)) == 0, "unroll is a power of two");
-  static_assert(VEC == 1 || VEC == 2 || VEC == 4, "vec is 1, 2 or 4 elements");
+  static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8, "vec is 1, 2, 4 or 8 elements");
   static_assert(VEC * sizeof(T) <= 16, "a vector load is at most 16 bytes");
   if constexpr (VEC > 1) {
     if (stride == 1) return lane_reduce_vector<T, Op, L, UNROLL, VEC>(p, cnt, lane);

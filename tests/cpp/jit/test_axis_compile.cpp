@@ -73,7 +73,8 @@ TEST_CASE("Every axis preset is a valid point for every type and operator, and c
       }
     }
   // Each strategy has at least one preset (the GPU test runs each strategy through them).
-  REQUIRE(strategies == std::set<std::string>{"thread", "group", "warp", "block", "split", "tile"});
+  REQUIRE(strategies ==
+          std::set<std::string>{"thread", "group", "warp", "block", "split", "tile", "staged"});
 
   const auto outcomes = rt_test::shared_compiler().compile_batch(requests);
   std::size_t failed = 0;
@@ -118,6 +119,15 @@ TEST_CASE("An invalid axis point is refused with its reason and never selected f
   CHECK(reasons({{"strategy", std::string("tile")},
                  {"lanes", std::int64_t{8}},
                  {"split", std::int64_t{4}}}) == "");
+  CHECK(reasons({{"strategy", std::string("staged")}, {"lanes", std::int64_t{4}}})
+            .find("lanes is not used") != std::string::npos);
+  // A staged tile of 1024 x 2 x 8 int64 (128 KiB) is over the 48 KiB of static shared memory.
+  CHECK(reasons({{"strategy", std::string("staged")},
+                 {"lanes", std::int64_t{1}},
+                 {"block_size", std::int64_t{1024}},
+                 {"vec", std::int64_t{2}},
+                 {"unroll", std::int64_t{8}}})
+            .find("bytes of shared memory exceed") != std::string::npos);
 
   job_selection selection;
   selection.family = "axis";
@@ -153,6 +163,12 @@ TEST_CASE("The axis grid is a function of the shape built-ins, and the whole arr
   // tile: 32 lanes x 2 columns = 64 columns per tile, per outer, per split.
   CHECK(grid_at(s, preset("tile_columns"), {3, 100, 130}) == 9);
   CHECK(grid_at(s, preset("tile_columns_split"), {1, 1 << 20, 16}) == 8);
+  // staged: tiles of 256 x 2 x 8 = 4096 elements, floor(4096 / r) whole rows each (r = 3:
+  // 1365 rows); its fallbacks' grids past 32 elements (a warp per row) and for inner > 1.
+  CHECK(grid_at(s, preset("staged_short_rows"), {1 << 20, 2, 1}) == 512);
+  CHECK(grid_at(s, preset("staged_short_rows"), {1 << 20, 3, 1}) == 769);
+  CHECK(grid_at(s, preset("staged_short_rows"), {1000, 33, 1}) == 125);
+  CHECK(grid_at(s, preset("staged_short_rows"), {3, 17, 1000}) == 12);
 
   const point warp = preset("warp_rows");
   const launch_plan plan = s.plan_launch(warp.compile, warp.launch);
@@ -181,6 +197,12 @@ TEST_CASE("The axis family says which points are batch_invariant and that every 
                "batch_invariant") == 0);
   CHECK(let_of(s, s.point_of({{"strategy", std::string("tile")}, {"vec", std::int64_t{2}}}),
                "batch_invariant") == 1);
+  // staged copies a tile with vector loads but sums each row from shared memory in k order.
+  CHECK(let_of(s,
+               s.point_of({{"strategy", std::string("staged")},
+                           {"lanes", std::int64_t{1}},
+                           {"vec", std::int64_t{2}}}),
+               "batch_invariant") == 1);
 }
 
 TEST_CASE("An axis point is no whole-array point: the whole-array launchers refuse it",
@@ -202,6 +224,5 @@ TEST_CASE("An axis point is no whole-array point: the whole-array launchers refu
   }
   const family tunable = family::load(template_library::embedded(), "tunable");
   const search_space whole(tunable, dtype::float32, reduce_op::sum, sm90);
-  for (const auto &p : whole.presets())
-    CHECK(whole.plan_launch(p.point, p.launch).whole_array_abi);
+  for (const auto &p : whole.presets()) CHECK(whole.plan_launch(p.point, p.launch).whole_array_abi);
 }

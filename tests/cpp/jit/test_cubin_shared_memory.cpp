@@ -93,8 +93,9 @@ TEST_CASE("every preset's shared_bytes is its kernels' static shared memory in t
   compiler &jit = rt_test::shared_compiler();
   std::size_t presets_checked = 0;
   for (const int arch : {90, 80})
-    // One type per element size (4 and 8 bytes): shared_bytes scales with sizeof_T.
-    for (const dtype t : {dtype::int32, dtype::float64})
+    // One type per element size (2, 4 and 8 bytes): shared_bytes scales with sizeof_T (the
+    // axis family's staged tile holds elements of T, padded by the element size).
+    for (const dtype t : {dtype::bfloat16, dtype::int32, dtype::float64})
       for (const auto &f : family::load_all(lib)) {
         const search_space s(f, t, reduce_op::sum, device_limits::for_arch(arch_name(arch)));
         struct checked_point {
