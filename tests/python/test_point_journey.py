@@ -20,7 +20,8 @@ best so far) receives it but does not carry it to the launch; the route is what 
 
 The test fails when the route enters more files than ``ROUTE_FILES``: a new wrapper, shim or
 conversion on the way to the launch must take another off, or raise the count here in plain
-view. It also fails when a listed native hop is gone."""
+view. It also fails when a listed native hop is gone, or when a hop's definition comes back to
+a file the route left (``LEFT``)."""
 
 from __future__ import annotations
 
@@ -41,12 +42,16 @@ PACKAGE = Path(reducetune.__file__).resolve().parent
 
 # Files past the Python process: (file, the names that carry the value there).
 NATIVE: dict[str, tuple[str, ...]] = {
+    # the parameter's values and the presets' (the base point's) are read in one file
     "tuner/reducetune/space/family_json_parameters.cpp": ("family_reader::read_parameters",
-                                                          '"values"', "p.label"),
-    # Space.point and Space.base make the point (base: the preset the tune tries first); its
-    # parameters by name, both ways, are converted beside them (point.cpp keeps the labels)
+                                                          '"values"', "p.label",
+                                                          "family_reader::read_presets"),
+    # Space.point and Space.base make the point (base: the preset the tune tries first, from
+    # search_space::presets); its parameters by name, both ways, are converted beside them
+    # (point.cpp keeps the labels), and scope_for binds its values as identifiers
     "tuner/reducetune/space/space_points.cpp": ("search_space::point_of", "search_space::base",
-                                                "point_from", "all_parameters"),
+                                                "search_space::presets", "point_from",
+                                                "all_parameters", "search_space::scope_for"),
     "driver/src/bind_point.cpp": ("point_of_dict", "dict_of", '"to_dict"'),  # the JSON form
     "driver/reducetune/evaluate/worker.py": ("def serve", "getattr(_core"),  # the pipe
     "driver/src/bind_device.cpp": ("point_arg", "evaluate_point", "rt::evaluate(space, pr, p"),
@@ -55,13 +60,25 @@ NATIVE: dict[str, tuple[str, ...]] = {
     "tuner/reducetune/measure/evaluate.cpp": ("run_whole_array", "plan_launch",
                                               "plan_reduction_steps(plan.proto, plan.grid_for",
                                               "kernels.grid_for = nullptr"),
-    "tuner/reducetune/space/space.cpp": ("search_space::plan_launch", "grid_for"),
-    "tuner/reducetune/space/reduction_plan.cpp": ("plan_reduction_steps", "grid_of"),
+    # the one planner: the point's launch plan (its values bound into the grid rule), then
+    # the steps at n, where the value becomes grids
+    "tuner/reducetune/space/reduction_plan.cpp": ("search_space::plan_launch", "grid_for",
+                                                  "plan_reduction_steps", "grid_of"),
 }
 
-# Files the route enters today (Python measured + NATIVE); docs/architecture.md lists them.
-# Issue 23's target is 8; see the docs for what stands between.
-ROUTE_FILES = 11
+# Files the value no longer passes, each with the definition that carried it there: a
+# definition back in its old file fails here until this list and the docs say the route grew.
+LEFT: dict[str, tuple[str, ...]] = {
+    "tuner/reducetune/space/space.cpp": ("launch_plan search_space::plan_launch(",
+                                         "scope search_space::scope_for(",
+                                         "search_space::presets() const"),
+    "tuner/reducetune/space/family_json.cpp": ("void family_reader::read_presets(",),
+    "tuner/reducetune/space/point.cpp": ("point point_from(", "parameter_map all_parameters("),
+}
+
+# Files the route enters today (Python measured + NATIVE); docs/architecture.md lists them
+# and says why each of the two above issue 23's target of 8 stays.
+ROUTE_FILES = 10
 
 
 class _Worker:
@@ -190,6 +207,13 @@ def test_every_native_hop_stands_where_the_route_says():
         text = (REPO / path).read_text()
         for name in names:
             assert name in text, f"{path} no longer holds {name!r}: update NATIVE and the docs"
+
+
+def test_the_files_the_route_left_hold_no_hop_again():
+    for path, names in LEFT.items():
+        text = (REPO / path).read_text()
+        for name in names:
+            assert name not in text, f"{path} holds {name!r} again: the route passes it"
 
 
 def test_the_evaluator_gets_the_point_and_the_problem_typed_in_one_call(route):

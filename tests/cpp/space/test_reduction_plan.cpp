@@ -8,6 +8,8 @@
 #include "reducetune/space/reduction_plan.hpp"
 
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 using namespace reducetune;
@@ -118,6 +120,20 @@ TEST_CASE("a multipass level reads what the level before it wrote", "[space][pla
     CHECK(plan.steps[i].n == plan.steps[i - 1].grid);
   }
   CHECK(plan.steps[0].out != plan.steps[1].out); // ping, then pong: never read what it writes
+}
+
+// One fact in one file: the roles a protocol launches (which the space requires a family to
+// declare, and which plan_launch keeps of the family's kernels) are the roles of its steps.
+TEST_CASE("a protocol's steps launch exactly the roles the planner says it launches",
+          "[space][plan]") {
+  for (const protocol p : all_protocols) {
+    const auto plan = plan_reduction_steps(p, per_block(256), 1 << 20, 4);
+    std::set<std::string> stepped;
+    for (const auto &step : plan.steps) stepped.insert(to_string(step.role));
+    const auto roles = roles_launched(p);
+    INFO(to_string(p));
+    CHECK(stepped == std::set<std::string>(roles.begin(), roles.end()));
+  }
 }
 
 TEST_CASE("the planner refuses what cannot launch", "[space][plan][errors]") {

@@ -1,5 +1,6 @@
 // A family.json's top level: the declaration's parts in order, includes, constraints, kernels,
-// presets, requirements and the expected outcome (test families).
+// requirements and the expected outcome (test families); the parameters and the presets, their
+// named values, are read in family_json_parameters.cpp.
 #include "reducetune/space/family_reader.hpp"
 
 #include "reducetune/errors.hpp"
@@ -123,42 +124,6 @@ void family_reader::read_kernels(const json &doc, family &f) const {
   }
   if (!f.kernels.count("pass"))
     fail("\"kernels\" lacks the \"pass\" role");
-}
-
-void family_reader::read_presets(const json &doc, family &f) const {
-  if (!doc.contains("presets"))
-    return;
-  if (!doc["presets"].is_array())
-    fail("\"presets\" must be an array");
-  for (const auto &pj : doc["presets"]) {
-    if (!pj.is_object())
-      fail("a preset must be an object {\"name\", \"values\", \"note\"}");
-    preset pr;
-    pr.name = required_string(pj, "name", "a preset");
-    const std::string where = "preset '" + pr.name + "'";
-    check_keys(pj, where, {"name", "values", "note"});
-    if (!is_label_word(pr.name))
-      fail(where + ": the name may hold only letters, digits and '_'");
-    if (std::any_of(f.presets.begin(), f.presets.end(),
-                    [&](const preset &o) { return o.name == pr.name; }))
-      fail(where + " is declared twice");
-    pr.note = optional_string(pj, "note", where);
-    const json &values = required(pj, "values", where);
-    if (!values.is_object())
-      fail(where + ": \"values\" must be an object of parameter: value");
-    for (const auto &[name, vj] : values.items()) {
-      const parameter *p = f.find_parameter(name);
-      if (!p)
-        fail(where + " names the unknown parameter '" + name + "'");
-      const value v =
-          scalar(vj, where + ": the value of '" + name + "' must be an integer or a string");
-      if (!p->index_of(v))
-        fail(where + ": " + to_literal(v) + " is not a value of '" + name + "' (" +
-             p->values_text() + ")");
-      pr.values.emplace(name, std::move(v));
-    }
-    f.presets.push_back(std::move(pr));
-  }
 }
 
 void family_reader::read_expected(const json &doc, family &f) const {

@@ -3,12 +3,19 @@
 #include "reducetune/errors.hpp"
 #include "reducetune/space/element.hpp"
 #include "reducetune/space/name_table.hpp"
+#include "reducetune/space/space.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
 namespace reducetune {
 namespace {
+
+// A point's integer identifier (a parameter or a let binding: block_size, in_place).
+std::int64_t integer_named(const scope &s, const std::string &name) {
+  return expression::parse(name).eval_int(s);
+}
 
 // Each multipass level writes one element per block; the level of one block writes out.
 void plan_multipass(const grid_rule &grid_of, std::uint64_t n, reduction_plan &plan) {
@@ -59,6 +66,65 @@ void plan_steps(protocol proto, const grid_rule &grid_of, std::uint64_t n, reduc
 }
 
 } // namespace
+
+std::vector<std::string> roles_launched(protocol p) {
+  switch (p) {
+  case protocol::two_pass:
+    return {"pass", "final"};
+  case protocol::atomic:
+    return {"init", "pass"};
+  default:
+    return {"pass"};
+  }
+}
+
+launch_plan search_space::plan_launch(const variant &v, const launch_config &c) const {
+  if (const auto result = check(v, c); !result)
+    throw invalid_configuration("cannot plan a launch of " + to_label(m_family, v) + " " +
+                                to_label(m_family, c) + ": " + result.reasons());
+  const scope s = scope_for(v, c);
+  launch_plan plan;
+  plan.proto = protocol_from_string(m_family.protocol.eval_string(s));
+  plan.op = v.op;
+  if (!s.contains("block_size"))
+    throw invalid_configuration("family '" + m_family.name + "' has no block_size parameter");
+  plan.block_size = static_cast<unsigned>(integer_named(s, "block_size"));
+  if (m_family.dynamic_shared_bytes) {
+    const std::int64_t bytes = m_family.dynamic_shared_bytes->eval_int(s);
+    if (bytes < 0 || bytes > m_limits.max_shared_per_block)
+      throw invalid_configuration("dynamic shared memory of " + std::to_string(bytes) +
+                                  " bytes is outside [0, " +
+                                  std::to_string(m_limits.max_shared_per_block) + "]");
+    plan.dynamic_shared_bytes = static_cast<unsigned>(bytes);
+  }
+  plan.in_place = s.contains("in_place") && integer_named(s, "in_place") != 0;
+  plan.device_launches = m_family.requires_rdc;
+  plan.whole_array_abi = m_family.abi == "whole_array";
+  plan.kernels = kernel_names(v);
+  const auto roles = roles_launched(plan.proto); // only the kernels this protocol launches
+  for (auto it = plan.kernels.begin(); it != plan.kernels.end();)
+    it = std::find(roles.begin(), roles.end(), it->first) == roles.end() ? plan.kernels.erase(it)
+                                                                         : std::next(it);
+  plan.grid_for = [s, grid = m_family.grid](std::uint64_t n) {
+    if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      throw invalid_configuration("input length " + std::to_string(n) + " is too large");
+    scope with_n = s;
+    with_n.set("n", static_cast<std::int64_t>(n));
+    const std::int64_t blocks = grid.eval_int(with_n);
+    // 2^31 - 1: the largest x-dimension of a grid on every architecture since 3.0.
+    if (blocks < 1 || blocks > std::int64_t{2147483647})
+      throw invalid_configuration("grid '" + grid.text() + "' gives " + std::to_string(blocks) +
+                                  " blocks for n = " + std::to_string(n) +
+                                  " (must be in [1, 2^31 - 1])");
+    return static_cast<std::uint64_t>(blocks);
+  };
+  return plan;
+}
+
+launch_plan plan_launch(const family &f, const variant &v, const launch_config &c,
+                        const device_limits &limits) {
+  return search_space(f, v.type, v.op, limits).plan_launch(v, c);
+}
 
 const char *to_string(kernel_role r) noexcept {
   constexpr name_table<kernel_role, 3> names = {

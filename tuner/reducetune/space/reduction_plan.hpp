@@ -1,9 +1,12 @@
-// The one planner of a reduction's launches (docs/architecture.md, "Launch protocols"): for a
-// point's protocol and grid rule and a size n, the steps (which kernel role runs on which
-// grid, over how many elements, reading and writing which buffer), hence the launch count, and
-// the scratch the steps need. Pure: no GPU types, so that the runner (measure/launch_sequence),
-// the runtime (runtime/reducer_launch) and the exports' launch count (db::launches_at) ask the
-// same function; cuda/reduction_steps binds kernels and device pointers to these steps.
+// The one planner of a reduction's launches (docs/architecture.md, "Launch protocols"), in two
+// steps defined in reduction_plan.cpp: a point's launch plan (search_space::plan_launch,
+// declared in space.hpp: block size, the grid rule with the point's values bound into it,
+// protocol, the kernels the protocol launches), then, for that plan and a size n, the steps
+// (which kernel role runs on which grid, over how many elements, reading and writing which
+// buffer), hence the launch count, and the scratch the steps need. Pure: no GPU types, so that
+// the runner (measure/evaluate, measure/launch_sequence), the runtime (runtime/reducer_launch)
+// and the exports (db::launch_rule_of, db::launches_at) ask the same functions;
+// cuda/reduction_steps binds kernels and device pointers to these steps.
 #pragma once
 
 #include "reducetune/space/launch_plan.hpp"
@@ -11,12 +14,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace reducetune {
 
 enum class kernel_role { init, pass, final };
 [[nodiscard]] const char *to_string(kernel_role r) noexcept;
+
+// The kernel roles ("init", "pass", "final") a protocol launches, as a family names them in
+// "kernels": the steps below launch exactly these, and the space refuses a family that lacks
+// one (search_space::check).
+[[nodiscard]] std::vector<std::string> roles_launched(protocol p);
 
 // Where a step reads or writes: the (possibly copied) input, the one-element result, one
 // element per block of the first pass (`partials`), or the two multipass buffers.

@@ -3,6 +3,7 @@
 #include "reducetune/errors.hpp"
 #include "reducetune/space/builtins.hpp"
 #include "reducetune/space/name_pattern.hpp"
+#include "reducetune/space/reduction_plan.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -45,23 +46,6 @@ std::uint64_t uniform_below(std::mt19937_64 &rng, std::uint64_t bound) {
 const expression &block_size_expr() {
   static const expression e = expression::parse("block_size");
   return e;
-}
-
-const expression &in_place_expr() {
-  static const expression e = expression::parse("in_place");
-  return e;
-}
-
-// The kernels each protocol launches.
-std::vector<std::string> roles_of(protocol p) {
-  switch (p) {
-  case protocol::two_pass:
-    return {"pass", "final"};
-  case protocol::atomic:
-    return {"init", "pass"};
-  default:
-    return {"pass"};
-  }
 }
 
 // The restriction with declared values only, spelled as declared, in declaration order.
@@ -119,34 +103,6 @@ bool search_space::depends_on_launch(const expression &e) const {
   return false;
 }
 
-void search_space::add_values(scope &s, const std::vector<std::size_t> &params,
-                              const std::vector<value> &values) const {
-  for (std::size_t k = 0; k < params.size(); ++k) {
-    const parameter &p = m_family.parameters[params[k]];
-    s.set(p.name, values[k]);
-    for (const auto &[name, e] : p.values[*p.index_of(values[k])].let)
-      s.bind(name, e);
-  }
-}
-
-scope search_space::scope_for(const variant &v) const {
-  validate(m_family, v);
-  if (v.type != m_type || v.op != m_op)
-    throw invalid_configuration("variant for " + std::string(to_string(v.type)) + "." +
-                                to_string(v.op) + " given to the search space of " +
-                                to_string(m_type) + "." + to_string(m_op));
-  scope s = m_builtins;
-  add_values(s, m_compile, v.values);
-  return s;
-}
-
-scope search_space::scope_for(const variant &v, const launch_config &c) const {
-  validate(m_family, c);
-  scope s = scope_for(v);
-  add_values(s, m_launch, c.values);
-  return s;
-}
-
 void search_space::check_builtins(const scope &s, bool launch_stage, check_result &out) const {
   auto at_stage = [&](bool depends) { return depends == launch_stage; };
   auto guarded = [&](const std::string &text, auto &&body) {
@@ -177,7 +133,7 @@ void search_space::check_builtins(const scope &s, bool launch_stage, check_resul
   if (at_stage(depends_on_launch(m_family.protocol)))
     guarded(m_family.protocol.text(), [&] {
       const protocol p = protocol_from_string(m_family.protocol.eval_string(s));
-      for (const auto &role : roles_of(p))
+      for (const auto &role : roles_launched(p))
         if (!m_family.kernels.count(role))
           out.failures.push_back({"kernels", std::string("protocol ") + to_string(p) +
                                                  " needs a '" + role + "' kernel"});
@@ -269,73 +225,8 @@ std::vector<variant> search_space::sample(std::size_t count, std::uint64_t seed)
   return pool;
 }
 
-std::vector<preset_point> search_space::presets() const {
-  std::vector<preset_point> out;
-  for (const auto &pr : m_family.presets) {
-    preset_point pp{pr.name, default_variant(m_family, m_type, m_op),
-                    default_launch_config(m_family), pr.note};
-    for (std::size_t k = 0; k < m_compile.size(); ++k)
-      if (auto it = pr.values.find(m_family.parameters[m_compile[k]].name); it != pr.values.end())
-        pp.point.values[k] = it->second;
-    for (std::size_t k = 0; k < m_launch.size(); ++k)
-      if (auto it = pr.values.find(m_family.parameters[m_launch[k]].name); it != pr.values.end())
-        pp.launch.values[k] = it->second;
-    out.push_back(std::move(pp));
-  }
-  return out;
-}
-
 std::map<std::string, std::string> search_space::kernel_names(const variant &v) const {
   return reducetune::kernel_names(m_family, v);
-}
-
-launch_plan search_space::plan_launch(const variant &v, const launch_config &c) const {
-  if (const auto result = check(v, c); !result)
-    throw invalid_configuration("cannot plan a launch of " + to_label(m_family, v) + " " +
-                                to_label(m_family, c) + ": " + result.reasons());
-  const scope s = scope_for(v, c);
-  launch_plan plan;
-  plan.proto = protocol_from_string(m_family.protocol.eval_string(s));
-  plan.op = v.op;
-  if (!s.contains("block_size"))
-    throw invalid_configuration("family '" + m_family.name + "' has no block_size parameter");
-  plan.block_size = static_cast<unsigned>(block_size_expr().eval_int(s));
-  if (m_family.dynamic_shared_bytes) {
-    const std::int64_t bytes = m_family.dynamic_shared_bytes->eval_int(s);
-    if (bytes < 0 || bytes > m_limits.max_shared_per_block)
-      throw invalid_configuration("dynamic shared memory of " + std::to_string(bytes) +
-                                  " bytes is outside [0, " +
-                                  std::to_string(m_limits.max_shared_per_block) + "]");
-    plan.dynamic_shared_bytes = static_cast<unsigned>(bytes);
-  }
-  plan.in_place = s.contains("in_place") && in_place_expr().eval_int(s) != 0;
-  plan.device_launches = m_family.requires_rdc;
-  plan.whole_array_abi = m_family.abi == "whole_array";
-  plan.kernels = kernel_names(v);
-  for (auto it = plan.kernels.begin(); it != plan.kernels.end();) {
-    const auto roles = roles_of(plan.proto); // only the kernels this protocol launches
-    it = std::find(roles.begin(), roles.end(), it->first) == roles.end() ? plan.kernels.erase(it)
-                                                                         : std::next(it);
-  }
-  plan.grid_for = [s, grid = m_family.grid](std::uint64_t n) {
-    if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      throw invalid_configuration("input length " + std::to_string(n) + " is too large");
-    scope with_n = s;
-    with_n.set("n", static_cast<std::int64_t>(n));
-    const std::int64_t blocks = grid.eval_int(with_n);
-    // 2^31 - 1: the largest x-dimension of a grid on every architecture since 3.0.
-    if (blocks < 1 || blocks > std::int64_t{2147483647})
-      throw invalid_configuration("grid '" + grid.text() + "' gives " + std::to_string(blocks) +
-                                  " blocks for n = " + std::to_string(n) +
-                                  " (must be in [1, 2^31 - 1])");
-    return static_cast<std::uint64_t>(blocks);
-  };
-  return plan;
-}
-
-launch_plan plan_launch(const family &f, const variant &v, const launch_config &c,
-                        const device_limits &limits) {
-  return search_space(f, v.type, v.op, limits).plan_launch(v, c);
 }
 
 } // namespace reducetune

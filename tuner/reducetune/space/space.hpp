@@ -92,17 +92,21 @@ public:
   [[nodiscard]] std::vector<variant> sample(std::size_t count,
                                             std::uint64_t seed = default_seed) const;
 
-  [[nodiscard]] std::vector<preset_point> presets() const;
-
-  // The identifiers of a point: built-ins, parameter values, the chosen values' let bindings.
-  [[nodiscard]] scope scope_for(const variant &v) const;
-  [[nodiscard]] scope scope_for(const variant &v, const launch_config &c) const;
-
   [[nodiscard]] std::map<std::string, std::string> kernel_names(const variant &v) const;
+
+  // ---- The launch (reduction_plan.cpp, the one planner, beside the steps it plans at n).
+
+  // Block size, grid rule, protocol, kernels (only those the protocol launches), flags.
   // Throws invalid_configuration (with the reasons) for a point that fails check(v, c).
   [[nodiscard]] launch_plan plan_launch(const variant &v, const launch_config &c) const;
 
   // ---- Points (space_points.cpp): everything decided about one (variant, launch config).
+
+  // The family's presets as points of this space (a parameter a preset leaves out: default).
+  [[nodiscard]] std::vector<preset_point> presets() const;
+  // The identifiers of a point: built-ins, parameter values, the chosen values' let bindings.
+  [[nodiscard]] scope scope_for(const variant &v) const;
+  [[nodiscard]] scope scope_for(const variant &v, const launch_config &c) const;
 
   // Every parameter in declaration order with the values a sampler may propose (the
   // restriction's where there is one).
@@ -156,7 +160,7 @@ private:
   restriction m_only;
 };
 
-// plan_launch for one variant without building the space by hand.
+// plan_launch for one variant without building the space by hand (reduction_plan.cpp).
 [[nodiscard]] launch_plan plan_launch(const family &f, const variant &v, const launch_config &c,
                                       const device_limits &limits);
 

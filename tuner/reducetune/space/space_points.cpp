@@ -1,7 +1,9 @@
-// search_space: what is decided about one point (restriction, flags, determinism) and the
-// enumeration of points. The one place these facts are decided; Python, the store, the
-// exports and the runtime ask here. Also the point's parameters by name, both ways
-// (point_from, all_parameters: point.hpp), beside point_of, the space's way to make one.
+// search_space: what is decided about one point (restriction, flags, determinism, its scope of
+// identifiers) and the enumeration of points. The one place these facts are decided; Python,
+// the store, the exports and the runtime ask here. Also the point's parameters by name, both
+// ways (point_from, all_parameters: point.hpp), beside point_of and base (with the presets it
+// starts from), the space's ways to make one: the point's making on the tuning route is here,
+// and its launch is the planner's (reduction_plan.cpp).
 #include "reducetune/space/space.hpp"
 
 #include "reducetune/errors.hpp"
@@ -18,6 +20,34 @@ void put(const family &f, const std::vector<std::size_t> &params, const std::vec
 }
 
 } // namespace
+
+void search_space::add_values(scope &s, const std::vector<std::size_t> &params,
+                              const std::vector<value> &values) const {
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    const parameter &p = m_family.parameters[params[k]];
+    s.set(p.name, values[k]);
+    for (const auto &[name, e] : p.values[*p.index_of(values[k])].let)
+      s.bind(name, e);
+  }
+}
+
+scope search_space::scope_for(const variant &v) const {
+  validate(m_family, v);
+  if (v.type != m_type || v.op != m_op)
+    throw invalid_configuration("variant for " + std::string(to_string(v.type)) + "." +
+                                to_string(v.op) + " given to the search space of " +
+                                to_string(m_type) + "." + to_string(m_op));
+  scope s = m_builtins;
+  add_values(s, m_compile, v.values);
+  return s;
+}
+
+scope search_space::scope_for(const variant &v, const launch_config &c) const {
+  validate(m_family, c);
+  scope s = scope_for(v);
+  add_values(s, m_launch, c.values);
+  return s;
+}
 
 void search_space::check_restriction(const std::vector<std::size_t> &params,
                                      const std::vector<value> &values, check_result &out) const {
@@ -82,6 +112,22 @@ search_space::choices(const point_selection &selection) const {
 bool search_space::selected(const reducetune::point &p, const point_selection &s) const {
   if (!s.allow_flagged && !flags(p).empty()) return false;
   return !s.deterministic_only || determinism_of(p) == determinism::run_to_run;
+}
+
+std::vector<preset_point> search_space::presets() const {
+  std::vector<preset_point> out;
+  for (const auto &pr : m_family.presets) {
+    preset_point pp{pr.name, default_variant(m_family, m_type, m_op),
+                    default_launch_config(m_family), pr.note};
+    for (std::size_t k = 0; k < m_compile.size(); ++k)
+      if (auto it = pr.values.find(m_family.parameters[m_compile[k]].name); it != pr.values.end())
+        pp.point.values[k] = it->second;
+    for (std::size_t k = 0; k < m_launch.size(); ++k)
+      if (auto it = pr.values.find(m_family.parameters[m_launch[k]].name); it != pr.values.end())
+        pp.launch.values[k] = it->second;
+    out.push_back(std::move(pp));
+  }
+  return out;
 }
 
 std::optional<reducetune::point> search_space::base(const std::string &name,
