@@ -361,6 +361,11 @@ def axis_rule(outer: int, r: int, inner: int, determinism: str = 'run_to_run') -
     The axis call's built-in rule (runtime/axis_dispatch.hpp): (preset, why); determinism run_to_run or batch_invariant (chosen from r and inner alone).
     """
 
+def axis_levels() -> list[str]:
+    """
+    The axis call's determinism levels, the default first (runtime/axis_dispatch.hpp).
+    """
+
 def axis_bucket(outer: int, r: int, inner: int) -> tuple:
     """
     The bucket an axis table entry answers: (rows, round(log2 r), round(log2 outputs)).

@@ -148,6 +148,14 @@ void bind_axis(nb::class_<rt::reducer> &reducer, nb::module_ &m) {
         nb::arg("outer"), nb::arg("r"), nb::arg("inner"), nb::arg("determinism") = "run_to_run",
         "The axis call's built-in rule (runtime/axis_dispatch.hpp): (preset, why); "
         "determinism run_to_run or batch_invariant (chosen from r and inner alone).");
+  m.def(
+      "axis_levels",
+      [] {
+        std::vector<std::string> out;
+        for (const auto d : rt::axis_determinisms) out.push_back(rt::to_string(d));
+        return out;
+      },
+      "The axis call's determinism levels, the default first (runtime/axis_dispatch.hpp).");
   m.def("axis_bucket",
         [](std::uint64_t outer, std::uint64_t r, std::uint64_t inner) {
           const auto b = rt::bucket_of({outer, r, inner});

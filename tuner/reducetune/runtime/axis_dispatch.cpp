@@ -79,7 +79,7 @@ std::string to_string(axis_determinism d) {
 }
 
 axis_determinism axis_determinism_from(const std::string &name) {
-  for (const auto d : {axis_determinism::run_to_run, axis_determinism::batch_invariant})
+  for (const auto d : axis_determinisms)
     if (to_string(d) == name)
       return d;
   throw invalid_configuration("unknown axis determinism '" + name +

@@ -44,6 +44,9 @@ struct axis_bucket {
 // so the point that reduces it is chosen from r and inner alone, never from outer, and only
 // among points whose family let `batch_invariant` is 1.
 enum class axis_determinism { run_to_run, batch_invariant };
+// Every level, the default first: what axis_determinism_from accepts (Python asks it once).
+inline constexpr axis_determinism axis_determinisms[] = {axis_determinism::run_to_run,
+                                                         axis_determinism::batch_invariant};
 [[nodiscard]] std::string to_string(axis_determinism d);
 // invalid_configuration, in one line naming the levels, for any other name.
 [[nodiscard]] axis_determinism axis_determinism_from(const std::string &name);
