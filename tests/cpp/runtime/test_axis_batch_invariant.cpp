@@ -23,10 +23,11 @@ namespace {
 constexpr auto invariant = axis_determinism::batch_invariant;
 const std::uint64_t batches[] = {1, 7, 4096, 1ull << 20};
 
-// Both sides of each r boundary of the rule (rows: 8, 256, 2^14, 2^18; columns: 8, 2^14).
-const std::uint64_t row_lengths[] = {1,   2,       8,           9,           255,
-                                     256, 257,     1ull << 14, (1ull << 14) + 1, 1ull << 16,
-                                     1ull << 18, (1ull << 18) + 1, 1ull << 22};
+// Both sides of each r boundary of the rule (rows: 16, 256, 2^14, 2^18; columns: 8, 2^14).
+const std::uint64_t row_lengths[] = {1,   2,       8,           9,           16,
+                                     17,  255,     256,         257,         1ull << 14,
+                                     (1ull << 14) + 1, 1ull << 16, 1ull << 18, (1ull << 18) + 1,
+                                     1ull << 22};
 const std::uint64_t column_lengths[] = {2, 8, 9, 1000, (1ull << 14) - 1, 1ull << 14, 1ull << 20};
 // Both sides of each inner boundary (16 columns: tile widths; 2^14: a thread per output).
 const std::uint64_t inners[] = {1, 2, 15, 16, 17, 64, (1ull << 14) - 1, 1ull << 14};
@@ -87,7 +88,7 @@ TEST_CASE("under batch_invariant long rows change point only at the stated r bou
 TEST_CASE("every point the batch_invariant rule names is batch_invariant by the family's let",
           "[runtime][axis]") {
   const auto named = invariant_presets();
-  CHECK(named.size() == 8); // every preset but warp_rows_vec2: each kind of point, not one
+  CHECK(named.size() == 9); // every preset but warp_rows_vec2: each kind of point, not one
   const family f = family::load(template_library::embedded(), "axis");
   for (const dtype t : {dtype::int32, dtype::int64, dtype::float32, dtype::float64,
                         dtype::float16, dtype::bfloat16})

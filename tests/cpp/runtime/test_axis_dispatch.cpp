@@ -28,8 +28,10 @@ TEST_CASE("the axis rule picks the stated preset for each kind of shape", "[runt
     const char *preset;
   };
   const expect cases[] = {
-      {{1 << 24, 4, 1}, "thread_columns"},      // rows of 4
-      {{1 << 23, 8, 1}, "thread_columns"},      // rows of 8: still a thread per row
+      {{1 << 24, 4, 1}, "staged_short_rows"},   // rows of 4: whole rows staged
+      {{1 << 23, 8, 1}, "staged_short_rows"},   // rows of 8
+      {{1 << 22, 16, 1}, "staged_short_rows"},  // the last staged row
+      {{1 << 22, 17, 1}, "group_short_rows"},   // one more element: 8 lanes per row
       {{1 << 21, 32, 1}, "group_short_rows"},   // rows of 32
       {{1 << 18, 256, 1}, "group_short_rows"},  // the last short row
       {{1 << 18, 257, 1}, "warp_rows"},         // one more element: a warp per row
@@ -65,7 +67,7 @@ TEST_CASE("every preset the axis rule names is a valid batch_invariant point for
       named.insert(axis_rule({1, r, m + 1}).preset);
       named.insert(axis_rule({m, r, 3}).preset);
     }
-  CHECK(named.size() == 8); // every preset but warp_rows_vec2 (not batch_invariant)
+  CHECK(named.size() == 9); // every preset but warp_rows_vec2 (not batch_invariant)
   const auto lib = template_library::embedded();
   const family f = family::load(lib, "axis");
   for (const dtype t : {dtype::int32, dtype::int64, dtype::float32, dtype::float64,

@@ -17,6 +17,11 @@ int rounded_log2(std::uint64_t x) {
 // 1024; block_rows 80 % for 1024 rows of 2^16; split_long_rows 78 % for 16 rows of 2^22;
 // tile_few_columns 72 % for 4 columns; tile_columns_split 57 % for 4096 columns.
 constexpr std::uint64_t few = 8;              // r at most this: a thread per output
+// Rows up to this: staged_short_rows (axis_staged.cuh), which reads whole rows with coalesced
+// vector loads where a thread per row (54 % of the peak at rows of 2, H200) and sub-warp groups
+// (52 % at rows of 16) issue loads whose lanes lie a row apart. From reasoning about memory
+// transactions; not measured yet (scripts/device-jobs/axis_short_rows.sh measures it).
+constexpr std::uint64_t staged_row = 16;
 constexpr std::uint64_t short_row = 256;      // rows up to this: sub-warp groups of 8 lanes
 constexpr std::uint64_t warp_row = 1u << 14;  // rows up to this: a warp per row
 constexpr std::uint64_t fill_blocks = 512;    // blocks that keep an H100 / H200 busy (132 SMs)
@@ -31,10 +36,11 @@ constexpr std::uint64_t split_row = 1u << 18;
 constexpr std::uint64_t split_column = 1u << 14;
 
 axis_rule_pick row_rule(const reduction_shape &s) {
-  if (s.r <= few)
-    return {"thread_columns", "rows of at most 8 elements: a thread per row"};
+  if (s.r <= staged_row)
+    return {"staged_short_rows", "rows of at most 16 elements: whole rows staged through "
+                                 "shared memory, a thread per row"};
   if (s.r <= short_row)
-    return {"group_short_rows", "rows of 9 to 256 elements: 8 lanes per row"};
+    return {"group_short_rows", "rows of 17 to 256 elements: 8 lanes per row"};
   if (s.r <= warp_row)
     return {"warp_rows", "rows of 257 to 2^14 elements: a warp per row"};
   if (s.outer >= fill_blocks)
