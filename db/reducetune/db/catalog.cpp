@@ -75,6 +75,7 @@ catalog catalog::load(const database &db, point_selection only) {
                         " FROM rt_measurements m JOIN rt_workloads w ON w.id = m.workload_id"
                         " JOIN rt_variants v ON v.id = m.variant_id"
                         " WHERE m.status = 'ok' AND m.median_s IS NOT NULL"
+                        " AND w.outer = 1 AND w.inner = 1" // the whole array; axis: below
                         " AND (?1 OR v.flags = '[]') AND (NOT ?2 OR v.determinism = 'run_to_run')"
                         // equal medians: by labels, so that the answer does not depend on
                         // the order rows were written in (a merged file, several workers)
@@ -120,22 +121,78 @@ catalog catalog::load(const database &db, point_selection only) {
     table.sizes.push_back(w.n);
     table.entries.push_back(std::move(e));
   }
+  c.load_axis_tables(db, only);
   return c;
 }
 
-bool device_matches(device_key k, const catalog_device &d, const device_query &q) noexcept {
+// Every selected status-ok point of every other shape than the whole array's, one query,
+// ranked per shape as the whole-array winners are (median, then labels, then id).
+void catalog::load_axis_tables(const database &db, const point_selection &only) {
+  auto s = db.prepare(std::string("SELECT (SELECT MIN(d2.id) FROM rt_devices d1"
+                      " JOIN rt_devices d2 ON ") + same_model_sql +
+                      " WHERE d1.id = m.device_id) AS model, w.dtype, w.op, w.outer, w.n,"
+                      " w.inner, m.id, v.id, v.family, v.label, v.parameters, v.flags,"
+                      " v.determinism, m.launch_label, m.launch_parameters, m.median_s, m.gbps,"
+                      " m.pct_of_peak FROM rt_measurements m"
+                      " JOIN rt_workloads w ON w.id = m.workload_id"
+                      " JOIN rt_variants v ON v.id = m.variant_id"
+                      " WHERE m.status = 'ok' AND m.median_s IS NOT NULL"
+                      " AND (w.outer <> 1 OR w.inner <> 1)"
+                      " AND (?1 OR v.flags = '[]') AND (NOT ?2 OR v.determinism = 'run_to_run')"
+                      " ORDER BY model, w.dtype, w.op, w.outer, w.n, w.inner, m.median_s,"
+                      " v.label, m.launch_label, m.id");
+  s.bind(1, only.allow_flagged ? 1 : 0).bind(2, only.deterministic_only ? 1 : 0);
+  while (s.step()) {
+    auto &dev = m_devices[m_index_of_id.at(s.column_int(0))];
+    const std::string dtype = s.column_text(1), op = s.column_text(2);
+    const reduction_shape shape{static_cast<std::uint64_t>(s.column_int(3)),
+                                static_cast<std::uint64_t>(s.column_int(4)),
+                                static_cast<std::uint64_t>(s.column_int(5))};
+    auto &tables = dev.axis_tables;
+    if (tables.empty() || tables.back().dtype != dtype || tables.back().op != op)
+      tables.push_back(catalog_axis_table{dtype, op, {}, {}});
+    auto &t = tables.back();
+    if (t.shapes.empty() || !(t.shapes.back() == shape)) {
+      t.shapes.push_back(shape);
+      t.ranked.emplace_back();
+    }
+    catalog_entry e;
+    e.bucket_n = shape.r;
+    e.measurement_id = s.column_int(6);
+    e.variant = {s.column_int(7),  s.column_text(8),  dtype,           op,
+                 s.column_text(9), s.column_text(10), s.column_text(11), s.column_text(12)};
+    e.launch_label = s.column_text(13);
+    e.launch_parameters_json = s.column_text(14);
+    e.median_s = s.column_double(15);
+    e.gbps = s.column_optional_double(16);
+    e.pct_of_peak = s.column_optional_double(17);
+    t.ranked.back().push_back(std::move(e));
+  }
+  for (auto &dev : m_devices) // the lowered names only of what an export may print
+    for (auto &t : dev.axis_tables)
+      for (auto &ranked : t.ranked)
+        for (auto &e : ranked)
+          e.lowered_json = lowered_names(db, e.variant.label, dev.device.compute_capability());
+}
+
+bool device_matches(device_key k, std::string_view name, std::span<const std::string> uuids,
+                    int compute_capability, const device_query &q) noexcept {
   switch (k) {
   case device_key::uuid:
-    for (const auto &u : d.uuids)
+    for (const auto &u : uuids)
       if (!q.uuid.empty() && u == q.uuid)
         return true;
     return false;
   case device_key::name:
-    return !q.name.empty() && d.device.name == q.name;
+    return !q.name.empty() && name == q.name;
   case device_key::compute_capability:
-    return q.compute_capability > 0 && d.device.compute_capability() == q.compute_capability;
+    return q.compute_capability > 0 && compute_capability == q.compute_capability;
   }
   return false;
+}
+
+bool device_matches(device_key k, const catalog_device &d, const device_query &q) noexcept {
+  return device_matches(k, d.device.name, d.uuids, d.device.compute_capability(), q);
 }
 
 const catalog_device *catalog::device_of(std::string_view device) const noexcept {
@@ -159,6 +216,20 @@ const catalog_table *catalog::table_for(const device_query &q, std::string_view 
           return &table;
     }
   return nullptr;
+}
+
+std::pair<const catalog_device *, const catalog_axis_table *>
+catalog::axis_table_for(const device_query &q, std::string_view dtype,
+                        std::string_view op) const noexcept {
+  for (const device_key k : device_match_order)
+    for (const auto &d : m_devices) {
+      if (!device_matches(k, d, q))
+        continue;
+      for (const auto &table : d.axis_tables)
+        if (table.dtype == dtype && table.op == op)
+          return {&d, &table};
+    }
+  return {nullptr, nullptr};
 }
 
 const catalog_entry *catalog::find(const device_query &q, std::string_view dtype,

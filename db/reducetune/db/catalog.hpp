@@ -11,12 +11,15 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "reducetune/db/records.hpp"
 #include "reducetune/db/sqlite.hpp"
+#include "reducetune/space/problem.hpp"
 
 namespace reducetune::db {
 
@@ -42,10 +45,23 @@ struct catalog_table {
   std::vector<catalog_entry> entries;
 };
 
+// One device's axis-family answers for one type and operator (issue 26, item 4): per tuned
+// shape (outer, r, inner), ordered by shape, every selected status-ok point measured there,
+// fastest first (equal medians by labels). All of them, not only the fastest: the fastest
+// batch_invariant point of a shape is asked of the search space (db/axis_picks.hpp), which
+// the Catalog does not hold. A shape that answers an untuned one: db/shape_rule.hpp.
+struct catalog_axis_table {
+  std::string dtype;
+  std::string op;
+  std::vector<reduction_shape> shapes; // == the shapes of ranked, for nearest_shape_index
+  std::vector<std::vector<catalog_entry>> ranked; // bucket_n holds r; min_n is unused (0)
+};
+
 struct catalog_device {
   device_record device; // the first registered device of the model stands for it
   std::vector<std::string> uuids; // every device of the model, in registration order
-  std::vector<catalog_table> tables;
+  std::vector<catalog_table> tables; // the whole array, (1, n, 1)
+  std::vector<catalog_axis_table> axis_tables; // every other shape; empty in most files
 };
 
 // How a device finds its answers: the one device-matching rule, followed by the Catalog (find,
@@ -74,6 +90,10 @@ struct device_query {
 // Whether key k of query q matches model d (the rule above, for one key).
 [[nodiscard]] bool device_matches(device_key k, const catalog_device &d,
                                   const device_query &q) noexcept;
+// The same for a model known by its name, UUIDs and capability (a table read from an export).
+[[nodiscard]] bool device_matches(device_key k, std::string_view name,
+                                  std::span<const std::string> uuids, int compute_capability,
+                                  const device_query &q) noexcept;
 
 class catalog {
 public:
@@ -92,6 +112,10 @@ public:
                                           std::string_view op, std::uint64_t n) const noexcept;
   [[nodiscard]] const catalog_table *table_for(const device_query &q, std::string_view dtype,
                                                std::string_view op) const noexcept;
+  // The axis table of the device `q` describes (device_match_order, as table_for), and the
+  // model that holds it; {nullptr, nullptr} when none.
+  [[nodiscard]] std::pair<const catalog_device *, const catalog_axis_table *>
+  axis_table_for(const device_query &q, std::string_view dtype, std::string_view op) const noexcept;
   // device is a UUID or a device name: find({device, device, 0}, ...).
   [[nodiscard]] const catalog_entry *find(std::string_view device, std::string_view dtype,
                                           std::string_view op, std::uint64_t n) const noexcept;
@@ -105,6 +129,7 @@ public:
 
 private:
   void load_devices(const database &db);
+  void load_axis_tables(const database &db, const point_selection &only);
 
   std::vector<catalog_device> m_devices; // one per model (records.hpp, same_model_sql)
   std::map<std::int64_t, std::size_t> m_index_of_id; // every device id -> its model's entry

@@ -1,5 +1,7 @@
 #include "reducetune/db/cxx_names.hpp"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cctype>
 #include <iterator>
@@ -59,6 +61,32 @@ std::string namespace_problem(std::string_view ns) {
       return "";
     start = end + 2;
   }
+}
+
+// A C++ string literal for any bytes: only printable ASCII passes through; everything else,
+// quotes and backslashes included, is escaped (octal, so no following digit can extend it).
+std::string cxx_string_literal(std::string_view text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\' || c == '?') {
+      out += '\\';
+      out += ch;
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += ch;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    }
+  }
+  return out + "\"";
+}
+
+std::string cxx_double(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
 }
 
 } // namespace reducetune::db

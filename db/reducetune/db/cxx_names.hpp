@@ -13,4 +13,9 @@ namespace reducetune::db {
 // not reserved to the implementation (`__x`, `_X`), and not `std` at the top.
 [[nodiscard]] std::string namespace_problem(std::string_view ns);
 
+// A C++ string literal for any bytes (the exported headers print every text through it).
+[[nodiscard]] std::string cxx_string_literal(std::string_view text);
+// A double printed so that it reads back to the same value (%.17g).
+[[nodiscard]] std::string cxx_double(double x);
+
 } // namespace reducetune::db

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "reducetune/db/cxx_names.hpp"
+#include "reducetune/db/export_axis.hpp"
 #include "reducetune/db/launch_rule.hpp"
 #include "reducetune/db/schema.hpp"
 #include "reducetune/errors.hpp"
@@ -14,31 +15,8 @@
 namespace reducetune::db {
 namespace {
 
-// A C++ string literal for any bytes: only printable ASCII passes through; everything else,
-// quotes and backslashes included, is escaped (octal, so no following digit can extend it).
-std::string literal(std::string_view text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\' || c == '?') {
-      out += '\\';
-      out += ch;
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += ch;
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\%03o", c);
-      out += buf;
-    }
-  }
-  return out + "\"";
-}
-
-std::string number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+std::string literal(std::string_view text) { return cxx_string_literal(text); }
+std::string number(double x) { return cxx_double(x); }
 
 void check_namespace(std::string_view ns) {
   if (const std::string why = namespace_problem(ns); !why.empty())
@@ -126,9 +104,11 @@ constexpr const choice *pick(const table &t, unsigned long long n) {
 }
 )";
 
+} // namespace
+
 // select()'s test of one key of the device-matching rule (catalog.hpp, device_match_order), on
 // tables[i]; an empty UUID or name and a capability of 0 match nothing, as in the Catalog.
-std::string_view select_condition(device_key k) {
+std::string_view detail::select_condition(device_key k) {
   switch (k) {
   case device_key::uuid:
     return "uuid != nullptr && *uuid != 0 && detail::has_uuid(tables[i], uuid)";
@@ -140,6 +120,10 @@ std::string_view select_condition(device_key k) {
   }
   throw invalid_configuration("unknown device key");
 }
+
+namespace {
+
+using detail::select_condition;
 
 // select() generated from device_match_order, the Catalog's own rule: one loop per key.
 std::string header_select() {
@@ -258,6 +242,7 @@ std::string export_header(const catalog &c, const template_library &lib, std::st
   else
     h << "inline constexpr table tables[] = {\n" << tables.str() << "};\n";
   h << "inline constexpr int table_count = " << table_count << ";\n" << header_select();
+  h << axis_header(c, lib, lowered); // nothing for a file without axis rows
   h << "\n} // namespace " << ns << "\n";
   return h.str();
 }

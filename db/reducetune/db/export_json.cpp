@@ -5,6 +5,7 @@
 #include <utility>
 #include <variant>
 
+#include "reducetune/db/export_axis.hpp"
 #include "reducetune/db/launch_rule.hpp"
 #include "reducetune/db/schema.hpp"
 
@@ -113,6 +114,8 @@ nlohmann::ordered_json export_json(const catalog &c, const template_library &lib
                      "a rule applies from min_n";
   out["grid_rule"] = "grid(n) = min(ceil_div(n, items_per_block), max_blocks), no cap when "
                      "max_blocks is 0; multipass repeats it over the partials";
+  if (has_axis_tables(c)) // only then: whole-array exports stay as they were
+    out["shape_rule"] = shape_rule_text;
   auto &devices = out["devices"] = ordered_json::array();
   for (const auto &d : c.devices()) {
     ordered_json dev;
@@ -134,6 +137,8 @@ nlohmann::ordered_json export_json(const catalog &c, const template_library &lib
       }
       tables.push_back(std::move(table));
     }
+    if (!d.axis_tables.empty())
+      dev["axis_tables"] = axis_tables_json(d, lib, lowered);
     devices.push_back(std::move(dev));
   }
   return out;

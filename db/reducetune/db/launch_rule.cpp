@@ -60,6 +60,10 @@ void fit_grid(const grid_fn &grid, launch_rule &r) {
   }
 }
 
+} // namespace
+
+namespace detail {
+
 std::map<std::string, std::string> stored_names(const std::string &lowered_json) {
   std::map<std::string, std::string> out;
   const auto j = nlohmann::json::parse(lowered_json, nullptr, false);
@@ -83,10 +87,12 @@ std::vector<kernel_ref> kernels_of(const launch_plan &plan,
   return out;
 }
 
-} // namespace
+} // namespace detail
 
 namespace {
 
+using detail::kernels_of;
+using detail::stored_names;
 using names_fn = std::function<std::map<std::string, std::string>()>;
 
 // The rule of a typed point; its kernels' lowered names are asked for last, once the point is

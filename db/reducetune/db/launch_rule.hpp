@@ -71,4 +71,12 @@ launch_rule_of(const search_space &s, const point &p,
 launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e,
                const lowered_names_fn &lowered = {});
 
+namespace detail {
+// {name expression: lowered name} of a stored build's JSON ("{}" or malformed: none).
+[[nodiscard]] std::map<std::string, std::string> stored_names(const std::string &lowered_json);
+// The plan's kernels in launch order (init, pass, final), with their lowered names where known.
+[[nodiscard]] std::vector<kernel_ref> kernels_of(const launch_plan &plan,
+                                                 const std::map<std::string, std::string> &lowered);
+} // namespace detail
+
 } // namespace reducetune::db

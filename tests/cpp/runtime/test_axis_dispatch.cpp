@@ -1,8 +1,9 @@
 // The runtime's axis call without a GPU (runtime/axis_dispatch.hpp): the built-in rule names,
 // for each kind of shape, the preset its comment states, and every preset it can name is a
 // valid, batch_invariant point of the axis family for every type and operator; a per-shape
-// table answers its own shape and the shapes of its log2 bucket (rows and columns apart), and
-// nothing else; an empty extent is refused before any device is touched.
+// table answers its own shape, else its nearest shape of the same kind (db/shape_rule.hpp,
+// tested in full in tests/cpp/db/test_db_shape_rule.cpp); an empty extent is refused before
+// any device is touched.
 #include "catch.hpp"
 
 #include "reducetune/errors.hpp"
@@ -91,7 +92,7 @@ TEST_CASE("every preset the axis rule names is a valid batch_invariant point for
     }
 }
 
-TEST_CASE("a per-shape table answers its shape and its log2 bucket, rows and columns apart",
+TEST_CASE("a per-shape table answers its shape, else its nearest shape of the same kind",
           "[runtime][axis]") {
   const std::vector<axis_entry> table = {
       {{1 << 16, 1024, 1}, "rows-1024", ""},
@@ -101,14 +102,17 @@ TEST_CASE("a per-shape table answers its shape and its log2 bucket, rows and col
   // the exact shape first, though an earlier entry shares its bucket
   REQUIRE(table_entry(table, {1 << 16, 1000, 1}) != nullptr);
   CHECK(table_entry(table, {1 << 16, 1000, 1})->variant == "rows-1000");
-  // within half an octave of r (724 < r < 1448) and of the outputs: the first such entry
+  // else the nearest (db/shape_rule.hpp); both row entries are at the same distance, and the
+  // larger r answers
   CHECK(table_entry(table, {1 << 16, 1400, 1})->variant == "rows-1024");
   CHECK(table_entry(table, {50000, 800, 1})->variant == "rows-1024");
-  CHECK(table_entry(table, {1 << 16, 1500, 1}) == nullptr);    // log2 r rounds to 11
-  CHECK(table_entry(table, {1 << 17, 1024, 1}) == nullptr);    // twice the rows
+  CHECK(table_entry(table, {1 << 16, 1500, 1})->variant == "rows-1024"); // an octave away
+  CHECK(table_entry(table, {1 << 17, 1 << 20, 1})->variant == "rows-1024");
   CHECK(table_entry(table, {1, 1024, 60000})->variant == "columns-1024");
   CHECK(table_entry(table, {256, 1024, 256})->variant == "columns-1024"); // a middle axis
-  CHECK(table_entry(table, {1, 1024, 1}) == nullptr);
+  // the whole array is a row shape (1, n, 1); without a column entry, columns get the rule
+  CHECK(table_entry(table, {1, 1024, 1})->variant == "rows-1024");
+  CHECK(table_entry({table[0]}, {1, 1024, 4}) == nullptr);
   CHECK(bucket_of({1 << 16, 1024, 1}) == axis_bucket{true, 10, 16});
   CHECK(bucket_of({2, 3, 5}) == axis_bucket{false, 2, 3}); // log2 3 = 1.58, log2 10 = 3.32
 }

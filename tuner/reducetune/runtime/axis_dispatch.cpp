@@ -1,15 +1,10 @@
 #include "reducetune/runtime/axis_dispatch.hpp"
 
+#include "reducetune/db/shape_rule.hpp"
 #include "reducetune/errors.hpp"
-
-#include <cmath>
 
 namespace reducetune {
 namespace {
-
-int rounded_log2(std::uint64_t x) {
-  return static_cast<int>(std::lround(std::log2(static_cast<double>(x))));
-}
 
 // Thresholds of the rule. Evidence: the presets' hot bandwidth on an H200, float32 sum of
 // 2^26 elements (docs/kernels.md, "Axis family", 2026-11-26): thread_columns 72 % at rows of
@@ -93,18 +88,16 @@ axis_determinism axis_determinism_from(const std::string &name) {
 }
 
 axis_bucket bucket_of(const reduction_shape &s) {
-  return {s.inner == 1, rounded_log2(s.r), rounded_log2(s.outer * s.inner)};
+  return {s.inner == 1, db::rounded_log2(s.r), db::rounded_log2(s.outer * s.inner)};
 }
 
 const axis_entry *table_entry(const std::vector<axis_entry> &table, const reduction_shape &s) {
+  std::vector<reduction_shape> shapes;
+  shapes.reserve(table.size());
   for (const auto &e : table)
-    if (e.shape == s)
-      return &e;
-  const axis_bucket b = bucket_of(s);
-  for (const auto &e : table)
-    if (bucket_of(e.shape) == b)
-      return &e;
-  return nullptr;
+    shapes.push_back(e.shape);
+  const auto i = db::nearest_shape_index(shapes, s);
+  return i ? &table[*i] : nullptr;
 }
 
 axis_rule_pick axis_rule(const reduction_shape &s, axis_determinism d) {

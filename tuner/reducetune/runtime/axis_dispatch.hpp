@@ -1,10 +1,10 @@
 // Which point of the axis family answers a shape (outer, r, inner) in the runtime (issue 26,
-// item 5): the caller's per-shape table when one of its entries answers, else the built-in
-// rule below. Pure functions of the shape, so that both are tested without a GPU
-// (tests/cpp/runtime/test_axis_dispatch.cpp, tests/python/test_reduce_axis_args.py).
-//
-// Axis tuning is not in the store yet, so a table comes from the caller (for example the
-// benchmark's on-the-spot tune) as the labels of the points it measured at its shapes.
+// item 5): the caller's per-shape table when one of its entries answers, else the table of
+// this device in the results file or export the reducer was made from (runtime/axis_tables.hpp),
+// else the built-in rule below. Which entry of a table answers a shape is the rule of
+// db/shape_rule.hpp (the nearest tuned shape, rows and columns apart), the one the exported
+// header's select_axis() runs. Pure functions of the shape, so that all of it is tested without
+// a GPU (tests/cpp/runtime/test_axis_dispatch.cpp, tests/cpp/runtime/test_axis_tables.cpp).
 #pragma once
 
 #include "reducetune/space/problem.hpp"
@@ -21,11 +21,10 @@ struct axis_entry {
   std::string variant, launch;
 };
 
-// The shape bucket a table entry answers: the same kind (rows: inner == 1; columns and
-// middle axes: inner > 1) and the same log2 of r and of outer * inner, each rounded to the
-// nearest integer, so that an entry tuned at a grid point answers the shapes within half an
-// octave of it on both axes (DESIGN.md: shapes tuned on a log2 grid of r and outer x inner,
-// rows and columns apart).
+// The coordinates db/shape_rule.hpp measures distance in: the kind (rows: inner == 1; columns
+// and middle axes: inner > 1) and log2 of r and of outer * inner, each rounded to the nearest
+// integer (DESIGN.md: shapes tuned on a log2 grid of r and outer x inner, rows and columns
+// apart). Shapes of one bucket are at distance 0 of each other.
 struct axis_bucket {
   bool rows = true;
   int log2_r = 0, log2_outputs = 0;
@@ -33,8 +32,9 @@ struct axis_bucket {
 };
 [[nodiscard]] axis_bucket bucket_of(const reduction_shape &s);
 
-// The entry for `s`: the entry of exactly this shape if there is one, else the first entry of
-// the same bucket, else nullptr.
+// The entry for `s` by db/shape_rule.hpp: the entry of exactly this shape, else the nearest of
+// its kind (ties to the larger r, then more outputs, then the earlier entry); nullptr when the
+// table holds no entry of its kind.
 [[nodiscard]] const axis_entry *table_entry(const std::vector<axis_entry> &table,
                                             const reduction_shape &s);
 
@@ -68,7 +68,9 @@ struct axis_rule_pick {
 
 // What reducer::reduce_axis launches for one shape on the current device, and why.
 struct axis_choice {
-  std::string source; // "table" (the caller's entry) | "rule" (the built-in rule)
+  // "table" (the caller's entry) | "tuned" (the results file's or export's point for this
+  // device) | "rule" (the built-in rule)
+  std::string source;
   std::string preset; // the rule's preset ("" for a table entry)
   std::string why;    // the rule's reason, or the entry's shape
   std::string family, variant, launch;

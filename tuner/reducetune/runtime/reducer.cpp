@@ -59,6 +59,8 @@ reducer reducer::from_database(const std::filesystem::path &db, dtype type, redu
     rank_for_applications(devices, c, file, type, op, options.selection,
                           template_library::from_environment(), options.extra_launch_s);
   dispatch_table table(std::move(devices));
+  options.axis_tables = axis_tables_from_catalog(c, template_library::from_environment(), type,
+                                                 op, options.axis_level);
   return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
 }
 
@@ -66,6 +68,8 @@ reducer reducer::from_json(const std::filesystem::path &json, dtype type, reduce
                            reducer_options options) {
   auto table = dispatch_table::from_json_file(json, type, op, options.selection,
                                               options.extra_launch_s > 0);
+  options.axis_tables =
+      axis_tables_from_json_file(json, type, op, options.selection, options.axis_level);
   return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
 }
 

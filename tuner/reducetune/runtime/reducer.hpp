@@ -22,6 +22,7 @@
 #include "reducetune/db/application_ranking.hpp"
 #include "reducetune/space/point.hpp"
 #include "reducetune/runtime/axis_dispatch.hpp"
+#include "reducetune/runtime/axis_tables.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -50,9 +51,12 @@ struct reducer_options {
   // export's application pick beside the median's winner: any value > 0 takes the pick, 0
   // the winner (the export ranked with db::default_extra_launch_s).
   double extra_launch_s = db::default_extra_launch_s;
-  // The axis call's points per shape (axis_dispatch.hpp); shapes no entry answers get the
-  // built-in rule by shape.
+  // The axis call's points per shape (axis_dispatch.hpp), the caller's: they answer first.
   std::vector<axis_entry> axis_table;
+  // The axis call's tuned tables per device (axis_tables.hpp), which from_database and
+  // from_json fill from the file for axis_level; shapes neither table answers get the
+  // built-in rule by shape.
+  std::vector<axis_device_table> axis_tables;
   // The axis call's determinism (axis_dispatch.hpp): batch_invariant has the rule choose from
   // r and inner alone and skips (a fallback) table entries that are not batch_invariant.
   axis_determinism axis_level = axis_determinism::run_to_run;

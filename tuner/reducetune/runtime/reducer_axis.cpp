@@ -19,7 +19,9 @@ std::string shape_text(const reduction_shape &s) {
 } // namespace
 
 axis_device::axis_device(const reducer_context &context, int ordinal)
-    : m_context(context), m_info(query_device(ordinal)) {}
+    : m_context(context), m_info(query_device(ordinal)),
+      m_tuned(axis_table_for(context.options.axis_tables,
+                             {m_info.uuid, m_info.name, m_info.arch()})) {}
 
 axis_determinism axis_device::level() const { return m_context.options.axis_level; }
 
@@ -29,7 +31,22 @@ bool axis_device::invariant_enough(const search_space &s, const point &p,
   return level() != axis_determinism::batch_invariant || plan_axis(s, p, shape).batch_invariant;
 }
 
-std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *entry,
+std::pair<const axis_entry *, bool> axis_device::entry_for(const reduction_shape &shape) const {
+  if (const axis_entry *e = table_entry(m_context.options.axis_table, shape))
+    return {e, false};
+  if (m_tuned != nullptr)
+    if (const axis_entry *e = table_entry(m_tuned->entries, shape))
+      return {e, true};
+  return {nullptr, false};
+}
+
+std::string axis_device::why_of(const axis_entry &entry, bool tuned) const {
+  return tuned ? "tuned at " + shape_text(entry.shape) + " on " + m_tuned->name +
+                     " (the nearest tuned shape, db/shape_rule.hpp)"
+               : "the table's entry at " + shape_text(entry.shape);
+}
+
+std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *entry, bool tuned,
                                                             const reduction_shape &shape) {
   auto out = std::make_unique<prepared>();
   out->space.emplace(family::load(m_context.jit->library(), axis_family), m_context.type,
@@ -43,9 +60,10 @@ std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *en
       if (!invariant_enough(s, *out->p, shape))
         throw invalid_configuration("it is not batch_invariant (the family's let), and the "
                                     "call asks for batch_invariant");
-      out->choice = {"table", "", "the table's entry at " + shape_text(entry->shape)};
+      out->choice = {tuned ? "tuned" : "table", "", why_of(*entry, tuned)};
     } catch (const error &e) {
-      m_context.fallback("axis table entry " + entry->variant + " at " +
+      m_context.fallback(std::string(tuned ? "tuned axis point " : "axis table entry ") +
+                         entry->variant + " at " +
                          shape_text(entry->shape) + " cannot run on " + m_info.name + ": " +
                          e.what() + "; the built-in rule answers instead");
       return nullptr;
@@ -72,32 +90,52 @@ std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *en
 }
 
 const axis_device::prepared &axis_device::point_for(const reduction_shape &shape) {
-  if (const axis_entry *entry = table_entry(m_context.options.axis_table, shape)) {
+  if (const auto [entry, tuned] = entry_for(shape); entry != nullptr) {
+    // a point is prepared once for all its shapes; one that fails for a shape (batch_invariant
+    // or validity) is refused for every shape, said once, and the rule answers instead
     const std::string key = "table " + entry->variant + " " + entry->launch;
     if (!m_failed.contains(key)) {
       auto &slot = m_points[key];
       if (!slot)
-        slot = prepare(entry, shape);
+        slot = prepare(entry, tuned, shape);
       if (slot)
         return *slot;
       m_points.erase(key); // said once (fallback), then the rule answers its shapes
       m_failed.insert(key);
     }
   }
+  return rule_point(shape);
+}
+
+const axis_device::prepared &axis_device::rule_point(const reduction_shape &shape) {
   auto &slot = m_points["rule " + axis_rule(shape, level()).preset];
   if (!slot)
-    slot = prepare(nullptr, shape);
+    slot = prepare(nullptr, false, shape);
   return *slot;
+}
+
+axis_device::planned axis_device::plan_of(const reduction_shape &shape) {
+  const prepared &p = point_for(shape);
+  if (p.choice.source == "rule")
+    return {&p, plan_axis(*p.space, *p.p, shape)};
+  try {
+    return {&p, plan_axis(*p.space, *p.p, shape)};
+  } catch (const error &e) { // a tuned point this shape makes invalid: the rule answers it
+    m_context.fallback("axis point " + p.choice.variant + " cannot reduce " + shape_text(shape) +
+                       ": " + e.what() + "; the built-in rule answers this shape instead");
+  }
+  const prepared &rule = rule_point(shape);
+  return {&rule, plan_axis(*rule.space, *rule.p, shape)};
 }
 
 const axis_device::planned &axis_device::plan_for(const reduction_shape &shape) {
   const auto key = std::make_tuple(shape.outer, shape.r, shape.inner);
   if (const auto it = m_plans.find(key); it != m_plans.end())
     return it->second;
-  const prepared &p = point_for(shape);
+  planned pl = plan_of(shape);
   if (m_plans.size() > 4096) // an application sweeping shapes: keep the memo bounded
     m_plans.clear();
-  return m_plans.emplace(key, planned{&p, plan_axis(*p.space, *p.p, shape)}).first->second;
+  return m_plans.emplace(key, std::move(pl)).first->second;
 }
 
 void *axis_device::partials_for(cudaStream_t stream, unsigned long long capture,
@@ -133,8 +171,11 @@ axis_choice axis_device::choice(const reduction_shape &shape) {
   std::lock_guard lock(m_mutex);
   const planned &pl = plan_for(shape);
   axis_choice c = pl.point->choice;
-  if (c.source == "rule") // one prepared point serves several shapes: this shape's reason
+  // one prepared point serves several shapes: this shape's reason
+  if (c.source == "rule")
     c.why = axis_rule(shape, level()).why;
+  else if (const auto [entry, tuned] = entry_for(shape); entry != nullptr)
+    c.why = why_of(*entry, tuned);
   c.batch_invariant = pl.plan.batch_invariant;
   c.split = pl.plan.split;
   c.launches = pl.plan.launches();

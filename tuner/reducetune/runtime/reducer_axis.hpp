@@ -50,7 +50,14 @@ private:
   };
   const planned &plan_for(const reduction_shape &shape);
   const prepared &point_for(const reduction_shape &shape);
-  std::unique_ptr<prepared> prepare(const axis_entry *entry, const reduction_shape &shape);
+  const prepared &rule_point(const reduction_shape &shape);
+  planned plan_of(const reduction_shape &shape); // the rule's where the table's cannot
+  // entry: nullptr for the rule; tuned: the file's table (else the caller's)
+  std::unique_ptr<prepared> prepare(const axis_entry *entry, bool tuned,
+                                    const reduction_shape &shape);
+  // The caller's entry for the shape, else this device's tuned one; {nullptr, false} for none.
+  [[nodiscard]] std::pair<const axis_entry *, bool> entry_for(const reduction_shape &shape) const;
+  [[nodiscard]] std::string why_of(const axis_entry &entry, bool tuned) const;
   [[nodiscard]] axis_determinism level() const;
   // false when the call asks for batch_invariant and `p` is not, by the family's let
   [[nodiscard]] bool invariant_enough(const search_space &s, const point &p,
@@ -59,6 +66,7 @@ private:
 
   const reducer_context &m_context;
   device_info m_info;
+  const axis_device_table *m_tuned; // this device's table of the file (axis_tables.hpp)
   std::mutex m_mutex;
   std::map<std::string, std::unique_ptr<prepared>> m_points; // by table labels or preset
   std::set<std::string> m_failed; // table entries this device cannot run
