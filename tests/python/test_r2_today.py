@@ -141,11 +141,14 @@ def test_tune_refuses_a_bad_priors_value_before_the_results_file(work, value, wo
     assert "--priors" in line
 
 
-def test_tune_of_the_axis_family_is_refused_first_and_leaves_the_results_file(work):
-    line = refused_untouched(work, 2, "tune", "--family", "axis", "--replay", "grid.db",
-                             "--db", "results.db", "--priors", "missing.json",
-                             "--time-limit", "1s", words=("--family axis", "tuned per shape"))
-    assert "reducetune.reduce(x, axis=...)" in line
+def test_tune_of_the_axis_family_with_a_malformed_shape_is_refused_first(work):
+    # the axis family is tuned per shape (--shapes): a malformed one is refused before the
+    # recording, the results file or the priors table is opened
+    line = refused_untouched(work, 2, "tune", "--family", "axis", "--shapes", "4096x64",
+                             "--replay", "grid.db", "--db", "results.db", "--priors",
+                             "missing.json", "--time-limit", "1s",
+                             words=("--shapes", "'4096x64' is not a shape"))
+    assert "OUTERxRxINNER" in line
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "0s", "nan", "1x", ""])
@@ -193,7 +196,9 @@ def _one_line(call) -> str:
     ({"axis": 1, "op": "median"}, "unknown operator 'median'"),
     ({"axis": 1, "op": ""}, "unknown operator ''"),
     ({"axis": 1, "op": "SUM"}, "unknown operator 'SUM'"),
-    ({"axis": 1, "table": "t.json"}, "AxisReducer"),
+    ({"axis": 1, "table": "t.json"}, "no such file"),  # a tuned table per shape: read, so named
+    ({"axis": 1, "db": "r.db"}, "no results database at r.db"),
+    ({"axis": 1, "nondeterministic": True}, "whole-array points"),
 ], ids=repr)
 def test_reduce_with_a_bad_axis_argument_says_what_is_wrong(kwargs, words):
     kwargs = dict(kwargs)

@@ -13,9 +13,17 @@ same bits on a rerun: a row's result does not depend on how many rows are reduce
 rule then chooses from r and inner alone, and a table entry that is not batch_invariant (the
 family's let) is skipped for the rule, said once in ``fallbacks``.
 
-The result keeps the input's type and device. The axis tuner does not write the results file
-yet; a table is a list of ``{outer, r, inner, variant, launch}`` (or a JSON file holding one,
-or ``{"entries": [...]}``), for example what ``python -m reducetune.benchmarks.axis`` measured.
+Tuned points come as the whole-array reducer's do: ``db=`` a results database, or ``table=`` its
+``reducetune export json`` file; the table of this GPU (the Catalog's device rule) answers each
+shape with the tuned shape db/shape_rule.hpp names (the exact shape, else the nearest of the
+same kind, rows or columns), taking only batch_invariant points under that level; a shape with
+no tuned entry of its kind, or a tuned point it makes invalid, gets the built-in rule. A caller's
+own per-shape ``table`` is still taken, and answers before the file's: a list of
+``{outer, r, inner, variant, launch}`` (or a JSON file holding one, or ``{"entries": [...]}``),
+for example what ``python -m reducetune.benchmarks.axis`` measured. Without any of them, the
+built-in rule answers every shape.
+
+The result keeps the input's type and device.
 """
 
 from __future__ import annotations
@@ -77,14 +85,37 @@ def _table_file(path: Path) -> Any:
         raise InvalidConfiguration(f"{path} is not JSON ({e}); {_SHAPE}") from None
 
 
+def _is_export(doc: Any) -> bool:
+    return isinstance(doc, dict) and doc.get("format") == "reducetune-dispatch"
+
+
+def _sources(db: str | os.PathLike | None, table: Any) -> tuple[str | None, str | None, Table]:
+    """(results database, exported JSON table, the caller's entries) as the core takes them."""
+    if db is not None:
+        if not Path(db).is_file():
+            raise InvalidConfiguration(f"no results database at {db} (reducetune tune writes "
+                                       "one; pass its path)")
+        db = os.fspath(db)
+    if _is_export(table):
+        raise InvalidConfiguration("an exported table is read from its file: pass the path "
+                                   "`reducetune export json` wrote, as table=PATH")
+    if isinstance(table, (str, os.PathLike)) and _is_export(_table_file(Path(table))):
+        if db is not None:
+            raise InvalidConfiguration("give a results database or an exported table, not both")
+        return None, os.fspath(table), []
+    return db, None, read_table(table)
+
+
 class AxisReducer:
     """Reductions along axes of one element type and operator (sum, mean, min, max, prod);
-    ``table``: points per shape (read_table); shapes it does not answer get the rule;
-    ``determinism``: "run_to_run" or "batch_invariant" (see the module's docstring)."""
+    ``db``: a results database, or ``table``: its exported JSON table (the tuned point of each
+    shape on this GPU), or ``table``: the caller's own points per shape (read_table); shapes
+    none of them answers get the rule; ``determinism``: "run_to_run" or "batch_invariant"
+    (see the module's docstring)."""
 
     _by_id: list["AxisReducer"] = []  # the custom operator names a reducer by its index
 
-    def __init__(self, dtype: str, op: str = "sum", *,
+    def __init__(self, dtype: str, op: str = "sum", *, db: str | os.PathLike | None = None,
                  table: str | os.PathLike | Iterable[dict] | None = None,
                  cache_dir: str | os.PathLike | None = None,
                  determinism: str = "run_to_run") -> None:
@@ -92,9 +123,10 @@ class AxisReducer:
             raise InvalidConfiguration(f"unknown dtype {dtype!r}: one of {', '.join(SUPPORTED)}")
         self.dtype, self.op = dtype, op
         self.determinism = check_determinism(determinism)
-        self._core = _core.Reducer(dtype, core_op(op, dtype), None, None, False, False,
+        database, export, entries = _sources(db, table)
+        self._core = _core.Reducer(dtype, core_op(op, dtype), database, export, False, False,
                                    None if cache_dir is None else os.fspath(cache_dir), True,
-                                   None, read_table(table), determinism)
+                                   None, entries, determinism)
         self.id = len(AxisReducer._by_id)  # reducers live as long as the process, as reduce()'s
         AxisReducer._by_id.append(self)
 
@@ -168,14 +200,32 @@ def _dispatch(x: Any, op: str, axis: Any, keepdims: bool, reducer: AxisReducer |
                                f"not a {type(x).__name__}")
 
 
+_tuned: dict[tuple, AxisReducer] = {}
+
+
+def _tuned_reducer(dtype: str, op: str, determinism: str, db: Any, table: Any) -> AxisReducer:
+    """The reducer of a results database or exported table, one per (type, operator, level,
+    file), as reduce() keeps the whole-array ones."""
+    key = (dtype, op, determinism, None if db is None else os.fspath(db),
+           None if table is None else os.fspath(table))
+    r = _tuned.get(key)
+    if r is None:
+        r = _tuned[key] = AxisReducer(dtype, op, db=db, table=table, determinism=determinism)
+    return r
+
+
 def reduce_axis(x: Any, op: str, axis: int | tuple[int, ...], keepdims: bool = False,
-                determinism: str = "run_to_run") -> Any:
-    """reducetune.reduce with an axis: the built-in rule's reducer per (type, operator,
-    determinism)."""
-    if check_determinism(determinism) == "run_to_run":
+                determinism: str = "run_to_run", db: str | os.PathLike | None = None,
+                table: str | os.PathLike | None = None) -> Any:
+    """reducetune.reduce with an axis: per (type, operator, determinism), the reducer of the
+    results database or exported table when one is given, else the built-in rule's."""
+    if check_determinism(determinism) == "run_to_run" and db is None and table is None:
         return _dispatch(x, op, axis, keepdims, None)
-    # the level lives in the reducer: the one of this tensor's type (torch_op checks it)
+    # the level and the file live in the reducer: the one of this tensor's type (torch_op
+    # checks it)
     dtype = getattr(x.dtype, "name", None) or str(x.dtype).removeprefix("torch.")
     if dtype not in SUPPORTED:
         return _dispatch(x, op, axis, keepdims, None)  # refused there, saying how to convert
-    return _dispatch(x, op, axis, keepdims, default_reducer(dtype, op, determinism))
+    if db is None and table is None:
+        return _dispatch(x, op, axis, keepdims, default_reducer(dtype, op, determinism))
+    return _dispatch(x, op, axis, keepdims, _tuned_reducer(dtype, op, determinism, db, table))

@@ -129,15 +129,15 @@ def reduce(x: Any, op: str = "sum", *, axis: int | tuple[int, ...] | None = None
     ``axis`` (an int or a tuple of adjacent axes) reduces along those axes of a contiguous
     tensor instead (runtime/axis.py: sum, mean, min, max, prod; ``keepdims`` keeps them as
     extents of 1; ``determinism="batch_invariant"``: a row's result does not depend on how many
-    rows are reduced with it); the tuned tables above are whole-array tables and do not
-    apply."""
+    rows are reduced with it); ``db`` or ``table`` give it the file's tuned point per shape
+    (the nearest tuned shape, db/shape_rule.hpp), else the built-in rule answers."""
     if axis is not None:
-        if db is not None or table is not None or nondeterministic or ranking != "application":
+        if nondeterministic or ranking != "application":
             raise InvalidConfiguration(
-                "db, table, nondeterministic and ranking choose among whole-array points; an "
-                "axis reduction takes its points per shape from reducetune.AxisReducer(dtype, "
-                "op, table=...) or the built-in rule")
-        return reduce_axis(x, op, axis, keepdims, determinism)
+                "nondeterministic and ranking choose among whole-array points; an axis "
+                "reduction is run_to_run or determinism='batch_invariant', its points per shape "
+                "from db=..., table=... or the built-in rule")
+        return reduce_axis(x, op, axis, keepdims, determinism, db, table)
     if determinism != "run_to_run":  # a whole-array call has one row: nothing to promise
         raise InvalidConfiguration("determinism applies to a reduction along an axis: pass "
                                    "axis=..., or nondeterministic=... for the whole array")
