@@ -308,7 +308,15 @@ class Store:
 
     def best(self, device_id: int, dtype: str, op: str, n: int, allow_flagged: bool = False, nondeterministic: bool = False) -> object: ...
 
-    def history(self, device_id: int, dtype: str, op: str, n: int | None = None) -> list: ...
+    def best_for(self, device_id: int, problem: Problem, allow_flagged: bool = False, nondeterministic: bool = False) -> object:
+        """
+        best for a Problem: the whole array as best; another shape at the measured shape nearest to it (bucket_shape; records.hpp nearest_shape).
+        """
+
+    def history(self, device_id: int, dtype: str, op: str, n: int | None = None, shape: tuple[int, int, int] | None = None) -> list:
+        """
+        Every measurement, of one size n or one shape (outer, r, inner) when given (shape wins).
+        """
 
     def merge_from(self, arg: str, /) -> dict: ...
 

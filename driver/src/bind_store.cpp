@@ -1,6 +1,7 @@
 // The results store, the Catalog and export, with rows as flat dicts (one key per column).
 #include "common.hpp"
 #include "py_point.hpp"
+#include "store_dicts.hpp"
 
 #include "reducetune/db/catalog.hpp"
 #include "reducetune/db/export.hpp"
@@ -14,70 +15,6 @@
 
 namespace rtpy {
 namespace {
-
-namespace db = reducetune::db;
-
-db::workload_record workload_of(const nb::dict &d) {
-  db::workload_record w;
-  w.dtype = nb::cast<std::string>(d["dtype"]);
-  w.op = nb::cast<std::string>(d["op"]);
-  w.n = nb::cast<std::uint64_t>(d["n"]);
-  w.data_pattern = get_or<std::string>(d, "data_pattern", "uniform");
-  w.seed = get_or<std::int64_t>(d, "seed", static_cast<std::int64_t>(rt::default_data_seed));
-  return w;
-}
-
-void put_workload(nb::dict &d, const db::workload_record &w) {
-  d["dtype"] = w.dtype;
-  d["op"] = w.op;
-  d["n"] = w.n;
-  d["data_pattern"] = w.data_pattern;
-  d["seed"] = w.seed;
-}
-
-db::device_record device_of(const nb::dict &d) {
-  db::device_record r;
-  r.name = nb::cast<std::string>(d["name"]);
-  r.uuid = nb::cast<std::string>(d["uuid"]);
-  r.cc_major = get_or<int>(d, "cc_major", 0);
-  r.cc_minor = get_or<int>(d, "cc_minor", 0);
-  r.sm_count = get_or<int>(d, "sm_count", 0);
-  r.l2_bytes = get_or<std::int64_t>(d, "l2_bytes", 0);
-  r.bus_width_bits = get_or<int>(d, "bus_width_bits", 0);
-  r.memory_clock_khz = get_or<int>(d, "memory_clock_khz", 0);
-  r.driver_version = get_or<int>(d, "driver_version", 0);
-  r.toolkit_version = get_or<int>(d, "toolkit_version", get_or<int>(d, "runtime_version", 0));
-  return r;
-}
-
-nb::dict device_dict(const db::device_record &r) {
-  nb::dict d;
-  d["id"] = r.id;
-  d["name"] = r.name;
-  d["uuid"] = r.uuid;
-  d["cc_major"] = r.cc_major;
-  d["cc_minor"] = r.cc_minor;
-  d["sm_count"] = r.sm_count;
-  d["l2_bytes"] = r.l2_bytes;
-  d["bus_width_bits"] = r.bus_width_bits;
-  d["memory_clock_khz"] = r.memory_clock_khz;
-  d["driver_version"] = r.driver_version;
-  d["toolkit_version"] = r.toolkit_version;
-  d["peak_bytes_per_s"] = 2.0 * r.memory_clock_khz * 1e3 * r.bus_width_bits / 8.0;
-  return d;
-}
-
-db::measurement_key key_of(const nb::dict &d) {
-  db::measurement_key k;
-  k.device_id = nb::cast<std::int64_t>(d["device_id"]);
-  k.variant_label = nb::cast<std::string>(d["variant_label"]);
-  k.launch_label = nb::cast<std::string>(d["launch_label"]);
-  k.workload = workload_of(d);
-  k.template_hash = get_or<std::string>(d, "template_hash", "");
-  k.driver_version = get_or<int>(d, "driver_version", 0);
-  k.toolkit_version = get_or<int>(d, "toolkit_version", 0);
-  return k;
-}
 
 // The row of a measurement of point pt: the point's facts from the space (labels, compile
 // and launch parameters, flags, determinism), the measurement's from the dict.
@@ -147,6 +84,7 @@ nb::dict best_dict(const db::best_choice &b) {
   d["measurement_id"] = b.measurement_id;
   d["requested_n"] = b.requested_n;
   d["bucket_n"] = b.bucket_n;
+  d["bucket_shape"] = shape_tuple_of(b.bucket_shape()); // (1, bucket_n, 1) for the whole array
   d["family"] = b.variant.family;
   d["dtype"] = b.variant.dtype;
   d["op"] = b.variant.op;
@@ -234,7 +172,7 @@ void bind_store_file(nb::class_<py_store> &c) {
            });
 }
 
-// The Store's measurements, baselines, best, history and merge.
+// The Store's measurements and baselines.
 void bind_store_rows(nb::class_<py_store> &c) {
   c.def(
           "record_measurement",
@@ -278,8 +216,12 @@ void bind_store_rows(nb::class_<py_store> &c) {
              d["samples_s"] = b->samples_s;
              put_workload(d, b->workload);
              return d;
-           })
-      .def(
+           });
+}
+
+// The Store's answers: best (by size, or by problem), history (by size, or by shape), merge.
+void bind_store_queries(nb::class_<py_store> &c) {
+  c.def(
           "best",
           [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,
              std::uint64_t n, bool allow_flagged, bool nondeterministic) -> nb::object {
@@ -289,12 +231,30 @@ void bind_store_rows(nb::class_<py_store> &c) {
           nb::arg("device_id"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"),
           nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false)
       .def(
+          "best_for",
+          [](py_store &s, std::int64_t device_id, const rt::problem &p, bool allow_flagged,
+             bool nondeterministic) -> nb::object {
+            const auto b = s.get().best(device_id, p, {allow_flagged, !nondeterministic});
+            return b ? nb::object(best_dict(*b)) : nb::none();
+          },
+          nb::arg("device_id"), nb::arg("problem"), nb::arg("allow_flagged") = false,
+          nb::arg("nondeterministic") = false,
+          "best for a Problem: the whole array as best; another shape at the measured shape "
+          "nearest to it (bucket_shape; records.hpp nearest_shape).")
+      .def(
           "history",
           [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,
-             std::optional<std::uint64_t> n) {
-            return list_of(s.get().history(device_id, dtype, op, n), measurement_dict);
+             std::optional<std::uint64_t> n, std::optional<shape_tuple> shape) {
+            if (!shape)
+              return list_of(s.get().history(device_id, dtype, op, n), measurement_dict);
+            const auto [outer, r, inner] = *shape;
+            return list_of(s.get().history(device_id, dtype, op,
+                                           std::optional<rt::reduction_shape>({outer, r, inner})),
+                           measurement_dict);
           },
-          nb::arg("device_id"), nb::arg("dtype"), nb::arg("op"), nb::arg("n") = nb::none())
+          nb::arg("device_id"), nb::arg("dtype"), nb::arg("op"), nb::arg("n") = nb::none(),
+          nb::arg("shape") = nb::none(), "Every measurement, of one size n or one shape "
+          "(outer, r, inner) when given (shape wins).")
       .def("merge_from", [](py_store &s, const std::string &other) {
         const auto st = s.get().merge_from(other);
         nb::dict d;
@@ -387,6 +347,7 @@ void bind_store(nb::module_ &m) {
   nb::class_<py_store> c(m, "Store");
   bind_store_file(c);
   bind_store_rows(c);
+  bind_store_queries(c);
   bind_exports(m);
 }
 

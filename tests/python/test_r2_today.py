@@ -141,11 +141,14 @@ def test_tune_refuses_a_bad_priors_value_before_the_results_file(work, value, wo
     assert "--priors" in line
 
 
-def test_tune_of_the_axis_family_is_refused_first_and_leaves_the_results_file(work):
-    line = refused_untouched(work, 2, "tune", "--family", "axis", "--replay", "grid.db",
-                             "--db", "results.db", "--priors", "missing.json",
-                             "--time-limit", "1s", words=("--family axis", "tuned per shape"))
-    assert "reducetune.reduce(x, axis=...)" in line
+def test_tune_of_the_axis_family_with_a_malformed_shape_is_refused_first(work):
+    # the axis family is tuned per shape (--shapes): a malformed one is refused before the
+    # recording, the results file or the priors table is opened
+    line = refused_untouched(work, 2, "tune", "--family", "axis", "--shapes", "4096x64",
+                             "--replay", "grid.db", "--db", "results.db", "--priors",
+                             "missing.json", "--time-limit", "1s",
+                             words=("--shapes", "'4096x64' is not a shape"))
+    assert "OUTERxRxINNER" in line
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "0s", "nan", "1x", ""])

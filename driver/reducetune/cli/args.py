@@ -13,6 +13,7 @@ from reducetune import _core, errors
 from reducetune._sizes import MAX_POWER, MAX_SIZES, parse_sizes
 from reducetune._space import DTYPES, OPS
 from reducetune.store.paths import check_output_folder, default_db_path
+from reducetune.tuning.shapes import GRIDS, Shape, parse_shapes
 
 
 # The largest values the consumers of each option accept (checked on the command line, where
@@ -309,6 +310,26 @@ def add_workload(p: argparse.ArgumentParser, sizes: bool = True, lists: bool = F
     if sizes:
         p.add_argument("--sizes", nargs="+", default=["2^20"], type=sizes_text,
                        help="input sizes: 1048576, 2^20, 2^10..2^30, 2^10..2^30:2")
+
+
+def add_shapes(p: argparse.ArgumentParser) -> None:
+    """--shapes: an axis family's units (tuning/shapes.py)."""
+    p.add_argument("--shapes", nargs="+", default=None, metavar="OUTERxRxINNER|GRID",
+                   help="shapes (outer, r, inner) whose middle axis r an axis family reduces: "
+                        f"4096x64x1 (rows), 1x64x4096 (columns), 2^k allowed, or a grid: "
+                        f"{', '.join(GRIDS)} (with --family axis; default: default, "
+                        f"{len(GRIDS['default'])} shapes of 2^24 elements)")
+
+
+def one_shape(text: str | None, option: str = "--shape") -> Shape | None:
+    """The one shape of an option that takes one (None when not given)."""
+    if text is None:
+        return None
+    shapes = parse_shapes(text)
+    if len(shapes) != 1:
+        raise errors.InvalidConfiguration(
+            f"{option} '{_short(text)}' is not one shape: {option} takes one (4096x64x1)")
+    return shapes[0]
 
 
 def check_workload(args: argparse.Namespace) -> None:

@@ -11,11 +11,13 @@ from rich.live import Live
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
+from reducetune.tuning.shapes import Unit, unit_text
+
 
 class TuneProgress:
     def __init__(self, console: Any, configs: Any) -> None:
         self.configs = configs if isinstance(configs, list) else [configs]
-        units = sum(len(c.sizes) for c in self.configs)
+        units = sum(len(c.units()) for c in self.configs)
         limit = self.configs[0].time_limit_s
         # With a time limit the run ends by then; otherwise rich's estimate from the pace.
         self._end = None if limit is None else time.monotonic() + limit
@@ -47,11 +49,11 @@ class TuneProgress:
         left = max(0, int(self._end - time.monotonic()))
         return f"{left // 60}:{left % 60:02d} (time limit)"
 
-    def size(self, config: Any, n: int, result: Any) -> None:
+    def size(self, config: Any, n: Unit, result: Any) -> None:
         if result is None:
             self._config = config
             self._task = self._sizes.add_task(
-                "", total=config.max_evals, n=n, best="-", note="",
+                "", total=config.max_evals, n=unit_text(n), best="-", note="",
                 workload=f"{config.dtype} {config.op}")
         else:
             self._sizes.update(self._task, note=result.stopped)

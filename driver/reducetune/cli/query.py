@@ -14,18 +14,23 @@ from rich.table import Table
 from reducetune import _core, errors
 from reducetune._sizes import parse_sizes
 from reducetune.cli.args import (add_allow_flagged, add_db, add_nondeterministic, add_workload,
-                                 check_workload, cxx_namespace, db_path, one_size, positive_int,
-                                 sizes_text)
+                                 check_workload, cxx_namespace, db_path, one_shape, one_size,
+                                 positive_int, sizes_text)
 from reducetune.cli.console import console
 from reducetune.cli.output import export_target, is_stream, write_export
 from reducetune.store.measurements import measurements_csv
-from reducetune.store.results import export_header, export_json, open_store
+from reducetune.store.results import export_header, export_json, open_store, store_best
+from reducetune.tuning.shapes import Shape, unit_text
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("best", help="the best variant for a type, operator and size")
+    p = sub.add_parser("best", help="the best variant for a type, operator and size or shape")
     add_workload(p, sizes=False)
-    p.add_argument("--n", required=True, type=sizes_text, help="input size (1048576 or 2^20)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--n", type=sizes_text, help="input size (1048576 or 2^20)")
+    which.add_argument("--shape", default=None, metavar="OUTERxRxINNER",
+                       help="a shape an axis family reduces (4096x64x1: rows; 1x64x4096: "
+                            "columns): the best at the measured shape nearest to it")
     p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
     p.add_argument("--json", action="store_true")
     add_allow_flagged(p)
@@ -36,6 +41,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         p = sub.add_parser(name, help="every measurement of a type and operator")
         add_workload(p, sizes=False)
         p.add_argument("--n", default=None, type=sizes_text, help="only this size")
+        p.add_argument("--shape", default=None, metavar="OUTERxRxINNER",
+                       help="only this shape (outer, r, inner)")
         p.add_argument("--device", default=None, help="device UUID or name (default: the first)")
         p.add_argument("--limit", type=positive_int, default=None, help="the fastest N only")
         p.add_argument("--json", action="store_true")
@@ -73,6 +80,8 @@ def _device_id(store: Any, device: str | None, db: Path) -> dict[str, Any]:
 
 def cmd_best(args: argparse.Namespace) -> int:
     check_workload(args)
+    if args.shape is not None:
+        return _best_shape(args, one_shape(args.shape))
     n = parse_sizes(args.n)
     if len(n) != 1:
         raise errors.InvalidConfiguration("--n takes one size")
@@ -97,6 +106,33 @@ def cmd_best(args: argparse.Namespace) -> int:
     return 0
 
 
+def _best_shape(args: argparse.Namespace, shape: Shape) -> int:
+    """best --shape: the store's answer for the problem of that shape (the fastest point at
+    the measured shape nearest to it; db/records.hpp nearest_shape)."""
+    db = db_path(args)
+    store = open_store(db, read_only=True)
+    dev = _device_id(store, args.device, db)
+
+    def ask(allow_flagged: bool, nondeterministic: bool) -> dict[str, Any] | None:
+        return store_best(store, dev["id"], args.dtype, args.op, shape, allow_flagged,
+                          nondeterministic)
+
+    b = ask(args.allow_flagged, args.nondeterministic)
+    if b is None:
+        print(f"reducetune: no verified measurement for {dev['name']} {args.dtype} {args.op} "
+              f"along an axis{_left_out(args, ask)}", file=sys.stderr)
+        return 1
+    measured_at = unit_text(tuple(b["bucket_shape"]))
+    if args.json:
+        print(json.dumps({**b, "requested_shape": list(shape), "bucket_shape": list(
+            b["bucket_shape"]), "device": dev["name"]}, indent=2))
+        return 0
+    gbps = f"{b['gbps']:.1f} GB/s" if b.get("gbps") else "? GB/s"
+    print(f"{b['variant_label']} {b['launch_label']}  {gbps}  "
+          f"(measured at shape {measured_at} on {dev['name']}; {b['determinism']})")
+    return 0
+
+
 def _left_out(args: argparse.Namespace, ask: Any) -> str:
     """' without ...' naming what the selection left out when that is why nothing answers."""
     if not args.nondeterministic and ask(args.allow_flagged, True) is not None:
@@ -110,10 +146,13 @@ def _left_out(args: argparse.Namespace, ask: Any) -> str:
 def cmd_show(args: argparse.Namespace) -> int:
     check_workload(args)
     n = one_size(args.n)
+    shape = one_shape(args.shape)
     store = open_store(db_path(args), read_only=True)
     dev = _device_id(store, args.device, db_path(args))
-    rows = list(store.history(dev["id"], args.dtype, args.op, n))
-    rows.sort(key=lambda r: (r["n"], r["status"] != "ok", r["median_s"] or float("inf")))
+    rows = list(store.history(dev["id"], args.dtype, args.op, n) if shape is None
+                else store.history(dev["id"], args.dtype, args.op, shape=shape))
+    rows.sort(key=lambda r: (r["n"], _shape_of(r), r["status"] != "ok",
+                             r["median_s"] or float("inf")))
     if args.limit:
         rows = [r for r in rows if r["status"] == "ok"][: args.limit]
     if args.json:
@@ -124,12 +163,23 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shape_of(row: dict[str, Any]) -> tuple[int, int, int]:
+    return int(row.get("outer", 1)), int(row["n"]), int(row.get("inner", 1))
+
+
+def _unit_of(row: dict[str, Any]) -> str:
+    """A row's size, or its shape (OUTERxRxINNER) when it is not the whole array's."""
+    outer, r, inner = _shape_of(row)
+    return str(r) if (outer, inner) == (1, 1) else unit_text((outer, r, inner))
+
+
 def _history_table(title: str, rows: list[dict[str, Any]]) -> Any:
     t = Table(title=f"{title}: {len(rows)} measurements")
-    for c in ("n", "variant", "launch", "status", "median µs", "GB/s", "% peak", "reason"):
+    unit = "n" if all(_shape_of(r)[::2] == (1, 1) for r in rows) else "n / shape"
+    for c in (unit, "variant", "launch", "status", "median µs", "GB/s", "% peak", "reason"):
         t.add_column(c, no_wrap=c != "reason")
     for r in rows:
-        t.add_row(str(r["n"]), r["variant_label"], r["launch_label"], r["status"],
+        t.add_row(_unit_of(r), r["variant_label"], r["launch_label"], r["status"],
                   f"{r['median_s'] * 1e6:.2f}" if r["median_s"] else "",
                   f"{r['gbps']:.1f}" if r["gbps"] else "",
                   f"{r['pct_of_peak']:.1f}" if r["pct_of_peak"] else "", r["reason"][:80])

@@ -8,6 +8,7 @@ from typing import Any
 from rich.table import Table
 
 from reducetune.evaluate.base import percent_of
+from reducetune.tuning.shapes import unit_text
 from reducetune.tuning.timing import PHASES
 
 
@@ -51,7 +52,8 @@ def results_table(results: list[Any], device: dict[str, Any], config: Any, db: P
                     f"results in {db})", caption="\n".join(
                         filter(None, [not_recorded_note(results, replay), warm_note(results)]))
               or None)
-    columns = ["size", "best variant", "launch", "GB/s", "% of peak", "× CUB",
+    unit = "shape" if any(r.shape for r in results) else "size"  # an axis run's units
+    columns = [unit, "best variant", "launch", "GB/s", "% of peak", "× CUB",
                *(["× CUB any"] if anyway else []), "points", "measured",
                *(["not recorded"] if missing else []), "stopped"]
     for c in columns:
@@ -59,7 +61,7 @@ def results_table(results: list[Any], device: dict[str, Any], config: Any, db: P
                      else "left")
     for r in results:
         b = r.best or {}
-        t.add_row(str(r.n), b.get("variant_label", _empty(r)), b.get("launch_label", ""),
+        t.add_row(unit_text(r.unit), b.get("variant_label", _empty(r)), b.get("launch_label", ""),
                   _fmt(b.get("gbps"), ".1f"), _fmt(b.get("pct_of_peak"), ".1f"),
                   _fmt(r.x_cub, ".2f"), *([_fmt(r.x_cub_any, ".2f")] if anyway else []),
                   str(r.points), str(r.evaluated),
@@ -80,7 +82,7 @@ def results_json(results: list[Any], device: dict[str, Any]) -> dict[str, Any]:
     return {
         "device": {k: device.get(k) for k in ("name", "uuid", "cc_major", "cc_minor")},
         "sizes": [
-            {"n": r.n, "best": r.best, "best_deterministic": r.best_deterministic,
+            {"n": r.n, **({"shape": list(r.shape)} if r.shape else {}), "best": r.best, "best_deterministic": r.best_deterministic,
              "cub_gbps": r.cub_gbps, "x_cub": r.x_cub, "x_cub_any": r.x_cub_any,
              "points": r.points, "evaluated": r.evaluated, "not_recorded": r.not_recorded,
              "served": r.served, "invalid": r.invalid, "flagged": r.flagged,

@@ -16,8 +16,9 @@ from reducetune._sizes import parse_sizes
 from reducetune._space import Space, limits_for_arch
 from reducetune.cli.args import (COUNT_MAX, INT_MAX, MIN_SAMPLES, RUN_MAX_S, SAMPLE_TIME_MAX_S,
                                  SEED_MAX, TIMEOUT_MAX_S, add_allow_flagged, add_db,
-                                 add_nondeterministic, add_workload, db_path, duration, integer,
-                                 positive_int, real, restrictions, workload_pairs)
+                                 add_nondeterministic, add_shapes, add_workload, db_path,
+                                 duration, integer, positive_int, real, restrictions,
+                                 workload_pairs)
 from reducetune.cli.console import console
 from reducetune.cli.progress import TuneProgress
 from reducetune.cli.report import results_json, results_table, time_json, time_table
@@ -35,6 +36,7 @@ from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.mirror import MirroredStorage, open_default_storage
 from reducetune.tuning.run import tune_all
 from reducetune.tuning.samplers import STRATEGIES, strategy_named
+from reducetune.tuning.shapes import RULE_PRESET, Shape, parse_shapes
 from reducetune.tuning.timing import Breakdown
 
 
@@ -48,6 +50,7 @@ DEFAULT["sizes"] = TuneConfig().sizes  # a default_factory's value
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("tune", help="search the space for each workload; store every result")
     add_workload(p, lists=True)
+    add_shapes(p)
     # the switches (--hot, --allow-flagged, --nondeterministic, --no-warm-start) flip these
     p.set_defaults(dtype=DEFAULT["dtype"], op=DEFAULT["op"],
                    sizes=[str(n) for n in DEFAULT["sizes"]], hot=DEFAULT["hot"],
@@ -116,7 +119,6 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    _refuse_shaped_family(args.family)  # before any file is opened, storage included
     if args.storage:  # before any file is opened: Optuna writes into whatever it is given
         check_storage(args.storage, db_path(args), args.replay)
     if args.devices is not None:  # one worker per GPU (cli/tune_devices.py)
@@ -170,27 +172,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_shaped_family(family: str) -> None:
-    """A family of the axis kernel ABI is tuned per shape (outer, r, inner), which the tuner
-    does not do yet (issue 26 item 4): refused in one line, rather than every point recorded
-    as invalid on a whole-array size. An unknown family is left to _check_spaces' message."""
-    try:
-        abi = _core.family(family).get("abi", "whole_array")
-    except errors.InvalidConfiguration:
-        return
-    if abi == "axis":
-        raise errors.InvalidConfiguration(
-            f"--family {family}: the axis family is tuned per shape, which the tuner does not "
-            "do yet; what works today: reducetune.reduce(x, axis=...) and "
-            "python -m reducetune.benchmarks.axis")
-
-
 def _check_spaces(limits: Any, configs: list[Any]) -> None:
     """Each config's space, asked before any file is opened whether it exists (--family), takes
     the --restrict keys and values, and has the --base preset: tune_all asks again when it
     builds them, after the results file was opened (and an older one migrated)."""
     for c in configs:
-        Space(c.family, c.dtype, c.op, limits, c.restrict).preset(c.base_preset)
+        space = Space(c.family, c.dtype, c.op, limits, c.restrict)
+        if c.base_preset != RULE_PRESET:  # the rule's presets are the family's own
+            space.preset(c.base_preset)
 
 
 def _storage(args: argparse.Namespace, db: Path) -> Any:
@@ -212,16 +201,39 @@ def _configs(args: argparse.Namespace) -> list[Any]:
     pairs = workload_pairs(args)
     strategy_named(args.strategy)  # an unknown one refused before any file is touched
     sizes = parse_sizes(args.sizes)
-    return [TuneConfig(dtype=dtype, op=op, sizes=sizes, family=args.family,
+    shapes = _shapes(args)
+    return [TuneConfig(dtype=dtype, op=op, sizes=sizes, shapes=shapes, family=args.family,
                        strategy=args.strategy, max_evals=args.max_evals,
                        time_limit_s=args.time_limit, target_pct=args.target, seed=args.seed,
-                       base_preset=args.base, restrict=restrictions(args.restrict),
+                       base_preset=_base(args, shapes), restrict=restrictions(args.restrict),
                        sample_time_s=args.sample_time, max_samples=args.max_samples,
                        hot=args.hot, allow_flagged=args.allow_flagged,
                        nondeterministic=args.nondeterministic, warm_start=args.warm_start,
                        priors=checked(args.priors),
                        by_model=args.devices is not None or args.storage is not None)
             for dtype, op in pairs]
+
+
+def _shapes(args: argparse.Namespace) -> list[Shape]:
+    """--shapes for a family of the axis kernel ABI (tuned per shape; the default grid when
+    none is given), refused for a whole-array family (whose units are --sizes). An unknown
+    family is left to _check_spaces' message."""
+    try:
+        abi = _core.family(args.family).get("abi", "whole_array")
+    except errors.InvalidConfiguration:
+        return []
+    if abi != "axis":
+        if args.shapes is not None:
+            raise errors.InvalidConfiguration(
+                f"--shapes is for a family that reduces along an axis (--family axis); "
+                f"--family {args.family} reduces whole arrays: give it --sizes")
+        return []
+    return parse_shapes(args.shapes if args.shapes is not None else "default")
+
+
+def _base(args: argparse.Namespace, shapes: list[Shape]) -> str:
+    """--base; for an axis run left at the default, the rule's preset for each shape."""
+    return RULE_PRESET if shapes and args.base == DEFAULT["base_preset"] else args.base
 
 
 def _evaluator(args: argparse.Namespace) -> Any:

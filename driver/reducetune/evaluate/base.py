@@ -48,16 +48,21 @@ def sampling_options(time_cap_s: float, max_samples: int, hot: bool) -> dict[str
             "max_noise": MAX_NOISE, "time_cap_s": float(time_cap_s)}
 
 
-def workload(dtype: str, op: str, n: int, pattern: str = "uniform",
+def workload(dtype: str, op: str, n: int | tuple[int, int, int], pattern: str = "uniform",
              seed: int = WORKLOAD_SEED) -> dict:
-    """The store's key of a whole-array workload (and CUB's): problem and data together."""
-    return {"dtype": dtype, "op": op, "n": int(n), "data_pattern": pattern, "pattern": pattern,
-            "seed": seed}
+    """The store's key of a workload (and CUB's): problem and data together. n is a size (the
+    whole array, (1, n, 1)) or a shape (outer, r, inner), a tune's unit either way; the key
+    holds r as "n" (the store's column) and the shape's outer and inner."""
+    outer, r, inner = (1, n, 1) if isinstance(n, int) else n
+    return {"dtype": dtype, "op": op, "n": int(r), "outer": int(outer), "inner": int(inner),
+            "data_pattern": pattern, "pattern": pattern, "seed": seed}
 
 
 def problem_of(w: dict) -> _core.Problem:
-    """The typed problem a workload dict names: the whole array of n elements, (1, n, 1)."""
-    return _core.Problem.whole_array(w["dtype"], w["op"], int(w["n"]))
+    """The typed problem a workload dict names: its shape (outer, n, inner), the whole array
+    (1, n, 1) where it has no outer and inner."""
+    shape = (int(w.get("outer", 1)), int(w["n"]), int(w.get("inner", 1)))
+    return _core.Problem(w["dtype"], w["op"], shape)
 
 
 def data_of(w: dict) -> dict[str, Any]:

@@ -23,7 +23,7 @@ KNOWN = "known"  # measured before: by this run, or in the store in this context
 MEASURED = "measured"  # evaluated now and recorded
 NOT_RECORDED = "not_recorded"  # a replay's recording lacks it: nothing measured or stored
 
-WORKLOAD_KEYS = ("dtype", "op", "n", "data_pattern", "seed")
+WORKLOAD_KEYS = ("dtype", "op", "n", "data_pattern", "seed", "outer", "inner")
 
 
 class StoreContext:
@@ -74,7 +74,11 @@ class StoreContext:
 
     def cub_gbps(self, evaluator: Evaluator, w: dict[str, Any], gpu: bool) -> float | None:
         """CUB's GB/s for this workload (from the store, else measured, and recorded when
-        measured on a GPU)."""
+        measured on a GPU). None for a shape other than the whole array: CUB's DeviceReduce
+        reduces a whole array, and no axis baseline is measured here (the axis benchmark
+        runs DeviceSegmentedReduce)."""
+        if (w.get("outer", 1), w.get("inner", 1)) != (1, 1):
+            return None
         store = self.store
         found = store.find_baseline(self.device_id, w, "cub") if store is not None else None
         if found is None:

@@ -91,12 +91,18 @@ def best(
     return None if result is None else dict(result)
 
 
-def store_best(store: Any, device_id: int, dtype: str, op: str, n: int,
-               allow_flagged: bool = False, nondeterministic: bool = False
-               ) -> dict[str, Any] | None:
+def store_best(store: Any, device_id: int, dtype: str, op: str,
+               n: int | tuple[int, int, int], allow_flagged: bool = False,
+               nondeterministic: bool = False) -> dict[str, Any] | None:
     """``store.best`` (without flagged or nondeterministic points unless allowed), its JSON
-    columns decoded: ``compile_parameters``, ``launch_parameters``, ``flags``."""
-    b = store.best(device_id, dtype, op, int(n), allow_flagged, nondeterministic)
+    columns decoded: ``compile_parameters``, ``launch_parameters``, ``flags``. n is a size,
+    or a shape (outer, r, inner): the best at the measured shape nearest to it
+    (``bucket_shape``; db/records.hpp nearest_shape), never a whole-array point."""
+    if isinstance(n, int):
+        b = store.best(device_id, dtype, op, int(n), allow_flagged, nondeterministic)
+    else:
+        problem = _core.Problem(dtype, op, tuple(int(e) for e in n))
+        b = store.best_for(device_id, problem, allow_flagged, nondeterministic)
     if b is None:
         return None
     out = dict(b)
@@ -106,21 +112,29 @@ def store_best(store: Any, device_id: int, dtype: str, op: str, n: int,
     return out
 
 
-def best_point(store: Any, device_id: int, space: Any, n: int, allow_flagged: bool = False,
-               nondeterministic: bool = False) -> tuple[Any, float] | None:
-    """The device's best (``store_best``) at exactly n, as a point of ``space`` (a
-    ``reducetune._space.Space``) with its median: built from its stored parameter columns, so
-    no label is read. None where the best is at another size (the nearest measured one is not
-    this workload's), of another family, or has parameters the space does not declare
-    (another version of the family)."""
+def best_point(store: Any, device_id: int, space: Any, n: int | tuple[int, int, int],
+               allow_flagged: bool = False, nondeterministic: bool = False
+               ) -> tuple[Any, float] | None:
+    """The device's best (``store_best``) at exactly n (a size, or a shape (outer, r,
+    inner)), as a point of ``space`` (a ``reducetune._space.Space``) with its median: built
+    from its stored parameter columns, so no label is read. None where the best is at another
+    size or shape (the nearest measured one is not this workload's), of another family, or
+    has parameters the space does not declare (another version of the family)."""
     b = store_best(store, device_id, space.dtype, space.op, n, allow_flagged, nondeterministic)
-    if b is None or int(b["bucket_n"]) != int(n) or b["family"] != space.family:
+    if b is None or b["family"] != space.family or not _measured_at(b, n):
         return None
     try:
         return (space.point({**b["compile_parameters"], **b["launch_parameters"]}),
                 float(b["median_s"]))
     except Error:
         return None
+
+
+def _measured_at(b: dict[str, Any], n: int | tuple[int, int, int]) -> bool:
+    """Whether best b was measured at exactly size n, or exactly shape n."""
+    if isinstance(n, int):
+        return int(b["bucket_n"]) == n
+    return tuple(b["bucket_shape"]) == tuple(int(e) for e in n)
 
 
 def same_model_ids(devices: Any, device: dict[str, Any]) -> list[int]:

@@ -10,6 +10,7 @@ from typing import Any
 from reducetune._space import Point
 from reducetune.errors import InvalidConfiguration
 from reducetune.evaluate.base import MIN_SAMPLES, percent_of, sampling_options
+from reducetune.tuning.shapes import Shape, Unit, unit_text
 
 __all__ = ["SizeResult", "TuneConfig", "median_of", "study_name"]
 
@@ -19,6 +20,9 @@ class TuneConfig:
     dtype: str = "float32"
     op: str = "sum"
     sizes: list[int] = field(default_factory=lambda: [1 << 20])
+    # An axis family's units (tuning/shapes.py): the shapes (outer, r, inner) it tunes, one
+    # study each, instead of sizes (a whole-array family's are (1, n, 1)).
+    shapes: list[Shape] = field(default_factory=list)
     family: str = "tunable"
     strategy: str = "tpe"
     max_evals: int | None = None  # distinct valid points per size (served ones included)
@@ -53,6 +57,10 @@ class TuneConfig:
     # GPUs of one model share them (--devices, --storage: store.study_share.study_device).
     by_model: bool = False
 
+    def units(self) -> list[Unit]:
+        """What the run tunes, one study each: the shapes, else the sizes."""
+        return list(self.shapes) if self.shapes else list(self.sizes)
+
     def sampling(self) -> dict[str, Any]:
         """The evaluator options of this run's stopping rule."""
         return sampling_options(self.sample_time_s, self.max_samples, self.hot)
@@ -72,10 +80,12 @@ class TuneConfig:
                 f"least {MIN_SAMPLES} samples), not {self.max_samples}")
 
 
-def study_name(config: TuneConfig, n: int, device_uuid: str) -> str:
+def study_name(config: TuneConfig, n: Unit, device_uuid: str) -> str:
     # The selection is part of the name: it changes the values a study proposes, and Optuna
-    # refuses a parameter whose categorical choices change within one study.
-    name = f"{config.family}.{config.dtype}.{config.op}.n_{n}.{config.strategy}"
+    # refuses a parameter whose categorical choices change within one study. A shape's study
+    # is "shape_OxRxI" where a size's is "n_N" (the names of whole-array studies unchanged).
+    unit = f"n_{n}" if isinstance(n, int) else f"shape_{unit_text(n)}"
+    name = f"{config.family}.{config.dtype}.{config.op}.{unit}.{config.strategy}"
     name += ".all" if config.nondeterministic else ".det"
     if config.allow_flagged:
         name += "+flagged"
@@ -100,7 +110,9 @@ class SizeResult:
     """One size's best and its counts. Every trial lands in exactly one count: ``evaluated``
     (measured and stored), ``not_recorded`` (a replay's recording lacks the point: nothing
     measured, nothing stored), ``served`` (from the database), ``invalid``, ``flagged``, or a
-    repeat of a point already seen (no count)."""
+    repeat of a point already seen (no count). A shape's result (an axis unit) is built
+    from its shape (outer, r, inner): ``n`` is then r and ``shape`` the shape; a size's has
+    no shape."""
 
     n: int
     best: dict[str, Any] | None = None  # variant_label, launch_label, median_s, gbps, ...
@@ -121,6 +133,17 @@ class SizeResult:
     # other devices' bests enqueued first (warm start): device name -> points
     warm: dict[str, int] = field(default_factory=dict)
     stopped: str = ""
+    shape: Shape | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.n, int):  # the unit of an axis study: a shape
+            self.shape = (int(self.n[0]), int(self.n[1]), int(self.n[2]))
+            self.n = self.shape[1]
+
+    @property
+    def unit(self) -> Unit:
+        """The unit this result answers: its shape, else its size."""
+        return self.shape if self.shape is not None else self.n
 
     @property
     def rejected(self) -> int:

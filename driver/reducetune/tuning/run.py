@@ -1,5 +1,6 @@
-"""A tuning run: one or more workloads ((dtype, op) pairs, each over its sizes) under one time
-limit, one study per (dtype, op, n).
+"""A tuning run: one or more workloads ((dtype, op) pairs, each over its units) under one time
+limit, one study per (dtype, op, unit). A unit is a problem's shape: a whole-array family's
+sizes n (the shape (1, n, 1)), an axis family's shapes (outer, r, inner) (tuning/shapes.py).
 
 The run measures the streaming ceiling once, precompiles every variant any of its spaces can
 propose in one parallel batch, then tunes its units one after the other, each until its
@@ -7,7 +8,7 @@ budget says stop (tuning/budget.py). The time limit (from the moment tune_all is
 by cost (``Schedule``): every unit is answered, and a unit whose evaluations cost more (a
 larger input) gets a longer share, not the same one.
 
-The order of the units (``unit_order``) is element type by element type, largest size first,
+The order of the units (``unit_order``) is element type by element type, largest first,
 the operators of one size together: the evaluating process then generates each type's data
 once, at its largest size, and every smaller size and every operator but a product takes a
 prefix of it (measure/prepared_workload.hpp). Generating 2^30 elements and computing their
@@ -31,12 +32,14 @@ from reducetune.store.priors import chosen
 from reducetune.tuning.budget import Schedule, precompile_rest
 from reducetune.tuning.config import SizeResult, TuneConfig
 from reducetune.tuning.loop import tune_size
+from reducetune.tuning.shapes import (RULE_PRESET, Unit, base_preset_for, unit_elements,
+                                     unit_shape)
 from reducetune.tuning.timing import Breakdown, TimedEvaluator, TimedStore, running
 from reducetune.tuning.warm_start import first_points
 
 __all__ = ["element_bytes", "tune", "tune_all", "unit_order"]
 
-SizeCallback = Callable[[TuneConfig, int, SizeResult | None], None]
+SizeCallback = Callable[[TuneConfig, Unit, SizeResult | None], None]
 
 
 def element_bytes(dtype: str) -> int:
@@ -44,14 +47,28 @@ def element_bytes(dtype: str) -> int:
     return int(_core.element_bytes(dtype))
 
 
-def unit_order(configs: list[TuneConfig]) -> list[tuple[int, int]]:
-    """(config index, n) in the order the run tunes them (see the module's docstring)."""
-    units: list[tuple[int, int]] = []
+def _largest_first(unit: Unit) -> tuple[int, tuple[int, int, int]]:
+    """The sort key of unit_order: elements read, then the shape (a total order, so that
+    shapes of equal size keep one order from run to run)."""
+    return unit_elements(unit), unit_shape(unit)
+
+
+def unit_order(configs: list[TuneConfig]) -> list[tuple[int, Unit]]:
+    """(config index, unit) in the order the run tunes them (see the module's docstring)."""
+    units: list[tuple[int, Unit]] = []
     for dtype in dict.fromkeys(c.dtype for c in configs):
         group = [k for k, c in enumerate(configs) if c.dtype == dtype]
-        for n in sorted({n for k in group for n in configs[k].sizes}, reverse=True):
-            units += [(k, n) for k in group if n in configs[k].sizes]
+        every = {u for k in group for u in configs[k].units()}
+        for u in sorted(every, key=_largest_first, reverse=True):
+            units += [(k, u) for k in group if u in configs[k].units()]
     return units
+
+
+def unit_config(config: TuneConfig, unit: Unit) -> TuneConfig:
+    """The config of one unit's study: an axis study's base preset resolved for its shape
+    (tuning/shapes.py, RULE_PRESET)."""
+    base = base_preset_for(config.base_preset, unit)
+    return config if base == config.base_preset else replace(config, base_preset=base)
 
 
 def _spaces(evaluator: Evaluator, configs: list[TuneConfig]) -> list[Space]:
@@ -61,7 +78,8 @@ def _spaces(evaluator: Evaluator, configs: list[TuneConfig]) -> list[Space]:
     for c in configs:
         c.validate()
         space = Space(c.family, c.dtype, c.op, evaluator.limits, c.restrict)
-        space.preset(c.base_preset)  # an unknown base preset fails here
+        if c.base_preset != RULE_PRESET:  # the rule's presets are the family's own
+            space.preset(c.base_preset)  # an unknown base preset fails here
         space.proposable(c.allow_flagged, c.nondeterministic)  # an empty selection fails here
         spaces.append(space)
     return spaces
@@ -78,8 +96,9 @@ def _precompile(evaluator: Evaluator, configs: list[TuneConfig], spaces: list[Sp
               if space.selected(p, c.allow_flagged, c.nondeterministic)]
     batches, summary = [points], None
     if configs[0].time_limit_s is not None:
-        first = [p for c, space in zip(configs, spaces, strict=True)
-                 for p in first_points(store, space, c, c.sizes, evaluator.device["uuid"])]
+        first = [p for c, space in zip(configs, spaces, strict=True) for u in c.units()
+                 for p in first_points(store, space, unit_config(c, u), [u],
+                                       evaluator.device["uuid"])]
         done = {p.variant_label for p in first}
         batches = [first, [p for p in points if p.variant_label not in done]]
     for k, batch in enumerate(batches):
@@ -113,8 +132,10 @@ def _tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any,
               on_precompile: Callable[[dict[str, Any]], None] | None
               ) -> list[list[SizeResult]]:
     began = time.monotonic()
-    # --priors auto: the package's table on a live GPU, none in replay (store/priors.py)
-    configs = [replace(c, priors=chosen(c.priors, evaluator.live) or "off") for c in configs]
+    # --priors auto: the package's table on a live GPU, none in replay (store/priors.py); none
+    # for shapes: the priors tables hold whole-array sizes only
+    configs = [replace(c, priors="off" if c.shapes else chosen(c.priors, evaluator.live) or "off")
+               for c in configs]
     spaces = _spaces(evaluator, configs)
     contexts: dict[str, StoreContext] = {}
     for c in configs:
@@ -130,22 +151,23 @@ def _tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any,
     units = unit_order(configs)
     dtypes = [configs[k].dtype for k, _ in units]
     schedule = Schedule(configs[0].time_limit_s,
-                        [n * element_bytes(configs[k].dtype) for k, n in units], start=began,
+                        [unit_elements(u) * element_bytes(configs[k].dtype) for k, u in units],
+                        start=began,
                         first=[i == dtypes.index(d) for i, d in enumerate(dtypes)])
     results: list[list[SizeResult]] = [[] for _ in configs]
-    for i, (k, n) in enumerate(units):
+    for i, (k, unit) in enumerate(units):
         c = configs[k]
         if on_size:
-            on_size(c, n, None)
-        r = _unit(evaluator, c, n, schedule, i, store=store, storage=storage,
+            on_size(c, unit, None)
+        r = _unit(evaluator, c, unit, schedule, i, store=store, storage=storage,
                   ctx=contexts[c.family], space=spaces[k], ceiling=ceiling, on_trial=on_trial)
         if on_size:
-            on_size(c, n, r)
+            on_size(c, unit, r)
         results[k].append(r)
-    return [sorted(rs, key=lambda r: r.n) for rs in results]
+    return [sorted(rs, key=lambda r: (r.n, unit_shape(r.unit))) for rs in results]
 
 
-def _unit(evaluator: Evaluator, config: TuneConfig, n: int, schedule: Schedule, i: int, *,
+def _unit(evaluator: Evaluator, config: TuneConfig, unit: Unit, schedule: Schedule, i: int, *,
           on_trial: Callable[[SizeResult], None] | None, **kw: Any) -> SizeResult:
     """One study under its share of the time; what it cost teaches the schedule."""
     t0 = time.monotonic()
@@ -158,7 +180,7 @@ def _unit(evaluator: Evaluator, config: TuneConfig, n: int, schedule: Schedule, 
             on_trial(r)
 
     # the deadline is asked once the unit is answered: its fixed part is then a fact
-    r = tune_size(evaluator, config, n, deadline=lambda: schedule.deadline(i, fixed_spent=True),
+    r = tune_size(evaluator, unit_config(config, unit), unit, deadline=lambda: schedule.deadline(i, fixed_spent=True),
                   on_trial=trial, **kw)
     end = time.monotonic()
     mandatory = (first[0] if first else end) - t0
@@ -176,7 +198,7 @@ def tune(evaluator: Evaluator, config: TuneConfig, *, store: Any = None, storage
     studies live in the store's file, as the command line keeps them (``reducetune tune``
     resumes them). ``on_precompile`` gets the precompile summary."""
 
-    def size(_: TuneConfig, n: int, r: SizeResult | None) -> None:
+    def size(_: TuneConfig, n: Unit, r: SizeResult | None) -> None:
         if on_size:
             on_size(n, r)
 

@@ -1,0 +1,78 @@
+// Rows as flat dicts: store_dicts.hpp says which.
+#include "store_dicts.hpp"
+
+#include "reducetune/verify/patterns.hpp"
+
+namespace rtpy {
+
+db::workload_record workload_of(const nb::dict &d) {
+  db::workload_record w;
+  w.dtype = nb::cast<std::string>(d["dtype"]);
+  w.op = nb::cast<std::string>(d["op"]);
+  w.n = nb::cast<std::uint64_t>(d["n"]);
+  w.data_pattern = get_or<std::string>(d, "data_pattern", "uniform");
+  w.seed = get_or<std::int64_t>(d, "seed", static_cast<std::int64_t>(rt::default_data_seed));
+  w.outer = get_or<std::uint64_t>(d, "outer", 1);
+  w.inner = get_or<std::uint64_t>(d, "inner", 1);
+  return w;
+}
+
+void put_workload(nb::dict &d, const db::workload_record &w) {
+  d["dtype"] = w.dtype;
+  d["op"] = w.op;
+  d["n"] = w.n;
+  d["data_pattern"] = w.data_pattern;
+  d["seed"] = w.seed;
+  d["outer"] = w.outer;
+  d["inner"] = w.inner;
+}
+
+shape_tuple shape_tuple_of(const reducetune::reduction_shape &s) {
+  return {s.outer, s.r, s.inner};
+}
+
+db::device_record device_of(const nb::dict &d) {
+  db::device_record r;
+  r.name = nb::cast<std::string>(d["name"]);
+  r.uuid = nb::cast<std::string>(d["uuid"]);
+  r.cc_major = get_or<int>(d, "cc_major", 0);
+  r.cc_minor = get_or<int>(d, "cc_minor", 0);
+  r.sm_count = get_or<int>(d, "sm_count", 0);
+  r.l2_bytes = get_or<std::int64_t>(d, "l2_bytes", 0);
+  r.bus_width_bits = get_or<int>(d, "bus_width_bits", 0);
+  r.memory_clock_khz = get_or<int>(d, "memory_clock_khz", 0);
+  r.driver_version = get_or<int>(d, "driver_version", 0);
+  r.toolkit_version = get_or<int>(d, "toolkit_version", get_or<int>(d, "runtime_version", 0));
+  return r;
+}
+
+nb::dict device_dict(const db::device_record &r) {
+  nb::dict d;
+  d["id"] = r.id;
+  d["name"] = r.name;
+  d["uuid"] = r.uuid;
+  d["cc_major"] = r.cc_major;
+  d["cc_minor"] = r.cc_minor;
+  d["sm_count"] = r.sm_count;
+  d["l2_bytes"] = r.l2_bytes;
+  d["bus_width_bits"] = r.bus_width_bits;
+  d["memory_clock_khz"] = r.memory_clock_khz;
+  d["driver_version"] = r.driver_version;
+  d["toolkit_version"] = r.toolkit_version;
+  d["peak_bytes_per_s"] = 2.0 * r.memory_clock_khz * 1e3 * r.bus_width_bits / 8.0;
+  return d;
+}
+
+db::measurement_key key_of(const nb::dict &d) {
+  db::measurement_key k;
+  k.device_id = nb::cast<std::int64_t>(d["device_id"]);
+  k.variant_label = nb::cast<std::string>(d["variant_label"]);
+  k.launch_label = nb::cast<std::string>(d["launch_label"]);
+  k.workload = workload_of(d);
+  k.template_hash = get_or<std::string>(d, "template_hash", "");
+  k.driver_version = get_or<int>(d, "driver_version", 0);
+  k.toolkit_version = get_or<int>(d, "toolkit_version", 0);
+  return k;
+}
+
+} // namespace rtpy
