@@ -28,9 +28,11 @@ from conftest import SYNTHETIC_DEVICE
 
 REPO = Path(__file__).resolve().parents[2]
 ROWS, COLUMNS = (4096, 64, 1), (1, 64, 4096)  # one r, two shapes
-# A corner of the axis space small enough to tune in a second: rows and columns strategies.
-RESTRICT = ["--restrict", "strategy=warp,tile,thread", "--restrict", "block_size=128,256",
-            "--restrict", "unroll=1,2", "--restrict", "vec=1", "--restrict", "split=1"]
+# A corner of the axis space small enough to tune in a second, holding the presets the
+# runtime's rule picks for ROWS (group_short_rows) and COLUMNS (tile_columns_split).
+RESTRICT = ["--restrict", "strategy=group,tile", "--restrict", "block_size=128,256",
+            "--restrict", "lanes=8", "--restrict", "unroll=2,4", "--restrict", "vec=1,2",
+            "--restrict", "split=1,8"]
 
 
 def fake_time(variant: str, launch: str, shape: tuple[int, int, int]) -> float:
@@ -110,7 +112,12 @@ def test_an_axis_tune_stores_each_shapes_best_and_best_shape_reads_it(axis_worke
     assert all(s["cub_gbps"] is None and s["x_cub"] is None for s in doc["sizes"])
     store = _core.Store(str(db), True)
     dev = store.devices()[0]["id"]
+    space = reducetune.Space("axis", "float32", "sum", reducetune.limits_for_arch("sm_90"))
     for shape in (ROWS, COLUMNS):
+        # each study measures first the point the runtime's built-in rule runs for its shape
+        rule = space.base(_core.axis_rule(*shape)[0])
+        first = next((v, l) for s, v, l in axis_worker.evaluated if s == shape)
+        assert first == (rule.variant_label, rule.launch_label)
         measured = {(v, l): fake_time(v, l, shape) for s, v, l in axis_worker.evaluated
                     if s == shape}
         assert measured, f"nothing measured at {shape}"
