@@ -15,11 +15,13 @@
 // byte outside the rows is read. Every element is stored one by one at its place in the tile,
 // so where the tile starts changes nothing but which thread copies what.
 //
-// Shared memory is padded by one element every pad_every (128 bytes, 16 elements of 8 bytes):
-// thread t reads element t * r + k of the tile, r elements apart, which without padding puts
-// gcd(r, 32) threads of a warp in one bank for 4-byte types (16-way at r = 16); with it the 32
-// reads of a step fall in distinct banks for r a power of two up to 32, and so do the copy's
-// stores (a warp stores 32 elements VEC apart).
+// Shared memory is padded by one element every staged_pad_every (32 elements; 16 of 8 bytes,
+// i.e. 128 bytes): thread t reads element t * r + k of the tile, r elements apart, which
+// without padding puts gcd(r, 32) threads of a warp in one bank for 4-byte types (16-way at
+// r = 16). With it, counted for every r up to 32 and every tile offset: 4-byte reads take one
+// wavefront for r a power of two (2 for r = 3), 8-byte reads the 2 a warp's 256 bytes need
+// (up to 6 for r = 3), 2-byte reads 2; the copy's stores (a warp stores 32 elements VEC apart)
+// at most twice the minimum.
 //
 // Order: a row's elements meet in k order, one thread, from the identity: the thread
 // strategy's order, a function of r alone whatever VEC, UNROLL or the row's address

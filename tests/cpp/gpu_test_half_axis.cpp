@@ -46,19 +46,22 @@ using rt_test::loaded_point;
 // (thread 1, group lanes, warp 32, block and split block_size, tile block_size / lanes rows of
 // lanes); each folds at most ceil(chunk / P) elements plus a partial unroll group of vectors
 // and a head and tail element, then a tree over the P lanes, then the finish kernel over the
-// split partials (a warp: ceil(split / 32) + 5 levels).
-std::uint64_t axis_depth(const search_space &s, const point &p, std::uint64_t r) {
+// split partials (a warp: ceil(split / 32) + 5 levels). staged: a thread per row of at most 32
+// elements (staged_max_r) or per output of inner > 1, else a warp per row.
+std::uint64_t axis_depth(const search_space &s, const point &p, const reduction_shape &shape) {
+  const std::uint64_t r = shape.r;
   const parameter_map v = compile_parameters(s.decl(), p);
   const auto get = [&](const char *name) {
     return static_cast<std::uint64_t>(std::get<std::int64_t>(v.at(name)));
   };
   const std::string strategy = std::get<std::string>(v.at("strategy"));
   const std::uint64_t bs = get("block_size"), lanes = get("lanes"), split = get("split");
-  const std::uint64_t per_block = strategy == "thread"  ? 1
-                                  : strategy == "group" ? lanes
-                                  : strategy == "warp"  ? 32
-                                  : strategy == "tile"  ? bs / lanes
-                                                        : bs;
+  const std::uint64_t per_block = strategy == "thread"   ? 1
+                                  : strategy == "group"  ? lanes
+                                  : strategy == "warp"   ? 32
+                                  : strategy == "tile"   ? bs / lanes
+                                  : strategy == "staged" ? (shape.inner == 1 && r > 32 ? 32 : 1)
+                                                         : bs;
   const std::uint64_t slack = get("vec") * get("unroll") + 2;
   const std::uint64_t row = stage_depth((r + split - 1) / split, per_block) + slack;
   return row + (split > 1 ? stage_depth(split, 32) : 0);
@@ -113,7 +116,7 @@ TEST_CASE("Every axis preset reduces float16 and bfloat16 hostile rows, columns 
             const device_problem d(p, host);
             for (const auto &lp : points) {
               tolerance_options options;
-              options.depth = axis_depth(s, lp.p, r);
+              options.depth = axis_depth(s, lp.p, shape);
               const axis_verdict v = reference.check(d.run(s, lp).data(), 8, options);
               INFO(to_label(p) << " " << pattern << " " << lp.label << " d = " << options.depth
                                << ": " << v.summary());

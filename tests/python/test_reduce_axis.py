@@ -20,7 +20,8 @@ pytestmark = [pytest.mark.skipif(NO_GPU is not None, reason=NO_GPU or ""), pytes
 
 # (shape, axis, the rule's preset for the view)
 CASES = [
-    ((1 << 16, 4), -1, "thread_columns"),
+    ((1 << 16, 4), -1, "staged_short_rows"),
+    ((100_003, 3), 1, "staged_short_rows"),
     ((10_000, 100), 1, "group_short_rows"),
     ((2_000, 1_000), 1, "warp_rows"),
     ((600, 20_001), 1, "block_rows"),

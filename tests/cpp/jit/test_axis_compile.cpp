@@ -15,6 +15,7 @@
 
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace reducetune;
@@ -225,4 +226,40 @@ TEST_CASE("An axis point is no whole-array point: the whole-array launchers refu
   const family tunable = family::load(template_library::embedded(), "tunable");
   const search_space whole(tunable, dtype::float32, reduce_op::sum, sm90);
   for (const auto &p : whole.presets()) CHECK(whole.plan_launch(p.point, p.launch).whole_array_abi);
+}
+
+TEST_CASE("Staged points of every tile geometry compile for every element size, 16-byte loads "
+          "of the half types included",
+          "[jit][axis][staged]") {
+  // What gpu_test_axis_staged runs beside the preset: tiles of 64 elements, vec 4 and vec 8
+  // (16-byte loads of 4- and 2-byte types), a 1024-thread block.
+  const family f = axis_family();
+  std::vector<compile_request> requests;
+  std::vector<std::string> labels;
+  for (const dtype t : {dtype::int32, dtype::float64, dtype::float16, dtype::bfloat16})
+    for (const reduce_op o : {reduce_op::sum, reduce_op::max}) {
+      const search_space s(f, t, o, sm90);
+      for (const auto &[bs, vec, unroll] : {std::tuple{64, 1, 1}, std::tuple{128, 4, 4},
+                                            std::tuple{256, 8, 2}, std::tuple{1024, 1, 2}}) {
+        const point p = s.point_of({{"strategy", std::string("staged")},
+                                    {"lanes", std::int64_t{1}},
+                                    {"block_size", std::int64_t{bs}},
+                                    {"vec", std::int64_t{vec}},
+                                    {"unroll", std::int64_t{unroll}}});
+        // vec 8 only for 2-byte types, vec 4 not for 8-byte ones (16 bytes per load at most)
+        const bool fits = vec * static_cast<int>(size_of(t)) <= 16;
+        INFO(to_string(t) << " " << to_label(f, p.compile) << ": " << s.check(p).reasons());
+        REQUIRE(s.check(p).ok() == fits);
+        if (!fits) continue;
+        requests.push_back(request_for(f, p.compile, 90));
+        labels.push_back(std::string(to_string(t)) + " " + to_label(f, p.compile));
+      }
+    }
+  // (int32 3 geometries, float64 2, each half type 4) x 2 operators
+  REQUIRE(requests.size() == 26);
+  const auto outcomes = rt_test::shared_compiler().compile_batch(requests);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    INFO(labels[i] << ": " << (outcomes[i].program ? "" : outcomes[i].error.substr(0, 3000)));
+    CHECK(outcomes[i].program);
+  }
 }

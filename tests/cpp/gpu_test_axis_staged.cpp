@@ -1,0 +1,181 @@
+// On the GPU (issue 26, item 2's short rows): the axis family's staged strategy
+// (kernel_templates/axis/axis_staged.cuh) copies tiles of whole rows into shared memory with
+// vector loads and sums each row there in k order, one thread per row.
+//
+// Its points are checked on hostile short rows (cancellation, huge and tiny values, uniform,
+// small integers; for prod the patterns' products) of every type and operator, for r from 1 to
+// 33 (both sides of staged_max_r = 32, where it falls back to a warp per row) and the input 0,
+// 1, 3 or 7 elements past an aligned address, so that tiles start at every alignment, rows of
+// odd r straddle vectors and a tile's head and tail are not empty; with several tiles per call
+// and a partial last tile. Each result is verified against the host reference of its rows and,
+// up to r = 32, must have the bits of thread_columns (a thread per row, the same k order): a
+// lost, doubled or misplaced element of a tile changes them.
+//
+// And staged points are batch_invariant: a row has the same bits whether 1, 7, 4096 or 2^20
+// rows are reduced with it, float32, float64 and bfloat16.
+#include "catch.hpp"
+#include "gpu_context.hpp"
+
+#include "reducetune/cuda/device_buffer.hpp"
+#include "reducetune/cuda/loaded_module.hpp"
+#include "reducetune/errors.hpp"
+#include "reducetune/jit/compiler.hpp"
+#include "reducetune/jit/variant_request.hpp"
+#include "reducetune/measure/axis_launch.hpp"
+#include "reducetune/space/space.hpp"
+#include "reducetune/verify/axis_reference.hpp"
+#include "reducetune/verify/patterns.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace reducetune;
+
+namespace {
+
+using bytes = std::vector<unsigned char>;
+
+struct named_point {
+  std::string name;
+  point p;
+  std::unique_ptr<loaded_module> module;
+};
+
+// thread_columns first (the order staged must reproduce), then the staged preset and staged
+// points of other tile geometries where the type allows them: tiles of 64 elements (many tiles,
+// short heads and tails), 16-byte loads (vec 4 of 4-byte types, vec 8 of 2-byte types), and a
+// 1024-thread block.
+std::vector<named_point> staged_points(const rt_test::gpu_context &g, const family &f,
+                                       const search_space &s) {
+  std::vector<named_point> out;
+  for (const auto &pp : s.presets())
+    if (pp.name == "thread_columns" || pp.name == "staged_short_rows")
+      out.push_back({pp.name, point{pp.point, pp.launch}, nullptr});
+  REQUIRE(out.size() == 2);
+  const auto staged = [](std::int64_t bs, std::int64_t vec, std::int64_t unroll) {
+    return parameter_map{{"strategy", std::string("staged")},
+                         {"lanes", std::int64_t{1}},
+                         {"block_size", bs},
+                         {"vec", vec},
+                         {"unroll", unroll}};
+  };
+  for (const auto &values :
+       {staged(64, 1, 1), staged(128, 4, 4), staged(256, 8, 2), staged(1024, 1, 2)}) {
+    const point p = s.point_of(values);
+    if (s.check(p)) out.push_back({to_label(f, p.compile), p, nullptr});
+  }
+  compiler c(g.lib);
+  std::vector<compile_request> requests;
+  for (const auto &np : out) requests.push_back(request_for(f, np.p.compile, g.limits.arch));
+  const auto outcomes = c.compile_batch(requests);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    INFO(out[i].name << ": " << outcomes[i].error.substr(0, 2000));
+    REQUIRE(outcomes[i].program);
+    out[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
+  }
+  return out;
+}
+
+// The input of a problem `offset` elements past an aligned device address, and its results.
+struct device_rows {
+  problem p;
+  std::size_t offset;
+  device_buffer in, out;
+
+  device_rows(const problem &pr, const bytes &host, std::size_t off)
+      : p(pr), offset(off), in(host.size()), out(pr.outputs() * size_of(pr.type)) {
+    in.upload(host.data(), host.size());
+  }
+
+  bytes run(const search_space &s, const named_point &np) const {
+    const axis_plan plan = plan_axis(s, np.p, p.shape);
+    REQUIRE(plan.batch_invariant); // thread and staged: the family's let says so
+    RT_CUDA_CALL(cudaMemset(out.data(), 0xa5, out.size())); // no stale result passes
+    const auto *first = static_cast<const unsigned char *>(in.data()) + offset * size_of(p.type);
+    launch_axis(*np.module, plan, first, out.data(), nullptr, nullptr);
+    RT_CUDA_CALL(cudaDeviceSynchronize());
+    bytes result(out.size());
+    out.download(result.data(), result.size());
+    return result;
+  }
+};
+
+const std::vector<data_pattern> hostile = {data_pattern::alternating, data_pattern::wide_range,
+                                           data_pattern::uniform, data_pattern::small_integers};
+
+} // namespace
+
+TEST_CASE("Staged points reduce hostile short rows at every alignment correctly, with the bits "
+          "of a thread per row",
+          "[gpu][axis][staged]") {
+  const rt_test::gpu_context g;
+  const family f = family::load(g.lib, "axis");
+  std::size_t runs = 0;
+  for (const dtype t : all_dtypes)
+    for (const reduce_op o : all_ops) {
+      const search_space s(f, t, o, g.limits);
+      const auto points = staged_points(g, f, s);
+      for (const std::uint64_t r : {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33})
+        for (const std::size_t offset : {0, 1, 3, 7}) {
+          // 3 tiles of the preset (4096 elements) and a partial one, 2 of rows of 2.
+          const problem p{t, o, {12000 / r + 1, r, 1}};
+          for (const data_pattern pattern : hostile) {
+            const bytes host =
+                generate_bytes(t, pattern, o, p.elements() + offset, 0x57A9 + r + offset);
+            const axis_reference reference(p, host.data() + offset * size_of(t));
+            const device_rows d(p, host, offset);
+            const bytes expected = d.run(s, points.front());
+            for (const auto &np : points) {
+              INFO(to_label(p) << " offset " << offset << " " << to_string(pattern) << " "
+                               << np.name);
+              const bytes got = d.run(s, np);
+              const axis_verdict v = reference.check(got.data());
+              INFO(v.summary());
+              REQUIRE(v.ok());
+              if (r <= 32) // staged_max_r: past it a warp per row, another order
+                REQUIRE(got == expected);
+              ++runs;
+            }
+          }
+        }
+    }
+  std::printf("gpu_test_axis_staged: %zu runs verified, each with thread_columns' bits\n", runs);
+}
+
+TEST_CASE("A staged row has the same bits in batches of 1, 7, 4096 and 2^20 rows",
+          "[gpu][axis][staged][determinism]") {
+  const rt_test::gpu_context g;
+  const family f = family::load(g.lib, "axis");
+  for (const dtype t : {dtype::float32, dtype::float64, dtype::bfloat16}) {
+    const search_space s(f, t, reduce_op::sum, g.limits);
+    const auto points = staged_points(g, f, s);
+    for (const std::uint64_t r : {2, 3, 7, 16, 17, 32, 33}) {
+      // One row of uniform data (no two summation orders are likely to agree) in every row.
+      const bytes row = generate_bytes(t, data_pattern::uniform, reduce_op::sum, r, 0xB17 + r);
+      const std::size_t width = row.size(), offset = 1; // every row misaligned somewhere
+      std::vector<bytes> alone(points.size());
+      for (const std::uint64_t rows : {1ull, 7ull, 4096ull, 1ull << 20}) {
+        const problem p{t, reduce_op::sum, {rows, r, 1}};
+        bytes host((offset + rows * r) * size_of(t));
+        for (std::uint64_t j = 0; j < rows; ++j)
+          std::memcpy(host.data() + offset * size_of(t) + j * width, row.data(), width);
+        const device_rows d(p, host, offset);
+        for (std::size_t k = 0; k < points.size(); ++k) {
+          INFO(to_label(p) << " " << points[k].name);
+          const bytes got = d.run(s, points[k]);
+          if (rows == 1) {
+            REQUIRE(axis_reference(p, host.data() + offset * size_of(t)).check(got.data()).ok());
+            alone[k] = got;
+          }
+          for (std::uint64_t j = 0; j < rows; ++j)
+            REQUIRE(std::memcmp(got.data() + j * size_of(t), alone[k].data(), size_of(t)) == 0);
+        }
+      }
+    }
+  }
+}
