@@ -154,7 +154,9 @@ def test_a_table_is_read_from_a_list_or_a_json_file(tmp_path: Path):
 
 
 @pytest.mark.parametrize("view, preset", [
-    ((1 << 24, 4, 1), "thread_columns"),
+    ((1 << 24, 4, 1), "staged_short_rows"),
+    ((1 << 22, 16, 1), "staged_short_rows"),
+    ((1 << 22, 17, 1), "group_short_rows"),
     ((1 << 21, 32, 1), "group_short_rows"),
     ((1 << 16, 1024, 1), "warp_rows"),
     ((1024, 1 << 16, 1), "block_rows"),
