@@ -15,6 +15,7 @@
 //
 // The points are launched through measure/axis_launch (the axis ABI: the pass over the
 // family's grid at the shape, then the finish kernel for split > 1).
+#include "axis_device_problem.hpp"
 #include "catch.hpp"
 #include "gpu_context.hpp"
 
@@ -162,29 +163,7 @@ bytes make_input(const problem &p, std::size_t offset, bool same_rows) {
   return host;
 }
 
-// The device input and what the points write, for one problem.
-struct device_problem {
-  problem p;
-  std::size_t offset;
-  device_buffer in, out;
-
-  device_problem(const problem &pr, const bytes &host, std::size_t off)
-      : p(pr), offset(off), in(host.size()), out(pr.outputs() * size_of(pr.type)) {
-    in.upload(host.data(), host.size());
-  }
-
-  bytes run(const search_space &s, const loaded_preset &lp) const {
-    const axis_plan plan = plan_axis(s, lp.p, p.shape);
-    device_buffer partials(plan.partials_bytes());
-    RT_CUDA_CALL(cudaMemset(out.data(), 0xa5, out.size())); // no stale result passes
-    const auto *first = static_cast<const unsigned char *>(in.data()) + offset * size_of(p.type);
-    launch_axis(*lp.module, plan, first, out.data(), partials.data(), nullptr);
-    RT_CUDA_CALL(cudaDeviceSynchronize());
-    bytes result(out.size());
-    out.download(result.data(), result.size());
-    return result;
-  }
-};
+using device_problem = rt_test::axis_device_problem;
 
 std::vector<std::pair<const char *, reduction_shape>> shapes_for(std::uint64_t r) {
   const std::uint64_t budget = 1ull << 20;
@@ -337,7 +316,7 @@ namespace {
 double median_seconds(const search_space &s, const loaded_preset &lp, const device_problem &d) {
   const axis_plan plan = plan_axis(s, lp.p, d.p.shape);
   device_buffer partials(plan.partials_bytes());
-  const auto *in = static_cast<const unsigned char *>(d.in.data()) + d.offset * size_of(d.p.type);
+  const void *in = d.input();
   std::vector<double> times;
   event start, stop;
   for (int k = 0; k < 11 && (k < 3 || times.front() < 0.05); ++k) {

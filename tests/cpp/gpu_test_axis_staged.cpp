@@ -13,6 +13,7 @@
 //
 // And staged points are batch_invariant: a row has the same bits whether 1, 7, 4096 or 2^20
 // rows are reduced with it, float32, float64 and bfloat16.
+#include "axis_device_problem.hpp"
 #include "catch.hpp"
 #include "gpu_context.hpp"
 
@@ -81,29 +82,7 @@ std::vector<named_point> staged_points(const rt_test::gpu_context &g, const fami
   return out;
 }
 
-// The input of a problem `offset` elements past an aligned device address, and its results.
-struct device_rows {
-  problem p;
-  std::size_t offset;
-  device_buffer in, out;
-
-  device_rows(const problem &pr, const bytes &host, std::size_t off)
-      : p(pr), offset(off), in(host.size()), out(pr.outputs() * size_of(pr.type)) {
-    in.upload(host.data(), host.size());
-  }
-
-  bytes run(const search_space &s, const named_point &np) const {
-    const axis_plan plan = plan_axis(s, np.p, p.shape);
-    REQUIRE(plan.batch_invariant); // thread and staged: the family's let says so
-    RT_CUDA_CALL(cudaMemset(out.data(), 0xa5, out.size())); // no stale result passes
-    const auto *first = static_cast<const unsigned char *>(in.data()) + offset * size_of(p.type);
-    launch_axis(*np.module, plan, first, out.data(), nullptr, nullptr);
-    RT_CUDA_CALL(cudaDeviceSynchronize());
-    bytes result(out.size());
-    out.download(result.data(), result.size());
-    return result;
-  }
-};
+using device_rows = rt_test::axis_device_problem;
 
 const std::vector<data_pattern> hostile = {data_pattern::alternating, data_pattern::wide_range,
                                            data_pattern::uniform, data_pattern::small_integers};
@@ -167,6 +146,7 @@ TEST_CASE("A staged row has the same bits in batches of 1, 7, 4096 and 2^20 rows
         const device_rows d(p, host, offset);
         for (std::size_t k = 0; k < points.size(); ++k) {
           INFO(to_label(p) << " " << points[k].name);
+          REQUIRE(plan_axis(s, points[k].p, p.shape).batch_invariant); // the family's let
           const bytes got = d.run(s, points[k]);
           if (rows == 1) {
             REQUIRE(axis_reference(p, host.data() + offset * size_of(t)).check(got.data()).ok());

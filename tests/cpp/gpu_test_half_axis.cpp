@@ -4,6 +4,7 @@
 // every type has) within issue 26's bound per output, |result − exact| ≤ u_out·|exact| +
 // d·2^-24·Σ|x|, d an upper bound of the point's depth (axis_depth below); and rows of
 // r = 2^24 ones in bfloat16 come out exactly 2^24 for every preset.
+#include "axis_device_problem.hpp"
 #include "catch.hpp"
 #include "gpu_context.hpp"
 #include "half_inputs.hpp"
@@ -67,24 +68,7 @@ std::uint64_t axis_depth(const search_space &s, const point &p, const reduction_
   return row + (split > 1 ? stage_depth(split, 32) : 0);
 }
 
-struct device_problem {
-  problem p;
-  device_buffer in, out;
-  device_problem(const problem &pr, const bytes &host)
-      : p(pr), in(host.size()), out(pr.outputs() * size_of(pr.type)) {
-    in.upload(host.data(), host.size());
-  }
-  bytes run(const search_space &s, const loaded_point &lp) const {
-    const axis_plan plan = plan_axis(s, lp.p, p.shape);
-    device_buffer partials(plan.partials_bytes());
-    RT_CUDA_CALL(cudaMemset(out.data(), 0xa5, out.size())); // no stale result passes
-    launch_axis(*lp.module, plan, in.data(), out.data(), partials.data(), nullptr);
-    RT_CUDA_CALL(cudaDeviceSynchronize());
-    bytes result(out.size());
-    out.download(result.data(), result.size());
-    return result;
-  }
-};
+using device_problem = rt_test::axis_device_problem;
 
 std::vector<reduction_shape> shapes_for(std::uint64_t r) {
   const std::uint64_t budget = 1ull << 20;
