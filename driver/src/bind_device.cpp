@@ -47,6 +47,8 @@ rt::evaluate_options options_of(const nb::dict &d) {
     rule->max_noise = get_or<double>(d, "max_noise", rule->max_noise);
     rule->time_cap_s = get_or<double>(d, "time_cap_s", rule->time_cap_s);
   }
+  // racing (issue 25): cold samples only; an outpaced point takes no hot samples at all
+  o.cold_rule.outpaced_above_s = get_or<double>(d, "outpaced_above_s", 0.0);
   o.ceiling_bytes_per_s = get_or<double>(d, "ceiling_bytes_per_s", 0.0);
   return o;
 }
