@@ -22,7 +22,7 @@
 namespace reducetune {
 
 struct evaluate_options {
-  stopping_rule cold_rule{};
+  stopping_rule cold_rule{}; // its outpaced_above_s races the point (hot samples then skipped)
   stopping_rule hot_rule{};
   bool hot = true;                // also take back-to-back samples
   bool graph = true;              // replay each sequence as a CUDA graph (graph_replay.hpp)

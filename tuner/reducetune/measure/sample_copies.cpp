@@ -58,7 +58,9 @@ sampled_copies sample_copies(const graph_replay::runner &run, const copy_check &
     graphs ? graphs->launch(st, i) : run(st, i);
   };
   out.cold = sample(enqueue, s.get(), &flush, options.cold_rule);
-  if (options.hot) out.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
+  // an outpaced point is already known to be no best: its hot samples would only cost time
+  if (options.hot && out.cold.stopped != stop_reason::outpaced)
+    out.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
 
   out.after = run_every_copy(run, check, copies, s);
   return out;

@@ -10,12 +10,24 @@ const char *to_string(stop_reason r) noexcept {
   case stop_reason::converged: return "converged";
   case stop_reason::time_cap: return "time_cap";
   case stop_reason::max_samples: return "max_samples";
+  case stop_reason::outpaced: return "outpaced";
   }
   return "?";
 }
 
+namespace {
+
+// Whether the samples so far already show the point slower than the caller's bound.
+bool outpaced(const stopping_rule &rule, std::span<const double> samples) {
+  if (rule.outpaced_above_s <= 0 || samples.size() < rule.outpaced_min_samples) return false;
+  return summarize(samples).median > rule.outpaced_above_s;
+}
+
+} // namespace
+
 stop_reason should_stop(const stopping_rule &rule, std::span<const double> samples,
                         double elapsed_s) {
+  if (outpaced(rule, samples)) return stop_reason::outpaced;
   if (samples.size() < rule.min_samples) return stop_reason::keep_going;
   const sample_statistics s = summarize(samples);
   const bool enough_time = s.mean * static_cast<double>(samples.size()) >= rule.min_time_s;

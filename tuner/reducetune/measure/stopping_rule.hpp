@@ -3,6 +3,9 @@
 // samples); then stop as soon as the relative noise (rel_stddev of all samples so far) is below
 // max_noise, or the time cap or max_samples is reached. Every sample is kept either way; the reason is recorded with the
 // measurement so that a noisy result is visible as such.
+// Racing (issue 25): a tuner that already has a best may also stop a point as soon as its first
+// few samples show it is far slower (outpaced_above_s): its measurement keeps those samples and
+// says "outpaced", and it cannot become a best, since its median is above the caller's bound.
 #pragma once
 
 #include <cstddef>
@@ -22,14 +25,22 @@ struct stopping_rule {
   double max_noise = protocol_max_noise; // relative standard deviation
   double time_cap_s = 1.0;   // wall time spent sampling, including L2 flushes and syncs
   double min_time_s = 0;     // sum of the samples before convergence may stop (0: no minimum)
+  // Stop once at least outpaced_min_samples samples are taken and their median is above this
+  // (seconds; 0: never). Three samples: the median of three ignores one outlier (a sample
+  // slowed by a clock change or a preempting process), and the caller's bound sits well above
+  // its best (tuning/config.py: 1.5 x), so a point cut here is not one the full protocol
+  // would have found faster than the best.
+  double outpaced_above_s = 0;
+  std::size_t outpaced_min_samples = 3;
 };
 
-enum class stop_reason { keep_going, converged, time_cap, max_samples };
+enum class stop_reason { keep_going, converged, time_cap, max_samples, outpaced };
 
 [[nodiscard]] const char *to_string(stop_reason r) noexcept;
 
 // elapsed_s: wall time spent on this measurement so far. The time cap never stops before
-// min_samples (a measurement always has at least that many samples).
+// min_samples (a measurement always has at least that many samples); only an outpaced point
+// stops with fewer.
 [[nodiscard]] stop_reason should_stop(const stopping_rule &rule, std::span<const double> samples,
                                       double elapsed_s);
 
