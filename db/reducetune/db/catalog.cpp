@@ -15,6 +15,27 @@ std::string lowered_names(const database &db, const std::string &label, int cc) 
   return s.step() ? s.column_text(0) : "{}";
 }
 
+// The columns of a Catalog entry, read by entry_at (the whole array's and the axis tables').
+constexpr const char *entry_columns =
+    "v.id, v.family, v.label, v.parameters, m.launch_label, m.median_s, m.gbps, m.pct_of_peak,"
+    " v.flags, v.determinism, m.launch_parameters";
+
+// The entry whose entry_columns start at column `first` of s's current row.
+catalog_entry entry_at(const statement &s, int first, const std::string &dtype,
+                       const std::string &op) {
+  const auto c = [first](int i) { return first + i; };
+  catalog_entry e;
+  e.variant = {s.column_int(c(0)),  s.column_text(c(1)), dtype,
+               op,                  s.column_text(c(2)), s.column_text(c(3)),
+               s.column_text(c(8)), s.column_text(c(9))};
+  e.launch_label = s.column_text(c(4));
+  e.launch_parameters_json = s.column_text(c(10));
+  e.median_s = s.column_double(c(5));
+  e.gbps = s.column_optional_double(c(6));
+  e.pct_of_peak = s.column_optional_double(c(7));
+  return e;
+}
+
 } // namespace
 
 catalog catalog::open(const std::filesystem::path &path, point_selection only) {
@@ -93,10 +114,9 @@ catalog catalog::load(const database &db, point_selection only) {
       winners.push_back({device, std::move(dtype), std::move(op), n, s.column_int(4)});
     }
   }
-  auto s = db.prepare("SELECT v.id, v.family, v.label, v.parameters, m.launch_label,"
-                      " m.median_s, m.gbps, m.pct_of_peak, v.flags, v.determinism,"
-                      " m.launch_parameters FROM rt_measurements m"
-                      " JOIN rt_variants v ON v.id = m.variant_id WHERE m.id = ?1");
+  auto s = db.prepare(std::string("SELECT ") + entry_columns +
+                      " FROM rt_measurements m JOIN rt_variants v ON v.id = m.variant_id"
+                      " WHERE m.id = ?1");
   for (const auto &w : winners) {
     auto &dev = c.m_devices[w.device];
     if (dev.tables.empty() || dev.tables.back().dtype != w.dtype || dev.tables.back().op != w.op)
@@ -105,16 +125,9 @@ catalog catalog::load(const database &db, point_selection only) {
     s.bind(1, w.id);
     if (!s.step())
       throw store_error("measurement " + std::to_string(w.id) + " vanished while loading");
-    catalog_entry e;
+    catalog_entry e = entry_at(s, 0, w.dtype, w.op);
     e.bucket_n = w.n;
     e.measurement_id = w.id;
-    e.variant = {s.column_int(0),  s.column_text(1), w.dtype,          w.op,
-                 s.column_text(2), s.column_text(3), s.column_text(8), s.column_text(9)};
-    e.launch_label = s.column_text(4);
-    e.launch_parameters_json = s.column_text(10);
-    e.median_s = s.column_double(5);
-    e.gbps = s.column_optional_double(6);
-    e.pct_of_peak = s.column_optional_double(7);
     s.reset();
     e.lowered_json = lowered_names(db, e.variant.label, dev.device.compute_capability());
     e.min_n = table.sizes.empty() ? 0 : bucket_threshold(table.sizes.back(), w.n);
@@ -131,9 +144,7 @@ void catalog::load_axis_tables(const database &db, const point_selection &only) 
   auto s = db.prepare(std::string("SELECT (SELECT MIN(d2.id) FROM rt_devices d1"
                       " JOIN rt_devices d2 ON ") + same_model_sql +
                       " WHERE d1.id = m.device_id) AS model, w.dtype, w.op, w.outer, w.n,"
-                      " w.inner, m.id, v.id, v.family, v.label, v.parameters, v.flags,"
-                      " v.determinism, m.launch_label, m.launch_parameters, m.median_s, m.gbps,"
-                      " m.pct_of_peak FROM rt_measurements m"
+                      " w.inner, m.id, " + entry_columns + " FROM rt_measurements m"
                       " JOIN rt_workloads w ON w.id = m.workload_id"
                       " JOIN rt_variants v ON v.id = m.variant_id"
                       " WHERE m.status = 'ok' AND m.median_s IS NOT NULL"
@@ -156,16 +167,9 @@ void catalog::load_axis_tables(const database &db, const point_selection &only) 
       t.shapes.push_back(shape);
       t.ranked.emplace_back();
     }
-    catalog_entry e;
+    catalog_entry e = entry_at(s, 7, dtype, op);
     e.bucket_n = shape.r;
     e.measurement_id = s.column_int(6);
-    e.variant = {s.column_int(7),  s.column_text(8),  dtype,           op,
-                 s.column_text(9), s.column_text(10), s.column_text(11), s.column_text(12)};
-    e.launch_label = s.column_text(13);
-    e.launch_parameters_json = s.column_text(14);
-    e.median_s = s.column_double(15);
-    e.gbps = s.column_optional_double(16);
-    e.pct_of_peak = s.column_optional_double(17);
     t.ranked.back().push_back(std::move(e));
   }
   for (auto &dev : m_devices) // the lowered names only of what an export may print
@@ -204,32 +208,38 @@ const catalog_device *catalog::device_of(std::string_view device) const noexcept
   return nullptr;
 }
 
+namespace {
+
+// The first table of (dtype, op) in `tables` of the model q matches, by device_match_order,
+// and that model: the one loop of table_for and axis_table_for.
+template <class Table>
+std::pair<const catalog_device *, const Table *>
+first_table(const std::vector<catalog_device> &devices,
+            std::vector<Table> catalog_device::*tables, const device_query &q,
+            std::string_view dtype, std::string_view op) noexcept {
+  for (const device_key k : device_match_order)
+    for (const auto &d : devices) {
+      if (!device_matches(k, d, q))
+        continue;
+      for (const auto &table : d.*tables)
+        if (table.dtype == dtype && table.op == op)
+          return {&d, &table};
+    }
+  return {nullptr, nullptr};
+}
+
+} // namespace
+
 const catalog_table *catalog::table_for(const device_query &q, std::string_view dtype,
                                         std::string_view op) const noexcept {
   // export_header's select() is generated from the same loop (device_match_order).
-  for (const device_key k : device_match_order)
-    for (const auto &d : m_devices) {
-      if (!device_matches(k, d, q))
-        continue;
-      for (const auto &table : d.tables)
-        if (table.dtype == dtype && table.op == op)
-          return &table;
-    }
-  return nullptr;
+  return first_table(m_devices, &catalog_device::tables, q, dtype, op).second;
 }
 
 std::pair<const catalog_device *, const catalog_axis_table *>
 catalog::axis_table_for(const device_query &q, std::string_view dtype,
                         std::string_view op) const noexcept {
-  for (const device_key k : device_match_order)
-    for (const auto &d : m_devices) {
-      if (!device_matches(k, d, q))
-        continue;
-      for (const auto &table : d.axis_tables)
-        if (table.dtype == dtype && table.op == op)
-          return {&d, &table};
-    }
-  return {nullptr, nullptr};
+  return first_table(m_devices, &catalog_device::axis_tables, q, dtype, op);
 }
 
 const catalog_entry *catalog::find(const device_query &q, std::string_view dtype,

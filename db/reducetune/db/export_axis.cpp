@@ -14,10 +14,7 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-ordered_json parsed(const std::string &json, ordered_json fallback) {
-  auto j = ordered_json::parse(json, nullptr, false);
-  return j.is_discarded() ? fallback : j;
-}
+using detail::kernels_json;
 
 void put_axis_launch(ordered_json &r, const std::variant<axis_launch_rule, std::string> &rule) {
   const axis_launch_rule *l = std::get_if<axis_launch_rule>(&rule);
@@ -30,10 +27,7 @@ void put_axis_launch(ordered_json &r, const std::variant<axis_launch_rule, std::
   r["block_size"] = l->block_size;
   r["grid"] = {{"expression", l->grid_expression}, {"at_shape", l->grid}};
   r["split"] = l->split;
-  auto &kernels = r["kernels"] = ordered_json::array();
-  for (const auto &k : l->kernels)
-    kernels.push_back(
-        {{"role", k.role}, {"name_expression", k.name_expression}, {"lowered", k.lowered}});
+  r["kernels"] = kernels_json(l->kernels);
 }
 
 ordered_json pick_json(const catalog_entry &e) {
@@ -41,7 +35,7 @@ ordered_json pick_json(const catalog_entry &e) {
           {"variant", e.variant.label},
           {"launch", e.launch_label},
           {"determinism", e.variant.determinism},
-          {"flags", parsed(e.variant.flags_json, ordered_json::array())},
+          {"flags", detail::parsed_json(e.variant.flags_json, ordered_json::array())},
           {"median_s", e.median_s}};
 }
 
@@ -55,9 +49,9 @@ ordered_json rule_json(const axis_pick &p, const device_record &d, const templat
   r["variant"] = e.variant.label;
   r["launch"] = e.launch_label;
   r["family"] = e.variant.family;
-  r["compile_parameters"] = parsed(e.variant.parameters_json, ordered_json::object());
-  r["launch_parameters"] = parsed(e.launch_parameters_json, ordered_json::object());
-  r["flags"] = parsed(e.variant.flags_json, ordered_json::array());
+  r["compile_parameters"] = detail::parsed_json(e.variant.parameters_json, ordered_json::object());
+  r["launch_parameters"] = detail::parsed_json(e.launch_parameters_json, ordered_json::object());
+  r["flags"] = detail::parsed_json(e.variant.flags_json, ordered_json::array());
   r["determinism"] = e.variant.determinism;
   put_axis_launch(r, axis_launch_rule_of(lib, d, e, p.shape, lowered));
   r["median_s"] = e.median_s;
@@ -180,6 +174,19 @@ std::string axis_rule_of(std::ostream &h, const reduction_shape &shape, const ca
 }
 
 } // namespace
+
+ordered_json detail::parsed_json(const std::string &json, ordered_json fallback) {
+  auto j = ordered_json::parse(json, nullptr, false);
+  return j.is_discarded() ? fallback : j;
+}
+
+ordered_json detail::kernels_json(const std::vector<kernel_ref> &kernels) {
+  auto out = ordered_json::array();
+  for (const auto &k : kernels)
+    out.push_back(
+        {{"role", k.role}, {"name_expression", k.name_expression}, {"lowered", k.lowered}});
+  return out;
+}
 
 bool has_axis_tables(const catalog &c) noexcept {
   for (const auto &d : c.devices())

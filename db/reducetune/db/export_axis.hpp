@@ -11,6 +11,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace reducetune {
 class template_library;
@@ -39,6 +40,11 @@ inline constexpr const char *shape_rule_text =
                                       const lowered_names_fn &lowered);
 
 namespace detail {
+// A stored JSON text as ordered JSON, `fallback` where it does not parse (both exports).
+[[nodiscard]] nlohmann::ordered_json parsed_json(const std::string &json,
+                                                 nlohmann::ordered_json fallback);
+// The "kernels" array of an exported rule: role, name expression, lowered name.
+[[nodiscard]] nlohmann::ordered_json kernels_json(const std::vector<kernel_ref> &kernels);
 // The test of one key of the device-matching rule in the header's select() on `tables[i]`
 // (export_header.cpp); select_axis() runs the same on its own tables.
 [[nodiscard]] std::string_view select_condition(device_key k);

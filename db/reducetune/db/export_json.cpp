@@ -15,8 +15,7 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 ordered_json parsed(const std::string &json, ordered_json fallback) {
-  auto j = ordered_json::parse(json, nullptr, false);
-  return j.is_discarded() ? fallback : j;
+  return detail::parsed_json(json, std::move(fallback));
 }
 
 void put_launch(ordered_json &r, const std::variant<launch_rule, std::string> &rule) {
@@ -34,10 +33,7 @@ void put_launch(ordered_json &r, const std::variant<launch_rule, std::string> &r
   r["grid"] = {{"items_per_block", l->items_per_block},
                {"max_blocks", l->max_blocks},
                {"expression", l->grid_expression}};
-  auto &kernels = r["kernels"] = ordered_json::array();
-  for (const auto &k : l->kernels)
-    kernels.push_back(
-        {{"role", k.role}, {"name_expression", k.name_expression}, {"lowered", k.lowered}});
+  r["kernels"] = detail::kernels_json(l->kernels);
 }
 
 } // namespace

@@ -5,8 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-
 namespace reducetune {
 namespace {
 
@@ -86,19 +84,6 @@ std::vector<axis_device_table> axis_tables_from_json(const json &doc, dtype type
     throw invalid_configuration(std::string{"malformed dispatch table's axis rules: "} + e.what());
   }
   return out;
-}
-
-std::vector<axis_device_table>
-axis_tables_from_json_file(const std::filesystem::path &path, dtype type, reduce_op op,
-                           const point_selection &selection, axis_determinism level) {
-  std::ifstream in(path);
-  if (!in)
-    throw invalid_configuration("cannot read the dispatch table " + path.string());
-  const json doc = json::parse(in, nullptr, false);
-  if (doc.is_discarded())
-    throw invalid_configuration(path.string() + " is not JSON (expected `reducetune export "
-                                "json` output)");
-  return axis_tables_from_json(doc, type, op, selection, level);
 }
 
 const axis_device_table *axis_table_for(const std::vector<axis_device_table> &tables,

@@ -13,7 +13,6 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,15 +32,12 @@ struct axis_device_table {
 [[nodiscard]] std::vector<axis_device_table>
 axis_tables_from_catalog(const db::catalog &c, const template_library &lib, dtype type,
                          reduce_op op, axis_determinism level);
-// The same from an export_json document (its devices' "axis_tables"; a document without any,
+// The same from an export_json document (dispatch_table::read_file reads its file) (its devices' "axis_tables"; a document without any,
 // as every export of a file without axis rows, gives none); rules the selection refuses
 // (flags, determinism none) are left out. Throws invalid_configuration for a malformed one.
 [[nodiscard]] std::vector<axis_device_table>
 axis_tables_from_json(const nlohmann::json &doc, dtype type, reduce_op op,
                       const point_selection &selection, axis_determinism level);
-[[nodiscard]] std::vector<axis_device_table>
-axis_tables_from_json_file(const std::filesystem::path &path, dtype type, reduce_op op,
-                           const point_selection &selection, axis_determinism level);
 
 // The table of the device `q` describes, by db::device_match_order; nullptr when none.
 [[nodiscard]] const axis_device_table *axis_table_for(const std::vector<axis_device_table> &tables,

@@ -103,17 +103,21 @@ dispatch_table dispatch_table::from_json(const json &doc, dtype type, reduce_op 
   return out;
 }
 
-dispatch_table dispatch_table::from_json_file(const std::filesystem::path &path, dtype type,
-                                              reduce_op op, const point_selection &selection,
-                                              bool application) {
+json dispatch_table::read_file(const std::filesystem::path &path) {
   std::ifstream in(path);
   if (!in)
     throw invalid_configuration("cannot read the dispatch table " + path.string());
-  const json doc = json::parse(in, nullptr, false);
+  json doc = json::parse(in, nullptr, false);
   if (doc.is_discarded())
     throw invalid_configuration(path.string() + " is not JSON (expected `reducetune export "
                                 "json` output)");
-  return from_json(doc, type, op, selection, application);
+  return doc;
+}
+
+dispatch_table dispatch_table::from_json_file(const std::filesystem::path &path, dtype type,
+                                              reduce_op op, const point_selection &selection,
+                                              bool application) {
+  return from_json(read_file(path), type, op, selection, application);
 }
 
 const dispatch_device *dispatch_table::device_for(const std::string &uuid, const std::string &name,

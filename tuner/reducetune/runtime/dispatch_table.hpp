@@ -54,6 +54,10 @@ public:
   [[nodiscard]] static dispatch_table from_json(const nlohmann::json &doc, dtype type,
                                                 reduce_op op, const point_selection &selection,
                                                 bool application = false);
+  // The JSON document of an exported table's file (the axis call reads its own part of the
+  // same document: axis_tables.hpp); invalid_configuration for a file that cannot be read or
+  // is not JSON.
+  [[nodiscard]] static nlohmann::json read_file(const std::filesystem::path &path);
   [[nodiscard]] static dispatch_table from_json_file(const std::filesystem::path &path, dtype type,
                                                      reduce_op op,
                                                      const point_selection &selection,

@@ -9,6 +9,8 @@
 #include "reducetune/runtime/reducer_device.hpp"
 #include "reducetune/space/space.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 #include <set>
 
@@ -66,10 +68,11 @@ reducer reducer::from_database(const std::filesystem::path &db, dtype type, redu
 
 reducer reducer::from_json(const std::filesystem::path &json, dtype type, reduce_op op,
                            reducer_options options) {
-  auto table = dispatch_table::from_json_file(json, type, op, options.selection,
-                                              options.extra_launch_s > 0);
+  const auto doc = dispatch_table::read_file(json); // one read: whole-array and axis parts
+  auto table =
+      dispatch_table::from_json(doc, type, op, options.selection, options.extra_launch_s > 0);
   options.axis_tables =
-      axis_tables_from_json_file(json, type, op, options.selection, options.axis_level);
+      axis_tables_from_json(doc, type, op, options.selection, options.axis_level);
   return {type, op, std::make_unique<state>(type, op, std::move(options), std::move(table))};
 }
 

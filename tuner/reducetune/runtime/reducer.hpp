@@ -114,7 +114,9 @@ public:
 
   // Reduces the middle axis of the contiguous tensor at `in` viewed as (outer, r, inner) into
   // the outer * inner elements at `out` (device memory), enqueued on `stream`, with the point
-  // of options.axis_table for the shape, else the built-in rule (axis_dispatch.hpp). An extent
+  // of options.axis_table for the shape, else the tuned point of this device's table in the
+  // file the reducer was made from (from_database, from_json: axis_tables.hpp; the nearest
+  // tuned shape, db/shape_rule.hpp), else the built-in rule (axis_dispatch.hpp). An extent
   // of 0 throws invalid_configuration. Safe in a CUDA-graph capture (reducer_axis.hpp).
   void reduce_axis(const void *in, const reduction_shape &shape, void *out,
                    cudaStream_t stream = nullptr);
