@@ -133,7 +133,8 @@ def test_whole_array_options_with_an_axis_are_refused_not_ignored(kwargs):
 
 
 @pytest.mark.parametrize("kwargs, words", [({"db": "r.db"}, "no results database at r.db"),
-                                           ({"table": "t.json"}, "no such file")])
+                                           ({"table": "t.json"}, "no such file"),
+                                           ({"table": [{"outer": 1}]}, "takes file paths")])
 def test_a_tuned_file_with_an_axis_is_read_not_ignored(kwargs, words):
     # db and table give the axis call the file's tuned points per shape (runtime/axis.py): a
     # missing file is said, not passed over for the built-in rule

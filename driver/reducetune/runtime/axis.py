@@ -206,6 +206,11 @@ _tuned: dict[tuple, AxisReducer] = {}
 def _tuned_reducer(dtype: str, op: str, determinism: str, db: Any, table: Any) -> AxisReducer:
     """The reducer of a results database or exported table, one per (type, operator, level,
     file), as reduce() keeps the whole-array ones."""
+    for given in (db, table):
+        if given is not None and not isinstance(given, (str, os.PathLike)):
+            raise InvalidConfiguration(f"reduce(x, axis=..., db=..., table=...) takes file paths, "
+                                       f"not a {type(given).__name__}: pass a per-shape list to "
+                                       "AxisReducer(dtype, op, table=...)")
     key = (dtype, op, determinism, None if db is None else os.fspath(db),
            None if table is None else os.fspath(table))
     r = _tuned.get(key)
