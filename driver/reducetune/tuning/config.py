@@ -12,7 +12,13 @@ from reducetune.errors import InvalidConfiguration
 from reducetune.evaluate.base import MIN_SAMPLES, percent_of, sampling_options
 from reducetune.tuning.shapes import Shape, Unit, unit_text
 
-__all__ = ["SizeResult", "TuneConfig", "median_of", "study_name"]
+__all__ = ["RACE_FACTOR", "SizeResult", "TuneConfig", "median_of", "study_name"]
+
+# Racing's default bound over the unit's best (TuneConfig.race). 1.5: a point within 10 % of
+# the best is cut only if two of its first three cold samples are each slowed by more than a
+# third (1.5 / 1.1), far beyond the protocol's 1 % noise; and the median a cut point is stored
+# with is above the best's, so it never becomes a best.
+RACE_FACTOR = 1.5
 
 
 @dataclass
@@ -56,6 +62,11 @@ class TuneConfig:
     # Studies keyed by the device model (name, SMs, memory clock) instead of its UUID, so that
     # GPUs of one model share them (--devices, --storage: store.study_share.study_device).
     by_model: bool = False
+    # Racing (issue 25): once the unit has an ok point, a point whose first cold samples
+    # (measure/stopping_rule.hpp: the median of 3) are above race x its best run-to-run
+    # deterministic median stops there ("outpaced"): it cannot be a best, and the time goes to
+    # more points. None (--race off): every point gets the full protocol.
+    race: float | None = RACE_FACTOR
 
     def units(self) -> list[Unit]:
         """What the run tunes, one study each: the shapes, else the sizes."""
@@ -65,8 +76,23 @@ class TuneConfig:
         """The evaluator options of this run's stopping rule."""
         return sampling_options(self.sample_time_s, self.max_samples, self.hot)
 
+    def race_options(self, result: SizeResult, live: bool) -> dict[str, float]:
+        """The evaluator's per-call racing option for the unit's next point: race x the best
+        deterministic median so far (the best × CUB compares; a nondeterministic best is only
+        faster, so a point above the bound is no best at any level). Empty with racing off,
+        before a first ok point, in a replay (it gives back what was stored: nothing to save)
+        and for an axis shape (its export also picks the fastest batch_invariant point, which
+        may be far slower than the shape's best: it must not be chosen from 3 samples)."""
+        best = result.best_deterministic
+        if self.race is None or not live or best is None or result.shape is not None:
+            return {}
+        return {"outpaced_above_s": self.race * float(best["median_s"])}
+
     def validate(self) -> None:
         """InvalidConfiguration for budgets and sampling that cannot work."""
+        if self.race is not None and not (math.isfinite(self.race) and self.race > 1):
+            raise InvalidConfiguration(  # at 1 or below, a raced point could be the best
+                f"--race must be a factor above 1 or off, not {self.race}")
         if self.max_evals is not None and self.max_evals < 1:
             raise InvalidConfiguration("--max-evals must be at least 1")
         if self.target_pct is not None and not 0 <= self.target_pct < 100:
