@@ -96,6 +96,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    type=integer(MIN_SAMPLES, COUNT_MAX, defer_below=1),
                    help=f"cold samples per point at most, at least {MIN_SAMPLES} "
                         f"(default {DEFAULT['max_samples']})")
+    p.add_argument("--race", type=_race, default=DEFAULT["race"], metavar="FACTOR|off",
+                   help="stop sampling a point once the median of its first 3 cold samples is "
+                        "above FACTOR x the size's best so far: stored as 'outpaced', never a "
+                        f"best; more points in the time (default {DEFAULT['race']:g}; off: "
+                        "every point fully sampled)")
     p.add_argument("--hot", action="store_true",
                    help="also take back-to-back hot samples (not stored; default off)")
     p.add_argument("--in-process", action="store_true",
@@ -116,6 +121,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_db(p)
+
+
+def _race(text: str) -> float | None:
+    """--race: off, or a factor (TuneConfig.validate refuses one of 1 or below)."""
+    return None if text.strip().lower() == "off" else _RACE_FACTOR(text)
+
+
+_RACE_FACTOR = real(0, 100, lo_open=True)
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -207,7 +220,7 @@ def _configs(args: argparse.Namespace) -> list[Any]:
                        time_limit_s=args.time_limit, target_pct=args.target, seed=args.seed,
                        base_preset=_base(args, shapes), restrict=restrictions(args.restrict),
                        sample_time_s=args.sample_time, max_samples=args.max_samples,
-                       hot=args.hot, allow_flagged=args.allow_flagged,
+                       race=args.race, hot=args.hot, allow_flagged=args.allow_flagged,
                        nondeterministic=args.nondeterministic, warm_start=args.warm_start,
                        priors=checked(args.priors),
                        by_model=args.devices is not None or args.storage is not None)
