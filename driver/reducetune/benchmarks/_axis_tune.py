@@ -1,8 +1,9 @@
 """The axis benchmark's on-the-spot tune (python -m reducetune.benchmarks.axis): the axis
 tuner is not wired into ``reducetune tune`` or the results file yet, so for each shape the
 benchmark measures the axis family's presets, then a small neighbourhood of the best two
-(each parameter one declared value up or down), verifies every point against a float64
-reference, and keeps the fastest. Every point runs through the runtime (an AxisReducer whose
+(each parameter one declared value up or down, and the widest valid vector: 16-byte loads,
+which for the 2-byte types lie two steps above a preset's vec 2), verifies every point against
+a float64 reference, and keeps the fastest. Every point runs through the runtime (an AxisReducer whose
 table names it), so the point measured is the point the benchmark then times as an
 application calls it.
 
@@ -57,7 +58,8 @@ class Tuner:
                 if not p.reasons]
 
     def neighbours(self, c: Candidate) -> list[Candidate]:
-        """Each stepped parameter one declared value up or down, where the point stays valid."""
+        """Each stepped parameter one declared value up or down, and vec at its widest, where
+        the point stays valid."""
         base = dict(self.space.parse(c.variant, c.launch).params)
         choices = self.space.choices()
         out = []
@@ -66,14 +68,21 @@ class Tuner:
             if base.get(name) not in values:
                 continue
             k = values.index(base[name])
-            for j in (k - 1, k + 1):
-                if 0 <= j < len(values):
-                    p = self.space.point({**base, name: values[j]})
-                    if not self.space.check(p):
-                        out.append(Candidate(f"{c.name} {name}={values[j]}",
-                                             str(p.variant_label), str(p.launch_label)))
+            steps = [values[j] for j in (k - 1, k + 1) if 0 <= j < len(values)]
+            if name == "vec":  # 16-byte loads: two steps above vec 2 for the 2-byte types
+                steps += next(([v] for v in reversed(values[k + 2:])
+                               if self._valid(base, name, v) is not None), [])
+            for v in steps:
+                p = self._valid(base, name, v)
+                if p is not None:
+                    out.append(Candidate(f"{c.name} {name}={v}", str(p.variant_label),
+                                         str(p.launch_label)))
         return out
 
+    def _valid(self, base: dict[str, Any], name: str, value: Any) -> Any:
+        """The point `base` with `name` set to `value`, or None where the space refuses it."""
+        p = self.space.point({**base, name: value})
+        return None if self.space.check(p) else p
 
 def _verified(t: Tuner, c: Candidate, x: Any, axis: int, want: Any, bound: Any) -> bool:
     """The candidate's answer within the float bound of every output (a wrong point is never
