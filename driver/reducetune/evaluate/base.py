@@ -13,8 +13,9 @@ from typing import Any, Protocol
 from reducetune import _core
 from reducetune._space import Point
 
-__all__ = ["Evaluator", "CEILING_WORKLOAD", "MIN_SAMPLES", "MAX_NOISE", "WORKLOAD_SEED",
-           "data_of", "percent_of", "problem_of", "sampling_options", "workload"]
+__all__ = ["Evaluator", "CEILING_WORKLOAD", "MIN_SAMPLES", "MAX_NOISE", "OUTPACED",
+           "WORKLOAD_SEED", "data_of", "outpaced_noted", "percent_of", "problem_of",
+           "sampling_options", "workload"]
 
 # The streaming ceiling is stored as a baseline under this conventional workload key (the
 # read itself is 4 GiB, or an eighth of the device memory: baseline/streaming_ceiling.hpp).
@@ -46,6 +47,23 @@ def sampling_options(time_cap_s: float, max_samples: int, hot: bool) -> dict[str
     ``_core.evaluate`` and ``_core.evaluate_cub`` read from their ``options``."""
     return {"hot": bool(hot), "min_samples": MIN_SAMPLES, "max_samples": int(max_samples),
             "max_noise": MAX_NOISE, "time_cap_s": float(time_cap_s)}
+
+
+# Racing (issue 25): a point whose first cold samples are already above the bound the tuner
+# passes (``outpaced_above_s``) stops there; the stopping rule says "outpaced"
+# (measure/stopping_rule.hpp), and its stored row's reason starts with this word.
+OUTPACED = "outpaced"
+
+
+def outpaced_noted(result: dict[str, Any], outpaced_above_s: float | None) -> dict[str, Any]:
+    """The evaluator's result, an outpaced one with its stop said first in its reason: the
+    store keeps an ok row's reason (otherwise the verification's note, mostly empty), so that
+    a raced measurement reads back as one, fewer samples and why."""
+    if result.get("status") != "ok" or result.get("stopped") != OUTPACED:
+        return result
+    note = (f"{OUTPACED}: {len(result.get('samples_s') or [])} cold samples, median above "
+            f"{outpaced_above_s or 0:.4g} s")
+    return {**result, "reason": "; ".join(r for r in (note, result.get("reason")) if r)}
 
 
 def workload(dtype: str, op: str, n: int | tuple[int, int, int], pattern: str = "uniform",
@@ -87,8 +105,10 @@ class Evaluator(Protocol):
     # Points and problems are typed (_core.Point, _core.Problem): an evaluator never reads a
     # label back; ``data`` is the input's pattern and seed (``data_of``).
     def precompile(self, points: list[Point]) -> dict[str, Any] | None: ...
-    def evaluate(self, point: Point, problem: _core.Problem,
-                 data: dict[str, Any] | None = None) -> dict[str, Any]: ...
+    # outpaced_above_s (seconds, racing): a live evaluator stops the point's cold samples once
+    # their median is above it (OUTPACED); the tuner passes it only to a live one.
+    def evaluate(self, point: Point, problem: _core.Problem, data: dict[str, Any] | None = None,
+                 outpaced_above_s: float | None = None) -> dict[str, Any]: ...
     def cub(self, w: dict) -> dict[str, Any] | None: ...
     def ceiling_bytes_per_s(self) -> float | None: ...
     def close(self) -> None: ...

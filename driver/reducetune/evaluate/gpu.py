@@ -14,6 +14,7 @@ from reducetune import _core
 from reducetune._no_gpu import device_problem
 from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError
+from reducetune.evaluate.base import outpaced_noted
 
 __all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT"]
 
@@ -195,18 +196,20 @@ class GpuEvaluator:
             return dict(reply["result"])
         return {"status": "failed", "kind": reply["error"], "reason": reply["message"]}
 
-    def evaluate(self, point: Point, problem: _core.Problem,
-                 data: dict[str, Any] | None = None) -> dict[str, Any]:
+    def evaluate(self, point: Point, problem: _core.Problem, data: dict[str, Any] | None = None,
+                 outpaced_above_s: float | None = None) -> dict[str, Any]:
         self.calls += 1
         self._rewarm()
         options = dict(self.options)
         if self._ceiling:
             options["ceiling_bytes_per_s"] = self._ceiling
+        if outpaced_above_s:  # racing, this call only (evaluate/base.py OUTPACED)
+            options["outpaced_above_s"] = float(outpaced_above_s)
         # typed over JSON: the point's parameters by name and the problem's shape, which the
         # worker's _core.evaluate takes as they are
         plain = {"dtype": problem.dtype, "op": problem.op, "shape": list(problem.shape)}
-        return self._run("evaluate", point=point.to_dict(), problem=plain, data=data or {},
-                         options=options)
+        return outpaced_noted(self._run("evaluate", point=point.to_dict(), problem=plain,
+                                        data=data or {}, options=options), outpaced_above_s)
 
     def cub(self, w: dict) -> dict[str, Any] | None:
         return self._run("evaluate_cub", workload=w, options=self.options)

@@ -120,8 +120,10 @@ class ReplayEvaluator:
     def _same_model(self) -> list[int]:
         return same_model_ids(self._store.devices(), self.device)
 
-    def evaluate(self, point: Point, problem: Any,
-                 data: dict[str, Any] | None = None) -> dict[str, Any]:
+    def evaluate(self, point: Point, problem: Any, data: dict[str, Any] | None = None,
+                 outpaced_above_s: float | None = None) -> dict[str, Any]:
+        # outpaced_above_s is ignored: a replay gives back what was stored (a row raced when
+        # recorded keeps its "outpaced" reason), so there is no time to save
         self.calls += 1
         # a recording keys its rows by whole-array size (and keeps the pattern it was
         # measured with); the rows' stored labels are matched by the point's own
