@@ -99,8 +99,10 @@ def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         return
     source, row = KNOWN, evaluation.known(point)
     if row is None:  # the one evaluator call: the typed point and problem, handed straight
+        race = config.race_options(result, evaluation.evaluator.live)  # racing: its bound
         with phase("measuring"):  # timed here, not by a wrapper the point would pass through
-            measured = evaluation.evaluator.evaluate(point, evaluation.problem, evaluation.data)
+            measured = evaluation.evaluator.evaluate(point, evaluation.problem, evaluation.data,
+                                                     **race)
         source, row = evaluation.answer(point, measured)
     if source == KNOWN:
         outcome = "served" if new else "repeat"
