@@ -69,8 +69,10 @@ def curve_for(evaluator: Any, family: str, dtype: str, op: str, n: int, strategy
         while len(best_after) < r.points:
             best_after.append(r.best["median_s"] if r.best else float("inf"))
 
+    # race=None: every point fully measured, so that the curves compare strategies, not
+    # how early a point was cut (a replay never races anyway: TuneConfig.race_options)
     config = TuneConfig(dtype=dtype, op=op, sizes=[n], family=family, strategy=strategy,
-                        max_evals=max_evals, seed=seed, restrict=dict(restrict or {}))
+                        max_evals=max_evals, seed=seed, restrict=dict(restrict or {}), race=None)
     tune_size(evaluator, config, n, on_trial=on_trial)
     while len(best_after) < max_evals:  # a strategy that ran out of points keeps its best
         best_after.append(best_after[-1] if best_after else float("inf"))

@@ -157,7 +157,8 @@ def _size(evaluator: Any, store: Any, space: Any, n: int, optimum: float,
     def config(seed: int, warm: bool) -> TuneConfig:
         return TuneConfig(dtype=space.dtype, op=space.op, sizes=[n], family=space.family,
                           strategy=strategy, max_evals=budget, seed=seed,
-                          restrict=dict(restrict), warm_start=warm)
+                          restrict=dict(restrict), warm_start=warm,
+                          race=None)  # full measurements: the modes differ only in their start
 
     from_b = [{"device": w.device, "variant_label": w.point.variant_label,
                "launch_label": w.point.launch_label, "median_s_there": w.median_s,
