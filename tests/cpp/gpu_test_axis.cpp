@@ -22,7 +22,6 @@
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/device_info.hpp"
 #include "reducetune/cuda/device_limits_of.hpp"
-#include "reducetune/cuda/event.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compiler.hpp"
@@ -309,29 +308,6 @@ TEST_CASE("A batch_invariant axis point gives a row the same bits for 1, 7 and 4
   REQUIRE(variant_rows_differ > 0);
 }
 
-namespace {
-
-// Median seconds of `runs` hot launches of a preset (CUDA events around each), after one
-// warm-up launch; fewer runs for a point that takes long (a thread per row of 2^22).
-double median_seconds(const search_space &s, const loaded_preset &lp, const device_problem &d) {
-  const axis_plan plan = plan_axis(s, lp.p, d.p.shape);
-  device_buffer partials(plan.partials_bytes());
-  const void *in = d.input();
-  std::vector<double> times;
-  event start, stop;
-  for (int k = 0; k < 11 && (k < 3 || times.front() < 0.05); ++k) {
-    start.record(nullptr);
-    launch_axis(*lp.module, plan, in, d.out.data(), partials.data(), nullptr);
-    stop.record(nullptr);
-    const double t = elapsed_seconds(start, stop);
-    if (k > 0) times.push_back(t);
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-} // namespace
-
 // Not run by default (hidden): each preset on float32 shapes of 2^26 elements, rows and
 // columns, verified, with its hot median time and bandwidth (bytes read + written) printed.
 // What a first look at the hand-picked presets gives; the tuner's protocol is the measure.
@@ -354,7 +330,7 @@ TEST_CASE("Axis presets at 2^26 float32 elements: verified, with their bandwidth
     for (const auto &lp : presets) {
       INFO(to_label(p) << " " << lp.name);
       REQUIRE(reference.check(d.run(s, lp).data()).ok());
-      const double t = median_seconds(s, lp, d);
+      const double t = d.median_seconds(s, lp);
       const double gbs = static_cast<double>((p.elements() + p.outputs()) * 4) / t / 1e9;
       std::printf("%-28s %-20s %10.1f us %8.0f GB/s %5.1f %%\n", to_label(p).c_str(),
                   lp.name.c_str(), t * 1e6, gbs, 100 * gbs * 1e9 / g.device.peak_bytes_per_s());

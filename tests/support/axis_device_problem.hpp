@@ -1,10 +1,11 @@
 // The device side of an axis GPU test (gpu_test_axis*, gpu_test_half_axis): one problem's input
 // uploaded `offset` elements past an aligned device address (misaligned rows and tiles), its
 // output buffer, and one point's result through measure/axis_launch (the pass over the family's
-// grid at the shape, then the finish kernel for split > 1).
+// grid at the shape, then the finish kernel for split > 1), or its hot median time.
 #pragma once
 
 #include "reducetune/cuda/device_buffer.hpp"
+#include "reducetune/cuda/event.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/measure/axis_launch.hpp"
@@ -13,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -46,6 +48,25 @@ struct axis_device_problem {
     bytes result(out.size());
     out.download(result.data(), result.size());
     return result;
+  }
+
+  // Median seconds of up to 10 hot launches of a loaded point (CUDA events around each), after
+  // one warm-up launch; 2 for a point that takes long (a thread per row of 2^22).
+  template <class Loaded>
+  [[nodiscard]] double median_seconds(const reducetune::search_space &s, const Loaded &lp) const {
+    const reducetune::axis_plan plan = reducetune::plan_axis(s, lp.p, p.shape);
+    reducetune::device_buffer partials(plan.partials_bytes());
+    std::vector<double> times;
+    reducetune::event start, stop;
+    for (int k = 0; k < 11 && (k < 3 || times.front() < 0.05); ++k) {
+      start.record(nullptr);
+      reducetune::launch_axis(*lp.module, plan, input(), out.data(), partials.data(), nullptr);
+      stop.record(nullptr);
+      const double t = reducetune::elapsed_seconds(start, stop);
+      if (k > 0) times.push_back(t);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
   }
 };
 
