@@ -231,9 +231,10 @@ std::string axis_header(const catalog &c, const template_library &lib,
             rules += axis_rule_of(h, p.shape, *e, d.device, lib, lowered, index++);
             ++n;
           }
+        if (n == 0) // no table, as the runtime keeps none: the next matching device answers
+          continue;
         const auto id = std::to_string(count++);
-        h << "inline constexpr axis_rule ar" << id << "[] = {\n"
-          << (n == 0 ? "    {0ull, 0ull, 0ull, {}},\n" : rules) << "};\n";
+        h << "inline constexpr axis_rule ar" << id << "[] = {\n" << rules << "};\n";
         h << "inline constexpr const char *au" << id << "[] = {";
         for (std::size_t u = 0; u < d.uuids.size(); ++u)
           h << (u ? ", " : "") << cxx_string_literal(d.uuids[u]);

@@ -168,3 +168,26 @@ TEST_CASE("the exported header's select_axis answers every shape as the shape ru
   CHECK(output.find("batch_invariant 32768 3000 1 " + label_of("warp_rows")) != std::string::npos);
   CHECK(output.find("run_to_run 1 4096 4096 " + label_of("thread_columns")) != std::string::npos);
 }
+
+TEST_CASE("a device without a batch_invariant point leaves batch_invariant calls to the next "
+          "matching device, in the header as in the runtime",
+          "[db][axis_export]") {
+  rt_test::temp_dir dir;
+  auto s = store::open(dir / "results.sqlite");
+  rt_test::record_axis_results(s, s.register_device(rt_test::h100()));
+  const auto other = s.register_device(rt_test::gpu("GPU-vec2-only", "Other board"));
+  s.record_measurement(rt_test::axis_measurement(other, "warp_rows_vec2", {4096, 1024, 1}, 1e-5));
+  const auto c = catalog::load(s.connection());
+  write_file_atomically(dir / "dispatch.hpp", export_header(c, rt_test::embedded_library(), "tuned"));
+  std::ostringstream main_cpp;
+  main_cpp << "#include \"dispatch.hpp\"\n"
+           << "constexpr const tuned::axis_rule *pick(const char *level) {\n"
+           << "  return tuned::select_axis(\"GPU-vec2-only\", \"Other board\", 90, \"float32\","
+              " \"sum\", level, 4096, 1024, 1);\n}\n"
+           << "static_assert(pick(\"run_to_run\")->outer == 4096, \"its own table\");\n"
+           << "static_assert(pick(\"batch_invariant\")->outer == 1ull << 16, \"the H100's\");\n"
+           << "int main() {}\n";
+  rt_test::write_bytes(dir / "main.cpp", main_cpp.str());
+  rt_test::run_ok(std::string(RT_CXX_COMPILER) + " -std=c++17 -fsyntax-only -Wall -Wextra -Werror '" +
+                  (dir / "main.cpp").string() + "' 2>&1");
+}

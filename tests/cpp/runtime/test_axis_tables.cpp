@@ -124,3 +124,28 @@ TEST_CASE("the device at hand finds its axis table by the Catalog's device rule,
   // a middle axis is a column shape: nearest (1, 1024, 2^16)
   CHECK(table_entry(t, {64, 2048, 512})->shape == reduction_shape{1, 1024, 1 << 16});
 }
+
+TEST_CASE("a device without a batch_invariant point has no batch_invariant table: the next "
+          "matching device's answers",
+          "[runtime][axis_tables]") {
+  rt_test::temp_dir dir;
+  auto s = db::store::open(dir / "results.sqlite");
+  rt_test::record_axis_results(s, s.register_device(rt_test::h100()));
+  const auto other = s.register_device(rt_test::gpu("GPU-vec2-only", "Other board"));
+  s.record_measurement(rt_test::axis_measurement(other, "warp_rows_vec2", {4096, 1024, 1}, 1e-5));
+  const auto c = db::catalog::load(s.connection());
+  const db::device_query q{"GPU-vec2-only", "Other board", 90};
+  const auto fastest = axis_tables_from_catalog(c, rt_test::embedded_library(), dtype::float32,
+                                                reduce_op::sum, axis_determinism::run_to_run);
+  CHECK(axis_table_for(fastest, q)->name == "Other board");
+  const auto invariant = axis_tables_from_catalog(
+      c, rt_test::embedded_library(), dtype::float32, reduce_op::sum,
+      axis_determinism::batch_invariant);
+  CHECK(axis_table_for(invariant, q)->name == h100_name);
+  // the export, read back, says the same
+  const auto doc = exported(c);
+  CHECK(axis_table_for(axis_tables_from_json(doc, dtype::float32, reduce_op::sum, {},
+                                             axis_determinism::batch_invariant),
+                       q)
+            ->name == h100_name);
+}
