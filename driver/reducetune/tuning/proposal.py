@@ -13,6 +13,7 @@ from typing import Any
 from reducetune._space import Point, Space
 from reducetune.store.study_share import StudyShare
 from reducetune.tuning.config import TuneConfig, study_name
+from reducetune.tuning.grid_walk import GridWalk
 from reducetune.tuning.mirror import MirroredStorage
 from reducetune.tuning.samplers import STRATEGY, distributions, make_sampler
 from reducetune.tuning.timing import timed, timed_lock, timed_storage
@@ -71,7 +72,7 @@ class Proposal:
         self.stall = 0  # trials in a row without a new point
         self.mirrored: MirroredStorage | None = None  # the file's copy of a journal's study
         self.escapes = 0
-        self._grid: list[Point] | None = None
+        self._grid: GridWalk | None = None
 
     def eligible(self, p: Point) -> bool:
         return self.space.selected(p, self.config.allow_flagged, self.config.nondeterministic)
@@ -92,11 +93,9 @@ class Proposal:
         then the base preset (``Space.base``). Returns the warm-start points enqueued per
         device name."""
         if STRATEGY[self.config.strategy].exhaustive:
-            self._grid = self._unseen()
-            if self.config.by_model and self._grid:  # workers of one study start apart
-                k = os.getpid() * 2654435761 % len(self._grid)
-                self._grid = self._grid[k:] + self._grid[:k]
-            self._grid.reverse()  # popped from the end: enumeration order
+            unseen = self._unseen()  # workers of one study start apart (tuning/grid_walk.py)
+            start = os.getpid() * 2654435761 % max(1, len(unseen)) if self.config.by_model else 0
+            self._grid = GridWalk(unseen, start)
         elif not self.study.trials:
             base = self.space.base(self.config.base_preset, self.config.allow_flagged,
                                    self.config.nondeterministic)
@@ -117,12 +116,11 @@ class Proposal:
         """Queues what the next trial tries, or says why there is nothing left to try
         (``exhausted``, ``stalled``)."""
         if self._grid is not None:
-            # measured, or being measured, by another worker of the study
-            while self._grid and self.share.busy(self._grid[-1]):
-                self._grid.pop()
-            if not self._grid:
+            # not measured, nor being measured, by another worker of the study
+            p = self._grid.next(self.share.busy)
+            if p is None:
                 return "exhausted"
-            self._enqueue(self._grid.pop())
+            self._enqueue(p)
         elif self.stall >= STALL_LIMIT:
             left = sum(1 for p in self.space.points() if self.eligible(p))
             return "exhausted" if len(self.seen) >= left else "stalled"
