@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from reducetune.experiments.multi_gpu import PG_RTT_S, model_section, predict, trial_costs
+from reducetune.experiments.multi_gpu import (PG_RTT_S, SPAWN_S, model_section, predict,
+                                              trial_costs)
 from reducetune.tuning.timing import PHASES
 
 
@@ -29,7 +30,7 @@ def test_one_gpu_gives_back_the_measured_rate():
 
 def test_gpus_scale_until_the_part_taken_in_turn_bounds_them():
     costs = trial_costs(GPU_BOUND)
-    one, two, eight = (predict(costs, 1000, 0.0, w) for w in (1, 2, 8))
+    one, two, eight = (predict(costs, 1000, 0.0, w, spawn_s=0.0) for w in (1, 2, 8))
     assert 1.8 < two / one < 2.0  # the fixed compile and the writes in turn cost a little
     assert eight < 1000 / (5.0 + 1000 * 0.002) + 1e-9  # never above 1 / (in turn)
     storage = trial_costs(STORAGE_BOUND)
@@ -50,3 +51,25 @@ def test_the_report_puts_the_model_beside_the_measurements():
     assert [r.split(" | ")[0] for r in rows] == ["| 1", "| 2", "| 4", "| 8", "| 4 machines x 8"]
     assert rows[0].endswith("| 21.0 |") and rows[1].endswith("| 40.0 |")
     assert rows[2].endswith("| - |")
+
+
+def test_each_worker_pays_its_fixed_cost_whole_and_several_workers_their_spawn():
+    # 5 s before the first point (compiling 3, the ceiling and first CUB 2), 40 ms a point
+    t = {**GPU_BOUND, "first_point_s": 5.0,
+         "phases": {**GPU_BOUND["phases"], "compiling": 3.0, "measuring": 42.0}}
+    costs = trial_costs(t)
+    assert costs["fixed_s"] == 5.0
+    assert costs["own_s"] == pytest.approx(0.040)  # the 2 s before the first point left out
+    one = predict(costs, 1000, 3.0, 1)
+    two = predict(costs, 1000, 3.0, 2, spawn_s=1.0)
+    assert 1000 / one == pytest.approx(3.0 + 5.0 + 1000 * 0.042)
+    assert 1000 / two == pytest.approx(3.0 + 1.0 + 5.0 + 1000 * 0.042 / 2)  # fixed not halved
+
+
+def test_the_two_gpu_runs_measured_start_gives_the_spawn():
+    dual = {"workers": [{"time": {**GPU_BOUND, "start_s": 4.5}},
+                        {"time": {**GPU_BOUND, "start_s": 5.5}}]}
+    text = model_section({"time": GPU_BOUND}, GPU_BOUND["wall_s"] + 3.0, {}, dual)
+    assert "+2.0 s for several workers, measured" in text
+    assert f"+{SPAWN_S:.1f} s for several workers, assumed" in model_section(
+        {"time": GPU_BOUND}, GPU_BOUND["wall_s"] + 3.0, {})

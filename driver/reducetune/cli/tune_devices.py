@@ -91,8 +91,8 @@ def _worker_args(args: argparse.Namespace, ordinal: int) -> str:
 def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
     """Starts one worker per device, waits for all, prints what each found and where each
     one's time went (per worker: its phases, and ``idle``, the command's wall time less its
-    own)."""
-    began = time.perf_counter()
+    own: its start and its wait for the others, ``_idle``)."""
+    began, began_at = time.perf_counter(), time.time()
     procs = [subprocess.Popen([sys.executable, "-m", "reducetune.cli.device_worker",
                                _worker_args(args, k)], stdout=subprocess.PIPE, text=True)
              for k in ordinals]
@@ -111,7 +111,7 @@ def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
         docs.append({"ordinal": k, **doc})
     for d in docs:
         if "time" in d:
-            d["time"]["idle_s"] = max(0.0, wall_s - d["time"]["wall_s"])
+            _idle(d["time"], wall_s, began_at)
     if args.json:
         print(json.dumps({"workers": docs, "failed": failed, "wall_s": wall_s}, indent=2))
     else:
@@ -123,6 +123,15 @@ def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
               "same command again to resume", file=sys.stderr)
         return 1
     return 0
+
+
+def _idle(t: dict[str, Any], wall_s: float, began_at: float) -> None:
+    """A worker's ``idle_s`` (the command's wall time less its own), split into ``start_s``
+    (the command's start to the worker's run: its process, imports, files opened) and
+    ``wait_s`` (the worker's end to the command's: the last worker still running)."""
+    t["idle_s"] = max(0.0, wall_s - t["wall_s"])
+    t["start_s"] = min(t["idle_s"], max(0.0, t.get("began_at", began_at) - began_at))
+    t["wait_s"] = t["idle_s"] - t["start_s"]
 
 
 def _print_summary(docs: list[dict[str, Any]]) -> None:

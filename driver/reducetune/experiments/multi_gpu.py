@@ -158,14 +158,17 @@ def breakdowns(doc: dict[str, Any], name: str) -> list[tuple[str, dict[str, Any]
 
 
 def time_section(rows: list[tuple[str, dict[str, Any]]]) -> str:
-    """Where each worker's time went (tuning/timing.py): seconds per phase and idle."""
-    cols = [*PHASES, "idle"]
+    """Where each worker's time went (tuning/timing.py): seconds per phase and idle, split
+    into its start (before its run) and its wait (after it, for the last worker) where the
+    run says (cli/tune_devices.py); the first and last points' times in its run."""
+    cols = [*PHASES, "idle", "start", "wait", "first point", "last point"]
     lines = ["## Where each worker's time went (s)", "",
              "| worker | points | points/s | wall | " + " | ".join(cols) + " |",
              "|---|" + "---|" * (3 + len(cols))]
     for name, t in rows:
         cells = [f"{t['phases'].get(c, 0.0):.2f}" for c in PHASES]
-        cells.append(f"{t.get('idle_s', 0.0):.2f}")
+        cells += [f"{t[k]:.2f}" if t.get(k) is not None else "-"
+                  for k in ("idle_s", "start_s", "wait_s", "first_point_s", "last_point_s")]
         lines.append(f"| {name} | {t['points']} | {t['points_per_s']:.1f} | {t['wall_s']:.2f} | "
                      + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -174,6 +177,10 @@ def time_section(rows: list[tuple[str, dict[str, Any]]]) -> str:
 # A PostgreSQL round trip between the machines of one cluster: stated, not measured here (no
 # PostgreSQL run yet); each storage call of a worker on another machine than the server pays it.
 PG_RTT_S = 0.0005
+# What a --devices run adds to a worker's start: the command's own process (its imports, the
+# arguments checked) before it starts the workers. 2 x H200, 2026-11-26 (scaling_default_
+# storage.md): the last worker to finish was idle 4.29 s, the one-GPU command started in 3.9 s.
+SPAWN_S = 0.4
 
 
 def trial_costs(t: dict[str, Any]) -> dict[str, float]:
@@ -181,24 +188,31 @@ def trial_costs(t: dict[str, Any]) -> dict[str, float]:
     does on its own (``own_s``: measuring, the sampler, the results file, the tuner), what it
     reads of the shared study (``read_s``: with W workers it reads W times the trials), what
     one study's workers do in turn (``turn_s``: the storage's writes, appended under one lock,
-    and the claim), the storage calls (``calls``) and the worker's fixed cost (``fixed_s``:
-    compiling)."""
+    and the claim), the storage calls (``calls``), and what every worker spends once before its
+    first point (``fixed_s``: compiling, the streaming ceiling, the first CUB baseline and its
+    data: ``first_point_s`` where the breakdown has it, else compiling alone), which W workers
+    do not share: each pays it whole."""
     ph, n = t["phases"], max(1, int(t["points"]))
     calls = t.get("calls", {})
-    return {"own_s": (ph["measuring"] + ph["sampler"] + ph["results"] + ph["tuner"]) / n,
-            "read_s": ph["storage_read"] / n,
+    first = t.get("first_point_s")
+    fixed = float(first) if first is not None else ph["compiling"]
+    own = ph["measuring"] + ph["sampler"] + ph["results"] + ph["tuner"] + ph["compiling"] - fixed
+    return {"own_s": max(0.0, own) / n, "read_s": ph["storage_read"] / n,
             "turn_s": (ph["storage_write"] + ph["lock_wait"]) / n,
             "calls": (calls.get("storage_read", 0) + calls.get("storage_write", 0)) / n,
-            "fixed_s": ph["compiling"]}
+            "fixed_s": fixed}
 
 
 def predict(costs: dict[str, float], points: int, start_s: float, gpus: int,
-            machines: int = 1) -> float:
+            machines: int = 1, spawn_s: float = SPAWN_S) -> float:
     """Points per second over a whole command of ``points`` points on ``gpus`` GPUs per
-    machine: the start (``start_s``: the command's wall less the loop's) and each worker's
-    fixed cost, then the points at W workers' rate, each point costing its own and W times
-    its reads, bounded by the part taken in turn (one at a time, whatever W). Across machines
-    (a PostgreSQL server) every storage call pays PG_RTT_S, the writes in turn too."""
+    machine: the start (``start_s``: the command's wall less the loop's; a --devices run of
+    several workers adds ``spawn_s``, its own process before its workers'), each worker's fixed
+    cost (paid by every worker at once: it does not shrink with W), then the points at W
+    workers' rate, each point costing its own and W times its reads, bounded by the part taken
+    in turn (one at a time, whatever W). Across machines (a PostgreSQL server) every storage
+    call pays PG_RTT_S, the writes in turn too. Workers start together and split the points
+    evenly (tuning/grid_walk.py: no point asked by two)."""
     w = gpus * machines
     rtt = PG_RTT_S if machines > 1 else 0.0
     turn = costs["turn_s"] + costs["calls"] * rtt / 2
@@ -206,26 +220,39 @@ def predict(costs: dict[str, float], points: int, start_s: float, gpus: int,
     rate = w / per_point
     if turn > 0:
         rate = min(rate, 1.0 / turn)
-    return points / (start_s + costs["fixed_s"] + points / rate)
+    start = start_s + (spawn_s if w > 1 else 0.0)
+    return points / (start + costs["fixed_s"] + points / rate)
 
 
-def model_section(single: dict[str, Any], single_s: float, measured: dict[int, float]) -> str:
+def worker_start(doc: dict[str, Any] | None) -> float | None:
+    """The mean ``start_s`` of a --devices run's workers (cli/tune_devices.py), if it has it."""
+    starts = [w["time"]["start_s"] for w in (doc or {}).get("workers", [])
+              if "start_s" in w.get("time", {})]
+    return sum(starts) / len(starts) if starts else None
+
+
+def model_section(single: dict[str, Any], single_s: float, measured: dict[int, float],
+                  dual: dict[str, Any] | None = None) -> str:
     """The model's points per second beside the measured ones (``measured``: GPUs -> points
-    per second over the whole command), for 1, 2, 4 and 8 GPUs and 4 machines of 8."""
+    per second over the whole command), for 1, 2, 4 and 8 GPUs and 4 machines of 8. With the
+    two-GPU run's ``tune --json`` (``dual``), its workers' measured start gives ``spawn_s``."""
     t = single["time"] if "time" in single else single["workers"][0]["time"]
     costs, points = trial_costs(t), int(t["points"])
     start = max(0.0, single_s - float(t["wall_s"]))
+    started = worker_start(dual)
+    spawn = SPAWN_S if started is None else max(0.0, started - start)
     lines = ["## Scale-out: the model against the measurements (points/s, whole command)", "",
              f"Per point on one GPU: own {costs['own_s'] * 1e3:.2f} ms, reads "
              f"{costs['read_s'] * 1e3:.2f} ms, in turn {costs['turn_s'] * 1e3:.2f} ms, "
-             f"{costs['calls']:.1f} storage calls; start {start:.1f} s, compiling "
-             f"{costs['fixed_s']:.1f} s; {points} points. PostgreSQL round trip "
-             f"{PG_RTT_S * 1e3:.1f} ms (assumed).", "",
+             f"{costs['calls']:.1f} storage calls; start {start:.1f} s (+{spawn:.1f} s for "
+             f"several workers{', measured' if started is not None else ', assumed'}); each "
+             f"worker's fixed cost before its first point {costs['fixed_s']:.1f} s; {points} "
+             f"points. PostgreSQL round trip {PG_RTT_S * 1e3:.1f} ms (assumed).", "",
              "| GPUs | model | measured |", "|---|---|---|"]
     for label, gpus, machines in (("1", 1, 1), ("2", 2, 1), ("4", 4, 1), ("8", 8, 1),
                                   ("4 machines x 8", 8, 4)):
         got = measured.get(gpus) if machines == 1 else None
-        lines.append(f"| {label} | {predict(costs, points, start, gpus, machines):.1f} | "
+        lines.append(f"| {label} | {predict(costs, points, start, gpus, machines, spawn):.1f} | "
                      f"{'-' if got is None else f'{got:.1f}'} |")
     return "\n".join(lines) + "\n"
 
@@ -254,8 +281,10 @@ def main(argv: list[str] | None = None) -> int:
         text += "\n" + time_section(rows)
     if args.single_json is not None and rows and args.single_s and args.dual_s:
         measured = {1: a["single_points"] / args.single_s, 2: a["dual_points"] / args.dual_s}
+        dual = (json.loads(args.dual_json.read_text()) if args.dual_json is not None
+                and args.dual_json.exists() and args.dual_json.stat().st_size else None)
         text += "\n" + model_section(json.loads(args.single_json.read_text()), args.single_s,
-                                     measured)
+                                     measured, dual)
     args.out.write_text(text)
     if args.csv:
         with open(args.csv, "w", newline="") as f:

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from reducetune.errors import StoreError
-from reducetune.store.study_storage import file_lock
+from reducetune.store.study_storage import _Connection, file_lock
 
-__all__ = ["SCHEMA", "insert_trial", "read_trials", "running", "schema", "study_id",
+__all__ = ["SCHEMA", "connect", "insert_trial", "read_trials", "running", "schema", "study_id",
            "sync_trials", "trials_not_from"]
 
 SCHEMA = "v3.2.0.a"  # the alembic version whose tables this module writes
@@ -60,7 +60,7 @@ def read_trials(db: str | os.PathLike[str], ids: list[int]) -> list[Any]:
 
     if not ids:
         return []
-    con = _connect(db)
+    con = connect(db)
     try:
         marks = ",".join("?" * len(ids))
         rows: dict[int, dict[str, Any]] = {
@@ -108,20 +108,33 @@ def _parse(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
 
-def study_id(storage: Any, db: str | os.PathLike[str], study_name: str,
-             directions: Sequence[Any]) -> int:
-    """The id of the file's study of that name, made (with ``directions``) when missing;
-    ``storage``: Optuna's storage of the file at ``db``."""
+def study_id(db: str | os.PathLike[str], study_name: str, directions: Sequence[Any]) -> int:
+    """The id of the file's study of that name, made (with ``directions``, Optuna's
+    StudyDirection) when missing: the rows Optuna's create_new_study writes (a study, a
+    direction per objective), without opening Optuna's storage of the file (its SQLAlchemy
+    and alembic cost each worker about a second of its start)."""
     with file_lock(db):
+        con = connect(db)
         try:
-            return int(storage.get_study_id_from_name(study_name))
-        except KeyError:
-            return int(storage.create_new_study(list(directions), study_name))
+            row = con.execute("SELECT study_id FROM studies WHERE study_name = ?",
+                              (study_name,)).fetchone()
+            if row is not None:
+                return int(row[0])
+            con.execute("BEGIN IMMEDIATE")
+            sid = int(con.execute("INSERT INTO studies (study_name) VALUES (?)",
+                                  (study_name,)).lastrowid or 0)
+            con.executemany("INSERT INTO study_directions (direction, study_id, objective) "
+                            "VALUES (?, ?, ?)", [(d.name, sid, k)
+                                                 for k, d in enumerate(directions)])
+            con.commit()
+            return sid
+        finally:
+            con.close()
 
 
 def running(db: str | os.PathLike[str], study_name: str) -> int:
     """How many trials of the file's study of that name are RUNNING (no study: 0)."""
-    con = _connect(db)
+    con = connect(db)
     try:
         return int(con.execute("SELECT count(*) FROM trials t JOIN studies s USING (study_id) "
                                "WHERE s.study_name = ? AND t.state = 'RUNNING'",
@@ -132,16 +145,17 @@ def running(db: str | os.PathLike[str], study_name: str) -> int:
         con.close()
 
 
-def insert_trial(db: str | os.PathLike[str], sid: int, t: Any, key: str, k: str) -> None:
+def insert_trial(con: sqlite3.Connection, sid: int, t: Any, key: str, k: str) -> None:
     """The trial (a RUNNING one, just asked) appended to the file's study ``sid``, with the
-    system attribute ``key`` = ``k``: one transaction."""
-    con = _connect(db)
+    system attribute ``key`` = ``k``: one transaction, on ``con`` (``connect``: kept open by
+    the caller, as a connection costs about a millisecond to open, at every trial)."""
     try:
         con.execute("BEGIN IMMEDIATE")  # the trial's number: the study's count, taken alone
         _insert(con, sid, t, {**t.system_attrs, key: k})
         con.commit()
-    finally:
-        con.close()
+    except BaseException:
+        con.rollback()
+        raise
 
 
 def sync_trials(db: str | os.PathLike[str], sid: int, trials: list[Any], key: str,
@@ -153,7 +167,7 @@ def sync_trials(db: str | os.PathLike[str], sid: int, trials: list[Any], key: st
     if _schema(db) != SCHEMA:
         raise StoreError(f"{db}: Optuna's tables are not of schema {SCHEMA}")
     with file_lock(db):
-        con = _connect(db)
+        con = connect(db)
         try:
             con.execute("BEGIN IMMEDIATE")
             have = {json.loads(v): (tid, state) for v, tid, state in con.execute(
@@ -185,8 +199,12 @@ _TRIAL_TABLES = ("trial_params", "trial_values", "trial_intermediate_values",
                  "trial_user_attributes", "trial_system_attributes")
 
 
-def _connect(db: str | os.PathLike[str]) -> sqlite3.Connection:
-    return sqlite3.connect(Path(db).resolve().as_uri() + "?mode=rw", uri=True, timeout=60)
+def connect(db: str | os.PathLike[str]) -> sqlite3.Connection:
+    """A connection to the file with the store's own rule (WAL, synchronous NORMAL:
+    study_storage._Connection): a trial written at every ask must not wait on an fsync while
+    it holds the file's write lock, which every other worker of the file then waits for."""
+    return sqlite3.connect(Path(db).resolve().as_uri() + "?mode=rw", uri=True, timeout=60,
+                           factory=_Connection)
 
 
 def schema(db: str | os.PathLike[str]) -> str:
@@ -195,7 +213,7 @@ def schema(db: str | os.PathLike[str]) -> str:
 
 
 def _schema(db: str | os.PathLike[str]) -> str:
-    con = _connect(db)
+    con = connect(db)
     try:
         row = con.execute("SELECT version_num FROM alembic_version").fetchone()
         return str(row[0]) if row else ""

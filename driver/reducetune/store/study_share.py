@@ -51,6 +51,7 @@ from typing import Any
 from reducetune import _core
 from reducetune._space import Point
 from reducetune.store.study_storage import claim_lock, file_lock
+from reducetune.store.study_tell import tell
 
 __all__ = ["CLAIM", "OWNER", "StudyShare", "study_device"]
 
@@ -161,10 +162,15 @@ class StudyShare:
             elif max_evals is not None and len(self.seen) + len(others) >= max_evals:
                 why = "max-evals: the other processes of this study spent its budget"
             if not why:
-                trial.set_user_attr(CLAIM, {"variant_label": point.variant_label,
-                                            "launch_label": point.launch_label, **self._me})
-                return False
-        _fail(self.study, trial, why)
+                import optuna  # heavy (about 0.5 s): only where a study is used
+
+                try:
+                    trial.set_user_attr(CLAIM, {"variant_label": point.variant_label,
+                                                "launch_label": point.launch_label, **self._me})
+                    return False
+                except optuna.exceptions.UpdateFinishedTrialError:  # failed under it: starved
+                    return True  # its point re-queued by whoever failed it
+        self.finish(trial, {"outcome": "claimed", "reason": why})
         return True
 
     def busy(self, point: Point) -> bool:
@@ -239,7 +245,7 @@ class StudyShare:
         storage, now = self.study._storage, time.monotonic()
         if is_heartbeat_enabled(storage) and now - self._stale_checked >= REAP_EVERY_S:
             self._stale_checked = now
-            optuna.storages.fail_stale_trials(self.study)  # its retry callback re-queues
+            self._fail_stale()
         if not locked or now - self._reaped < REAP_EVERY_S:
             return
         self._reaped = now
@@ -252,6 +258,44 @@ class StudyShare:
                     continue
                 if CLAIM in t.user_attrs:  # its point was being measured: asked again
                     self.study.enqueue_trial(t.params, user_attrs={"retried": t.number})
+
+    def _fail_stale(self) -> None:
+        """Optuna's ``fail_stale_trials`` (a trial whose heartbeat stopped HEARTBEAT_GRACE_S
+        ago is failed, its retry callback re-queues its point), less the trials of processes
+        of this host that still run: a live worker starved of CPU (its heartbeat thread not
+        scheduled) is still measuring its point, which failing its trial would have measured
+        twice. A trial of another host is failed on its heartbeat alone, as before: its
+        worker, if alive, keeps its result (``finish``)."""
+        import copy
+
+        import optuna  # heavy (about 0.5 s): only where a study is used
+        from optuna.trial import TrialState  # heavy: only where a study is used
+
+        storage, failed = self.study._storage, []
+        for trial_id in storage._get_stale_trial_ids(self.study._study_id):  # private (3.x-5.x)
+            if self._alive_here(storage.get_trial(trial_id).user_attrs):
+                continue
+            try:
+                if storage.set_trial_state_values(trial_id, state=TrialState.FAIL):
+                    failed.append(trial_id)
+            except optuna.exceptions.UpdateFinishedTrialError:
+                pass  # another process failed it first
+        # get_heartbeat_stale_trial_callback since Optuna 4.9 (the older name deprecated there)
+        ask = getattr(storage, "get_heartbeat_stale_trial_callback",
+                      getattr(storage, "get_failed_trial_callback", lambda: None))
+        retry = ask()
+        for trial_id in failed if retry is not None else []:
+            retry(self.study, copy.deepcopy(storage.get_trial(trial_id)))
+
+    def _alive_here(self, attrs: dict[str, Any]) -> bool:
+        """The trial's claim or owner names a process of this host that still runs."""
+        owner = attrs.get(CLAIM, attrs.get(OWNER))
+        return (isinstance(owner, dict) and owner.get("host") == self._me["host"]
+                and isinstance(owner.get("pid"), int) and pid_runs(owner["pid"]))
+
+    def finish(self, trial: Any, attrs: dict[str, Any], values: Any = None) -> None:
+        """The trial's user attributes written and the trial told (store/study_tell.py)."""
+        tell(self.study, trial, attrs, values)
 
     def _dead(self, attrs: dict[str, Any]) -> bool:
         """Seen under the lock, a RUNNING trial of a process that died: its claim or owner
@@ -272,14 +316,6 @@ class StudyShare:
             return True  # cannot be checked from here: it holds while its trial runs
         pid = claim.get("pid")
         return pid != self._me["pid"] and isinstance(pid, int) and pid_runs(pid)
-
-
-def _fail(study: Any, trial: Any, reason: str) -> None:
-    import optuna  # heavy (about 0.5 s): only where a study is used
-
-    trial.set_user_attr("outcome", "claimed")
-    trial.set_user_attr("reason", reason)
-    study.tell(trial, state=optuna.trial.TrialState.FAIL)
 
 
 def remove_dead_folders(prefix: str) -> None:

@@ -26,7 +26,7 @@ from reducetune.errors import StoreError
 from reducetune.store.storage_check import JOURNAL, check_storage
 
 __all__ = ["claim_lock", "file_lock", "open_journal", "open_shared_storage", "open_storage",
-           "storage_url"]
+           "optuna_tables", "storage_url"]
 
 
 def storage_url(path: str | os.PathLike[str]) -> str:
@@ -49,12 +49,25 @@ def storage_url(path: str | os.PathLike[str]) -> str:
 def open_storage(path: str | os.PathLike[str]) -> Any:
     """Optuna's RDBStorage in the results file at path, its tables created under file_lock
     (a file that has them is opened without: RDBStorage then only reads)."""
+    with contextlib.nullcontext() if _optuna_ready(path) else file_lock(path):
+        return _file_storage(path)
+
+
+def _file_storage(path: str | os.PathLike[str]) -> Any:
     import optuna  # heavy (about 0.5 s): only where a study is used
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    url = storage_url(path)
-    with contextlib.nullcontext() if _optuna_ready(path) else file_lock(path):
-        return optuna.storages.RDBStorage(url, engine_kwargs=sqlite_engine_kwargs())
+    return optuna.storages.RDBStorage(storage_url(path), engine_kwargs=sqlite_engine_kwargs())
+
+
+def optuna_tables(path: str | os.PathLike[str]) -> None:
+    """Optuna's tables made in the results file at path where missing (Optuna's RDBStorage,
+    under file_lock); a file that has them is left alone, without opening Optuna's storage."""
+    if _optuna_ready(path):
+        return
+    with file_lock(path):
+        if not _optuna_ready(path):  # another process made them while this one waited
+            _file_storage(path).engine.dispose()
 
 
 class _Connection(sqlite3.Connection):

@@ -25,6 +25,7 @@ from reducetune.tuning.config import SizeResult, TuneConfig, median_of, study_na
 from reducetune.tuning.mirror import MirroredStorage
 from reducetune.tuning.proposal import STALL_ESCAPE, STALL_LIMIT, Proposal, open_study
 from reducetune.tuning.samplers import STRATEGY
+from reducetune.tuning.timing import measured as point_measured
 from reducetune.tuning.timing import phase
 
 __all__ = [
@@ -75,15 +76,11 @@ def _trial(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
 def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
             ceiling: float | None, trial: Any, point: Point) -> None:
     """The trial checked, served or evaluated, and told."""
-    import optuna  # heavy (about 0.5 s): only where a study is used
-
-    study, config = proposal.study, proposal.config
+    config, finish = proposal.config, proposal.share.finish  # tells, even a trial failed under it
     rejected = _rejection(proposal.space, point, config)
     if rejected is not None:
         kind, reason = rejected
-        trial.set_user_attr("outcome", "invalid")
-        trial.set_user_attr("reason", reason)
-        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        finish(trial, {"outcome": "invalid", "reason": reason})
         setattr(result, kind, getattr(result, kind) + 1)
         proposal.rejected()
         return
@@ -93,9 +90,8 @@ def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
     new = proposal.note(point)
     result.points += new
     if not new and evaluation.known(point) is None:  # seen in a study shared with another
-        trial.set_user_attr("outcome", "repeat")  # device or machine: measured there
-        trial.set_user_attr("reason", "measured by another worker of this study")
-        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        # device or machine: measured there
+        finish(trial, {"outcome": "repeat", "reason": "measured by another worker of this study"})
         return
     source, row = KNOWN, evaluation.known(point)
     if row is None:  # the one evaluator call: the typed point and problem, handed straight
@@ -103,6 +99,7 @@ def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         with phase("measuring"):  # timed here, not by a wrapper the point would pass through
             measured = evaluation.evaluator.evaluate(point, evaluation.problem, evaluation.data,
                                                      **race)
+        point_measured()  # the run's first and last points (a --devices run's span)
         source, row = evaluation.answer(point, measured)
     if source == KNOWN:
         outcome = "served" if new else "repeat"
@@ -116,16 +113,14 @@ def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         result.failed += row["status"] != "ok"
     # Only now: a trial interrupted mid-evaluation must not count as a point seen.
     # launch_label first: a trial with a variant_label has both, even if killed in between
-    trial.set_user_attr("launch_label", point.launch_label)
-    trial.set_user_attr("variant_label", point.variant_label)
-    trial.set_user_attr("outcome", outcome)
+    attrs = {"launch_label": point.launch_label, "variant_label": point.variant_label,
+             "outcome": outcome}
     value = median_of(row)
     if value is None:
-        trial.set_user_attr("reason", row.get("reason") or row["status"])
-        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        finish(trial, {**attrs, "reason": row.get("reason") or row["status"]})
         return
     noise = float(row.get("rel_stddev") or 0.0)
-    study.tell(trial, [value, noise] if STRATEGY[config.strategy].two_objectives else value)
+    finish(trial, attrs, [value, noise] if STRATEGY[config.strategy].two_objectives else value)
     result.consider(point, row, ceiling)
 
 

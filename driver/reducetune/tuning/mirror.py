@@ -43,10 +43,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from reducetune.store.study_bulk import (SCHEMA, insert_trial, read_trials, running, schema,
-                                         study_id, sync_trials, trials_not_from)
+from reducetune.store.study_bulk import (SCHEMA, connect, insert_trial, read_trials, running,
+                                         schema, study_id, sync_trials, trials_not_from)
 from reducetune.store.study_share import StudyShare
-from reducetune.store.study_storage import file_lock, flock_current, open_journal, open_storage
+from reducetune.store.study_storage import (file_lock, flock_current, open_journal, open_storage,
+                                           optuna_tables)
 from reducetune.tuning.timing import current, timed_storage
 
 __all__ = ["JOURNAL_SUFFIX", "MIRRORED", "SEEDED", "MirroredStorage", "journal_beside",
@@ -66,16 +67,16 @@ def open_default_storage(db: str | os.PathLike[str]) -> Any:
     """The studies' storage of ``reducetune tune`` without --storage: a MirroredStorage, or the
     file's own tables (Optuna's RDBStorage) where no journal can be made beside the file or
     its Optuna tables are of a schema study_bulk does not write."""
-    file = open_storage(db)  # Optuna's tables made (under the file's lock) where missing
+    optuna_tables(db)  # made (under the file's lock) where missing
     if schema(db) != SCHEMA:
-        return file
+        return open_storage(db)
     path = journal_beside(db)
     try:
         user = _use(path)
     except (OSError, ImportError):
-        return file
+        return open_storage(db)
     try:
-        return MirroredStorage(db, _open_journal(path), file, user)
+        return MirroredStorage(db, _open_journal(path), None, user)
     except BaseException:
         os.close(user)
         raise
@@ -110,9 +111,18 @@ class MirroredStorage:
                  user: int | None = None) -> None:
         self.db = Path(db)
         self.journal = journal
-        self.file = timed_storage(file)  # the results file's Optuna storage (RDBStorage)
+        # the results file's Optuna storage (RDBStorage), opened only where needed (a dead
+        # process's trials to fail): its SQLAlchemy and alembic cost about a second a worker
+        self._file = None if file is None else timed_storage(file)
         self._sids: dict[str, int] = {}  # study name -> its id in the file
         self._user = user  # the journal's descriptor with this process's shared flock
+        self._con: Any = None  # the file, for the trials written as they are asked (began)
+
+    @property
+    def file(self) -> Any:
+        if self._file is None:
+            self._file = timed_storage(open_storage(self.db))
+        return self._file
 
     def paths(self) -> list[Path]:
         """The files beside the results file that the journal uses."""
@@ -125,7 +135,11 @@ class MirroredStorage:
         results file; the next run starts a journal from the file's copy."""
         import fcntl  # POSIX: _use made the descriptor
 
-        self.file.engine.dispose()
+        if self._file is not None:
+            self._file.engine.dispose()
+        if self._con is not None:
+            self._con.close()
+            self._con = None
         if self._user is None:
             return
         try:
@@ -145,7 +159,7 @@ class MirroredStorage:
         if running(self.db, study.study_name):
             _reap(optuna_study(study.study_name, self.file))
         self.seed(study)
-        self._sids[study.study_name] = study_id(self.file, self.db, study.study_name,
+        self._sids[study.study_name] = study_id(self.db, study.study_name,
                                                 study.directions)
 
     def seed(self, study: Any) -> None:
@@ -174,7 +188,9 @@ class MirroredStorage:
             return
         t = study._storage.get_trial(trial._trial_id)
         with _writing():
-            insert_trial(self.db, sid, t, MIRRORED, f"{_uid(study)}:{t._trial_id}")
+            if self._con is None:
+                self._con = connect(self.db)
+            insert_trial(self._con, sid, t, MIRRORED, f"{_uid(study)}:{t._trial_id}")
 
     def mirror(self, study: Any) -> int:
         """The file's copy brought up to the study's finished trials, in one transaction

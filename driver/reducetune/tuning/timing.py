@@ -18,8 +18,11 @@ Phases (PHASES):
 - ``tuner``: the rest of the run (checking points, the budget, opening studies): wall time
   less the phases above.
 
-A ``--devices`` run adds ``idle`` per worker: the command's wall time less the worker's (its
-start, and its wait for the last worker to finish).
+A ``--devices`` run adds ``idle`` per worker: the command's wall time less the worker's, and
+splits it into ``start_s`` (from the command's start to the worker's run: its process, imports,
+the results file and the studies' storage opened) and ``wait_s`` (from its end to the last
+worker's). ``first_point_s`` and ``last_point_s`` say when, in the run, its first and last
+points were measured.
 
 Cost: two perf_counter calls and a list push per timed call (about a microsecond), against
 the milliseconds of a storage round-trip; only the thread that runs the loop is timed (the
@@ -33,8 +36,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PHASES", "Breakdown", "TimedEvaluator", "TimedStore", "current", "phase",
-           "timed_lock", "timed_storage", "running"]
+__all__ = ["PHASES", "Breakdown", "TimedEvaluator", "TimedStore", "current", "measured",
+           "phase", "timed_lock", "timed_storage", "running"]
 
 PHASES = ("measuring", "compiling", "lock_wait", "storage_read", "storage_write", "sampler",
           "results", "tuner")
@@ -76,6 +79,8 @@ class Breakdown:
         self.seconds = dict.fromkeys(PHASES[:-1], 0.0)
         self.calls = dict.fromkeys(PHASES[:-1], 0)
         self.began: float | None = None
+        self.began_at = 0.0  # time.time() at the start: a --devices run lines its workers up
+        self.points_s: list[float] = []  # when the first and the last point were measured
         self.wall_s = 0.0
         self.thread = threading.get_ident()
         self._stack: list[list[Any]] = []  # [phase, when it (last) resumed]
@@ -99,7 +104,13 @@ class Breakdown:
             self._stack[-1][1] = now
 
     def start(self) -> None:
-        self.began = time.perf_counter()
+        self.began, self.began_at = time.perf_counter(), time.time()
+
+    def measured(self) -> None:
+        """A point was measured now (the loop's evaluator call)."""
+        if self.began is not None:
+            now = time.perf_counter() - self.began
+            self.points_s = [self.points_s[0] if self.points_s else now, now]
 
     def stop(self) -> None:
         if self.began is not None:
@@ -110,9 +121,11 @@ class Breakdown:
         ``tuner`` is the wall time the other phases leave."""
         phases = dict(self.seconds)
         phases["tuner"] = max(0.0, self.wall_s - sum(self.seconds.values()))
+        first, last = self.points_s or (None, None)
         return {"wall_s": self.wall_s, "points": points,
                 "points_per_s": points / self.wall_s if self.wall_s else 0.0,
-                "phases": phases, "calls": dict(self.calls)}
+                "phases": phases, "calls": dict(self.calls), "began_at": self.began_at,
+                "first_point_s": first, "last_point_s": last}
 
 
 _CURRENT: list[Breakdown | None] = [None]
@@ -161,6 +174,13 @@ def phase(name: str) -> _Phase | _Untimed:
     if b is None or threading.get_ident() != b.thread:
         return _UNTIMED
     return b.phase(name)
+
+
+def measured() -> None:
+    """Notes, in the current breakdown, that a point was measured now."""
+    b = _CURRENT[0]
+    if b is not None:
+        b.measured()
 
 
 def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
