@@ -44,6 +44,8 @@ ALLOWED_CPP = {
         "the store: stored_point reads a stored row's labels once; the schema-4 repair",
     "db/reducetune/db/launch_rule.cpp":
         "a Catalog entry is a stored row: read once (stored_point), then the typed rule",
+    "db/reducetune/db/axis_picks.cpp":
+        "an axis Catalog entry is a stored row: read once (stored_point), then the typed rule",
     "tuner/reducetune/runtime/reducer_device.cpp":
         "a dispatch table's rule is a stored row (Catalog or exported JSON): stored_point",
     "tuner/reducetune/runtime/reducer_axis.cpp":
