@@ -172,11 +172,18 @@ void catalog::load_axis_tables(const database &db, const point_selection &only) 
     e.measurement_id = s.column_int(6);
     t.ranked.back().push_back(std::move(e));
   }
-  for (auto &dev : m_devices) // the lowered names only of what an export may print
+  for (auto &dev : m_devices) {
+    // one query per variant, not per row: a tuned grid measures a variant at many shapes
+    std::map<std::string, std::string> lowered;
     for (auto &t : dev.axis_tables)
       for (auto &ranked : t.ranked)
-        for (auto &e : ranked)
-          e.lowered_json = lowered_names(db, e.variant.label, dev.device.compute_capability());
+        for (auto &e : ranked) {
+          auto [it, fresh] = lowered.try_emplace(e.variant.label);
+          if (fresh)
+            it->second = lowered_names(db, e.variant.label, dev.device.compute_capability());
+          e.lowered_json = it->second;
+        }
+  }
 }
 
 bool device_matches(device_key k, std::string_view name, std::span<const std::string> uuids,

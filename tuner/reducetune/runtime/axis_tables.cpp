@@ -56,12 +56,15 @@ std::vector<axis_device_table> axis_tables_from_catalog(const db::catalog &c,
       if (t.dtype != to_string(type) || t.op != to_string(op))
         continue;
       axis_device_table table{d.device.name, d.uuids, d.device.compute_capability(), {}};
-      for (const auto &pick : db::axis_picks(t, d.device, lib)) {
-        const db::catalog_entry *e =
-            level == axis_determinism::batch_invariant ? pick.invariant : pick.fastest;
-        if (e != nullptr)
-          table.entries.push_back({pick.shape, e->variant.label, e->launch_label});
-      }
+      if (level == axis_determinism::run_to_run) // the fastest: no point need be asked
+        for (std::size_t i = 0; i < t.shapes.size(); ++i)
+          table.entries.push_back(
+              {t.shapes[i], t.ranked[i].front().variant.label, t.ranked[i].front().launch_label});
+      else
+        for (const auto &pick : db::axis_picks(t, d.device, lib))
+          if (pick.invariant != nullptr)
+            table.entries.push_back(
+                {pick.shape, pick.invariant->variant.label, pick.invariant->launch_label});
       if (!table.entries.empty())
         out.push_back(std::move(table));
     }
