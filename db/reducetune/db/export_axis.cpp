@@ -108,6 +108,32 @@ constexpr bool has_uuid(const axis_table &t, const char *uuid) {
 // r, then to more outputs, then to the earlier rule.
 )";
 
+// shape_rule_source laid out one statement a line, indented by braces (the preprocessor gave
+// it as one line); only whitespace changes, outside parentheses, so the code stays the same.
+std::string laid_out(std::string_view code) {
+  std::string out, indent;
+  int parens = 0;
+  bool line_start = true;
+  for (const char c : code) {
+    if (line_start && c == ' ')
+      continue;
+    if (c == '}' && parens == 0 && indent.size() >= 2)
+      indent.resize(indent.size() - 2);
+    if (line_start)
+      out += indent;
+    line_start = false;
+    out += c;
+    parens += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (parens == 0 && (c == ';' || c == '{' || c == '}')) {
+      if (c == '{')
+        indent += "  ";
+      out += '\n';
+      line_start = true;
+    }
+  }
+  return out;
+}
+
 std::string axis_select() {
   std::ostringstream h;
   h << R"(
@@ -217,7 +243,7 @@ std::string axis_header(const catalog &c, const template_library &lib,
   if (!has_axis_tables(c))
     return "";
   std::ostringstream h, tables;
-  h << axis_prelude << shape_rule_source << "\n";
+  h << axis_prelude << laid_out(shape_rule_source) << "\n";
   int count = 0, index = 0;
   for (const auto &d : c.devices())
     for (const auto &t : d.axis_tables) {
