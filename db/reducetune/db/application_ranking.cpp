@@ -28,6 +28,7 @@ candidate_lists scanned(const database &db, dtype type, reduce_op op, const poin
       " ON w.id = m.workload_id JOIN rt_variants v ON v.id = m.variant_id JOIN rt_devices d1"
       " ON d1.id = m.device_id LEFT JOIN rt_application_times a ON a.measurement_id = m.id"
       " WHERE m.status = 'ok' AND m.median_s IS NOT NULL AND w.dtype = ?3 AND w.op = ?4"
+      " AND w.outer = 1 AND w.inner = 1" // the whole array (1, n, 1), as the Catalog's tables
       " AND (?1 OR v.flags = '[]') AND (NOT ?2 OR v.determinism = 'run_to_run')"
       " ORDER BY model, w.n, m.median_s, v.label, m.launch_label, m.id");
   q.bind(1, s.allow_flagged ? 1 : 0).bind(2, s.deterministic_only ? 1 : 0);

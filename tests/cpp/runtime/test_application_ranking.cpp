@@ -4,6 +4,7 @@
 // launches_at is the launch rule's count for every protocol.
 #include "catch.hpp"
 
+#include "../db/axis_results_support.hpp"
 #include "../db/db_test_support.hpp"
 #include "reducetune/db/catalog.hpp"
 #include "reducetune/db/export.hpp"
@@ -84,6 +85,22 @@ TEST_CASE("a one-launch point within the extra launch's cost is preferred for ap
   CHECK(chosen(dir / "r.db", 0.0) == two_pass);    // the median alone
   CHECK(chosen(dir / "r.db", 2.5e-6) == ticket);   // 6.0 < 5.0 + 2.5
   CHECK(chosen(dir / "r.db", 0.5e-6) == two_pass); // 5.0 + 0.5 < 6.0
+}
+
+TEST_CASE("axis measurements with r = n are no whole-array candidates", "[runtime][ranking]") {
+  rt_test::temp_dir dir;
+  record_two_protocols(dir / "r.db", false);
+  {
+    // faster rows of 2^16 elements at application_scan shapes: without the shape filter they
+    // filled n = 2^16's candidate list and the ticket point was never considered
+    auto s = db::store::open(dir / "r.db");
+    const auto d = s.devices().at(0).id;
+    for (std::uint64_t rows = 2; rows < 2 + db::application_scan; ++rows)
+      s.record_measurement(rt_test::axis_measurement(d, "block_rows", {rows, 1 << 16, 1}, 1e-6));
+  }
+  const auto [two_pass, ticket] = two_pass_and_ticket();
+  CHECK(chosen(dir / "r.db", 0.0) == two_pass);
+  CHECK(chosen(dir / "r.db", 2.5e-6) == ticket);
 }
 
 TEST_CASE("launches_at counts what the host enqueues for each protocol", "[runtime][ranking]") {
