@@ -58,7 +58,11 @@ def kept_journal(monkeypatch):
     """The journal as a killed run leaves it: not removed at the end (its flock let go, as
     a killed process's is)."""
     def close(self):
-        self.file.engine.dispose()
+        if self._file is not None:
+            self._file.engine.dispose()
+        if self._con is not None:
+            self._con.close()
+            self._con = None
         if self._user is not None:
             os.close(self._user)
             self._user = None
@@ -140,3 +144,29 @@ def test_a_study_copied_twice_is_copied_once(cli, tmp_path, monkeypatch):
     keys = [t.system_attrs[MIRRORED] for ts in trials(f"sqlite:///{db}").values() for t in ts]
     assert len(keys) == len(set(keys))
     storage.file.engine.dispose()
+
+
+def test_a_run_opens_no_optuna_storage_of_the_file_unless_a_dead_process_left_a_trial(
+        cli, tmp_path, monkeypatch):
+    """Optuna's RDBStorage of the file (SQLAlchemy and alembic: about a second of each
+    worker's start) only makes the tables of a new file; a worker starting beside a live
+    worker's RUNNING trial (another --devices worker's) does not open it either."""
+    from reducetune.store.study_bulk import study_id
+    from reducetune.tuning import mirror
+
+    opened: list[object] = []
+    monkeypatch.setattr(mirror, "open_storage", lambda db: opened.append(db))
+    db = tmp_path / "r.db"
+    replay(cli, db, "--strategy", "grid")  # a new file: its tables made, its studies' rows
+    names = list(trials(f"sqlite:///{db}"))
+    for name in names:  # a live worker's trial: this process's, asked and not told
+        study = optuna.load_study(study_name=name, storage=f"sqlite:///{db}")
+        study.ask().set_user_attr("owner", {"host": os.uname().nodename, "pid": os.getpid()})
+    doc, _ = replay(cli, db, "--strategy", "grid", evals=EVALS + 2)
+    assert opened == [] and all(s["evaluated"] == 2 for s in doc["sizes"])
+    # the rows Optuna's create_new_study writes: found again, and read by Optuna alone
+    assert study_id(db, names[0], [optuna.study.StudyDirection.MINIMIZE]) == \
+        optuna.storages.RDBStorage(f"sqlite:///{db}").get_study_id_from_name(names[0])
+    made = study_id(db, "new", [optuna.study.StudyDirection.MINIMIZE] * 2)
+    assert optuna.load_study(study_name="new", storage=f"sqlite:///{db}").directions == [
+        optuna.study.StudyDirection.MINIMIZE] * 2 and study_id(db, "new", []) == made

@@ -55,9 +55,9 @@ INJECT = textwrap.dedent('''
 
         _original = ReplayEvaluator.evaluate
 
-        def _costly(self, point, problem, data=None):
+        def _costly(self, point, problem, data=None, **options):
             time.sleep(float(os.environ["REDUCETUNE_TEST_COST_S"]))
-            row = _original(self, point, problem, data)
+            row = _original(self, point, problem, data, **options)
             with open(os.environ["REDUCETUNE_TEST_LOG"], "a") as log:  # one write a line
                 log.write(f"{os.getpid()} {point.variant_label} {point.launch_label} "
                           f"{time.time()!r}\\n")

@@ -78,7 +78,7 @@ def test_a_trial_failed_under_its_live_worker_does_not_end_the_tune(cli, tmp_pat
     asked: list[tuple[str, str]] = []
     original = ReplayEvaluator.evaluate
 
-    def starved(self, point, problem, data=None):
+    def starved(self, point, problem, data=None, **options):
         """The third point: while it is measured, another host's worker finds its heartbeat
         stale, fails its trial and re-queues its point (what Optuna's fail_stale_trials and
         its retry callback do)."""
@@ -95,7 +95,7 @@ def test_a_trial_failed_under_its_live_worker_does_not_end_the_tune(cli, tmp_pat
                 retry(max_retry=3)(
                     study, reaper.get_trial(t._trial_id))
             reaper.engine.dispose()
-        return original(self, point, problem, data)
+        return original(self, point, problem, data, **options)
 
     monkeypatch.setattr(ReplayEvaluator, "evaluate", starved)
     code, _, err = cli("tune", "--replay", H200_GRID, "--db", tmp_path / "r.db", "--storage", url,

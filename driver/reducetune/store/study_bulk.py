@@ -132,17 +132,25 @@ def study_id(db: str | os.PathLike[str], study_name: str, directions: Sequence[A
             con.close()
 
 
-def running(db: str | os.PathLike[str], study_name: str) -> int:
-    """How many trials of the file's study of that name are RUNNING (no study: 0)."""
+def running(db: str | os.PathLike[str], study_name: str) -> list[dict[str, Any]]:
+    """The user attributes of each RUNNING trial of the file's study of that name (no study:
+    none)."""
     con = connect(db)
     try:
-        return int(con.execute("SELECT count(*) FROM trials t JOIN studies s USING (study_id) "
-                               "WHERE s.study_name = ? AND t.state = 'RUNNING'",
-                               (study_name,)).fetchone()[0])
+        rows = con.execute("SELECT t.trial_id, a.key, a.value_json FROM trials t "
+                           "JOIN studies s USING (study_id) LEFT JOIN trial_user_attributes a "
+                           "ON a.trial_id = t.trial_id WHERE s.study_name = ? "
+                           "AND t.state = 'RUNNING'", (study_name,)).fetchall()
     except sqlite3.Error:
-        return 0
+        return []
     finally:
         con.close()
+    attrs: dict[int, dict[str, Any]] = {}
+    for tid, key, value in rows:
+        attrs.setdefault(tid, {})
+        if key is not None:
+            attrs[tid][key] = json.loads(value)
+    return list(attrs.values())
 
 
 def insert_trial(con: sqlite3.Connection, sid: int, t: Any, key: str, k: str) -> None:

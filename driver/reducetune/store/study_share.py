@@ -53,7 +53,7 @@ from reducetune._space import Point
 from reducetune.store.study_storage import claim_lock, file_lock
 from reducetune.store.study_tell import tell
 
-__all__ = ["CLAIM", "OWNER", "StudyShare", "study_device"]
+__all__ = ["CLAIM", "OWNER", "StudyShare", "left_by_dead", "study_device"]
 
 CLAIM = "claim"  # the trial user attribute holding the point a running trial measures
 OWNER = "owner"  # the trial user attribute naming the process that asked it (host, pid)
@@ -298,15 +298,7 @@ class StudyShare:
         tell(self.study, trial, attrs, values)
 
     def _dead(self, attrs: dict[str, Any]) -> bool:
-        """Seen under the lock, a RUNNING trial of a process that died: its claim or owner
-        names a dead process of this host, or (where trials are stamped under the lock) it
-        has neither, its process killed between asking it and stamping it."""
-        owner = attrs.get(CLAIM, attrs.get(OWNER))
-        if not isinstance(owner, dict):
-            return self._stamps() and OWNER not in attrs and CLAIM not in attrs
-        pid = owner.get("pid")
-        return (owner.get("host") == self._me["host"] and isinstance(pid, int)
-                and pid != self._me["pid"] and not pid_runs(pid))
+        return left_by_dead(attrs, self._me, self._stamps())
 
     def _other_live(self, claim: Any) -> bool:
         """A claim of another process that may still be measuring."""
@@ -316,6 +308,21 @@ class StudyShare:
             return True  # cannot be checked from here: it holds while its trial runs
         pid = claim.get("pid")
         return pid != self._me["pid"] and isinstance(pid, int) and pid_runs(pid)
+
+
+def left_by_dead(attrs: dict[str, Any], me: dict[str, Any] | None = None,
+                 stamped: bool = True) -> bool:
+    """Seen under the lock, a RUNNING trial (its user attributes) of a process that died: its
+    claim or owner names a dead process of this host (``me``: host and pid, this process's by
+    default), or (where trials are ``stamped`` under the lock) it has neither, its process
+    killed between asking it and stamping it."""
+    me = me or {"host": socket.gethostname(), "pid": os.getpid()}
+    owner = attrs.get(CLAIM, attrs.get(OWNER))
+    if not isinstance(owner, dict):
+        return stamped and OWNER not in attrs and CLAIM not in attrs
+    pid = owner.get("pid")
+    return (owner.get("host") == me["host"] and isinstance(pid, int) and pid != me["pid"]
+            and not pid_runs(pid))
 
 
 def remove_dead_folders(prefix: str) -> None:

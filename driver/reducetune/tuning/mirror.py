@@ -45,7 +45,7 @@ from typing import Any
 
 from reducetune.store.study_bulk import (SCHEMA, connect, insert_trial, read_trials, running,
                                          schema, study_id, sync_trials, trials_not_from)
-from reducetune.store.study_share import StudyShare
+from reducetune.store.study_share import StudyShare, left_by_dead
 from reducetune.store.study_storage import (file_lock, flock_current, open_journal, open_storage,
                                            optuna_tables)
 from reducetune.tuning.timing import current, timed_storage
@@ -156,7 +156,9 @@ class MirroredStorage:
         """Before the study's first trial: its trials in the file that did not come from the
         journal join it (seed), RUNNING ones a dead process left in the file are failed (as
         store/study_share.py fails them in the journal), and the file holds the study."""
-        if running(self.db, study.study_name):
+        # only for a dead process's trial: a live worker's (another --devices worker's) would
+        # have this one open the file's RDBStorage, a second of its start, for nothing
+        if any(left_by_dead(attrs) for attrs in running(self.db, study.study_name)):
             _reap(optuna_study(study.study_name, self.file))
         self.seed(study)
         self._sids[study.study_name] = study_id(self.db, study.study_name,
