@@ -45,6 +45,7 @@ def _study_config(config: TuneConfig, n: int, gpu: bool) -> dict[str, Any]:
     which kept its own protocol."""
     return {"n": n, "max_evals": config.max_evals, "seed": config.seed, "family": config.family,
             "restrict": config.restrict, "sampling": config.sampling() if gpu else None,
+            "race": config.race if gpu else None,  # points cut short: their reason says so
             "allow_flagged": config.allow_flagged, "nondeterministic": config.nondeterministic}
 
 
