@@ -7,7 +7,8 @@ sum first, and is timed as an application calls it: hot data, one call between t
 the contenders in rotating rounds, the median (benchmarks.runtime.interleaved_stats).
 
     scripts/device-python -- python3 scripts/device-jobs/axis_short_rows.py [--samples 20]
-        [--no-compile]   (device call: carry [".deps", ".whl"]; about 2 minutes on an H200)
+        [--no-compile]   (device call: carry [".deps", ".whl"]; not run yet: an estimated 1-2
+                          minutes after device-python's package build)
 
 Prints one table per shape: median µs, GB/s counting bytes read + written, % of the HBM peak,
 and the ratio to torch.sum eager and to torch.compile (> 1: faster).
