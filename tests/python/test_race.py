@@ -1,8 +1,8 @@
 """Racing (issue 25): the tuning loop passes each live evaluation a bound, race x the unit's
 best deterministic median so far, once the unit has an ok point; a point whose first cold
 samples are above it is stored with fewer samples and the reason "outpaced", and is never
-the best. Without a GPU: a fake worker process behind the real GpuEvaluator (as
-test_point_journey's), applying the bound as measure/stopping_rule.hpp does (the C++ rule
+the best. Without a GPU: a fake worker process behind the real GpuEvaluator (test_tune_options'
+FakeWorker), applying the bound as measure/stopping_rule.hpp does (the C++ rule
 itself: tests/cpp/measure/test_outpaced.cpp). On a GPU: test_race_gpu.py."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 import optuna
 import pytest
 from conftest import RESTRICT
+from test_tune_options import FakeWorker
 
 from reducetune.cli import build_parser
 from reducetune.cli.tune import _configs
@@ -27,62 +28,41 @@ from reducetune.tuning.loop import tune_size
 N = 1 << 16
 
 
-class _Worker:
-    """The worker's calls answered here. Each evaluate's options are kept (``CALLS``); the
-    first point is wrong (so the bound waits for a first ok one), the others take a time from
-    their elements_per_thread, and a time above the call's bound stops after 3 samples."""
+class _Worker(FakeWorker):
+    """test_tune_options' fake worker (every request remembered, its options included) whose
+    first point is wrong (so the bound waits for a first ok one), the others taking a time
+    from their elements_per_thread; a time above the call's bound stops after 3 samples."""
 
-    calls: list[dict[str, Any]] = []
-    times: list[float | None] = []  # each call's time; None for a point that was not ok
-
-    def __init__(self, timeout_s: float = 60.0, argv: list[str] | None = None) -> None:
-        self.running = True
-
-    def call(self, name: str, timeout_s: float | None = None, **args: Any) -> dict[str, Any]:
-        return {"ok": True, "result": getattr(self, "_" + name)(**args)}
-
-    def _query_device(self, ordinal: int) -> dict[str, Any]:
-        return {"name": "fake", "uuid": "GPU-race", "cc_major": 9, "cc_minor": 0, "arch": 90,
-                "sm_count": 132, "max_threads_per_block": 1024, "runtime_version": 13000,
-                "driver_version": 13000}
-
-    def _precompile(self, **_: Any) -> dict[str, Any]:
-        return {"requested": 0, "compiled": 0, "cached": 0, "failed": 0, "failures": {}}
+    times: list[float | None] = []  # each evaluate's time; None for the wrong first point
 
     def _evaluate(self, point: dict, problem: dict, data: dict, ordinal: int,
                   options: dict) -> dict[str, Any]:
-        _Worker.calls.append(dict(options))
-        if len(_Worker.calls) == 1:
+        if not _Worker.times:
             _Worker.times.append(None)
-            return {"status": "wrong", "kind": "wrong_result", "reason": "the first is wrong"}
+            return {"ok": True, "result": {"status": "wrong", "kind": "wrong_result",
+                                           "reason": "the first is wrong"}}
         t = 1e-5 * (1 + point["params"]["elements_per_thread"] % 7)
         _Worker.times.append(t)
         bound = options.get("outpaced_above_s", 0)
         samples, stopped = ([t] * 3, OUTPACED) if bound and t > bound else ([t] * 10, "converged")
-        return {"status": "ok", "kind": "", "reason": "", "samples_s": samples, "median_s": t,
-                "rel_stddev": 0.0, "stopped": stopped, "gbps": N * 4 / t / 1e9,
-                "pct_of_peak": 1.0}
-
-    def _evaluate_cub(self, **_: Any) -> dict[str, Any]:
-        return {"status": "ok", "samples_s": [1e-5] * 10, "median_s": 1e-5, "gbps": 1.0}
-
-    def _streaming_ceiling(self, ordinal: int) -> dict[str, Any]:
-        return {"bytes_per_s": 3.0e12, "samples_s": [1e-3] * 10}
-
-    def close(self) -> None:
-        pass
+        return {"ok": True, "result": {"status": "ok", "kind": "", "reason": "",
+                                       "samples_s": samples, "median_s": t, "rel_stddev": 0.0,
+                                       "stopped": stopped, "gbps": N * 4 / t / 1e9,
+                                       "pct_of_peak": 1.0}}
 
 
 def _tune(monkeypatch, config: TuneConfig, store: Any = None) -> Any:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    _Worker.calls, _Worker.times = [], []
+    FakeWorker.instances, _Worker.times = [], []
     monkeypatch.setattr(_gpu, "WorkerClient", _Worker)
     return tune_size(_gpu.GpuEvaluator(0), config, N, store=store,
                      storage=optuna.storages.InMemoryStorage())
 
 
 def _bounds() -> list[float | None]:
-    return [c.get("outpaced_above_s") for c in _Worker.calls]
+    """Each evaluate call's racing bound, in order (None: none passed)."""
+    (worker,) = FakeWorker.instances
+    return [args["options"].get("outpaced_above_s") for args in worker.calls("evaluate")]
 
 
 def test_each_point_is_raced_against_the_best_so_far_once_there_is_one(monkeypatch):
@@ -100,8 +80,8 @@ def test_each_point_is_raced_against_the_best_so_far_once_there_is_one(monkeypat
 
 def test_race_off_passes_no_bound(monkeypatch):
     _tune(monkeypatch, TuneConfig(sizes=[N], max_evals=8, seed=3, priors="off", race=None))
-    assert len(_Worker.calls) >= 4
-    assert _bounds() == [None] * len(_Worker.calls)
+    bounds = _bounds()
+    assert len(bounds) >= 4 and bounds == [None] * len(bounds)
 
 
 def test_a_replay_is_never_raced(monkeypatch, synthetic_db):
