@@ -310,7 +310,7 @@ class Store:
 
     def best_for(self, device_id: int, problem: Problem, allow_flagged: bool = False, nondeterministic: bool = False) -> object:
         """
-        best for a Problem: the whole array as best; another shape at the measured shape nearest to it (bucket_shape; records.hpp nearest_shape).
+        best for a Problem: the whole array as best; another shape at the measured shape that answers it (bucket_shape; db/shape_rule.hpp: rows and columns apart).
         """
 
     def history(self, device_id: int, dtype: str, op: str, n: int | None = None, shape: tuple[int, int, int] | None = None) -> list:

@@ -240,7 +240,7 @@ void bind_store_queries(nb::class_<py_store> &c) {
           nb::arg("device_id"), nb::arg("problem"), nb::arg("allow_flagged") = false,
           nb::arg("nondeterministic") = false,
           "best for a Problem: the whole array as best; another shape at the measured shape "
-          "nearest to it (bucket_shape; records.hpp nearest_shape).")
+          "that answers it (bucket_shape; db/shape_rule.hpp: rows and columns apart).")
       .def(
           "history",
           [](py_store &s, std::int64_t device_id, const std::string &dtype, const std::string &op,

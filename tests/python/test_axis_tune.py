@@ -189,7 +189,9 @@ def test_two_shapes_with_one_r_are_two_workloads(tmp_path):
             [ROWS, COLUMNS])
 
 
-def test_best_takes_the_nearest_measured_shape_on_a_log2_scale(tmp_path):
+def test_best_answers_a_shape_by_the_axis_dispatch_rule(tmp_path):
+    # db/shape_rule.hpp, the rule the runtime and the exported header run: the exact shape,
+    # else the nearest of its kind (rows: inner == 1; columns) in (log2 r, log2 outer x inner)
     store = _core.Store(str(tmp_path / "s.db"))
     for shape, t in (((1024, 16, 1), 1e-5), ((64, 256, 1), 2e-5), ((1, 256, 64), 3e-5)):
         _record(store, shape, t)
@@ -199,13 +201,17 @@ def test_best_takes_the_nearest_measured_shape_on_a_log2_scale(tmp_path):
         return tuple(store_best(store, dev, "float32", "sum", shape)["bucket_shape"])
 
     assert bucket((1024, 16, 1)) == (1024, 16, 1)  # measured: itself
-    assert bucket((2048, 16, 1)) == (1024, 16, 1)  # distance 1
-    assert bucket((1, 128, 64)) == (1, 256, 64)  # columns stay with columns when nearer
-    # (256, 64, 1) is 4 from (1024, 16, 1) and 4 from (64, 256, 1): the tie goes to the
-    # shape of more elements (16384 both), then the longer r
+    assert bucket((2048, 16, 1)) == (1024, 16, 1)  # one octave of outputs away
+    # columns answer columns only, even where a row shape is nearer in both coordinates
+    assert bucket((1, 16, 1024)) == (1, 256, 64)
+    # (256, 64, 1) is as far from (1024, 16, 1) as from (64, 256, 1): the longer r wins
     assert bucket((256, 64, 1)) == (64, 256, 1)
     # the whole array never answers a shape, and a shape never answers the whole array
     assert store.best(dev, "float32", "sum", 256) is None
+    # no shape of a kind measured: no answer for that kind
+    empty = _core.Store(str(tmp_path / "rows_only.db"))
+    _record(empty, (1024, 16, 1), 1e-5)
+    assert store_best(empty, empty.devices()[0]["id"], "float32", "sum", (1, 16, 1024)) is None
 
 
 def test_best_point_is_the_exact_shapes_only(tmp_path):

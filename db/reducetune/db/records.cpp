@@ -124,39 +124,4 @@ std::optional<std::size_t> nearest_bucket(std::span<const std::uint64_t> sizes,
   return n >= bucket_threshold(sizes[hi - 1], sizes[hi]) ? hi : hi - 1;
 }
 
-namespace {
-double log2_distance(const reduction_shape &a, const reduction_shape &b) noexcept {
-  const auto apart = [](std::uint64_t x, std::uint64_t y) {
-    return std::abs(std::log2(static_cast<double>(x)) - std::log2(static_cast<double>(y)));
-  };
-  return apart(a.outer, b.outer) + apart(a.r, b.r) + apart(a.inner, b.inner);
-}
-
-// Whether `a` wins a tie against `b`: more elements, then the longer r.
-bool wins_tie(const reduction_shape &a, const reduction_shape &b) noexcept {
-  const auto elements = [](const reduction_shape &s) {
-    return static_cast<u128>(s.outer) * s.r * s.inner;
-  };
-  if (elements(a) != elements(b))
-    return elements(a) > elements(b);
-  return a.r > b.r;
-}
-} // namespace
-
-std::optional<std::size_t> nearest_shape(std::span<const reduction_shape> shapes,
-                                         const reduction_shape &wanted) noexcept {
-  std::optional<std::size_t> best;
-  double best_distance = 0;
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const double d = log2_distance(shapes[i], wanted);
-    // log2 of integers: equal distances are equal up to rounding, hence the tolerance.
-    const bool tie = best && std::abs(d - best_distance) < 1e-9;
-    if (!best || (!tie && d < best_distance) || (tie && wins_tie(shapes[i], shapes[*best]))) {
-      best = i;
-      best_distance = d;
-    }
-  }
-  return best;
-}
-
 } // namespace reducetune::db

@@ -261,13 +261,6 @@ inline constexpr const char *same_model_sql = detail::same_model_sql_text.data()
 // into sizes, or nothing when sizes is empty.
 [[nodiscard]] std::optional<std::size_t> nearest_bucket(std::span<const std::uint64_t> sizes,
                                                         std::uint64_t n) noexcept;
-// The shape rule of store::best for a problem that is not the whole array: the measured shape
-// (never the whole array's) nearest to `wanted` on a log2 scale, the distance being
-// |log2 outer/outer'| + |log2 r/r'| + |log2 inner/inner'| (an exact shape is at 0); a tie goes
-// to the shape of more elements, then the longer r, then the first listed. Returns the index
-// into shapes, or nothing when shapes is empty.
-[[nodiscard]] std::optional<std::size_t> nearest_shape(std::span<const reduction_shape> shapes,
-                                                       const reduction_shape &wanted) noexcept;
 // The smallest n that selects sizes[i + 1] rather than sizes[i]: ceil(sqrt(a * b)).
 [[nodiscard]] std::uint64_t bucket_threshold(std::uint64_t a, std::uint64_t b) noexcept;
 

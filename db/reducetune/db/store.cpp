@@ -2,6 +2,7 @@
 
 #include "reducetune/db/rows.hpp"
 #include "reducetune/db/schema.hpp"
+#include "reducetune/db/shape_rule.hpp"
 
 namespace reducetune::db {
 
@@ -338,12 +339,13 @@ std::optional<best_choice> store::best_at(std::int64_t device_id, std::string_vi
                         static_cast<std::uint64_t>(s->column_int(1)),
                         static_cast<std::uint64_t>(s->column_int(2))});
   }
-  // The whole array keeps its size rule (nearest_bucket, shared with the Catalog and the
-  // header); other shapes take nearest_shape.
+  // The whole array keeps its size rule (nearest_bucket), other shapes take the axis
+  // dispatch rule (shape_rule.hpp): both shared with the Catalog, the runtime and the header.
   std::vector<std::uint64_t> sizes;
   for (const auto &shape : shapes)
     sizes.push_back(shape.r);
-  const auto bucket = whole ? nearest_bucket(sizes, wanted.r) : nearest_shape(shapes, wanted);
+  const auto bucket =
+      whole ? nearest_bucket(sizes, wanted.r) : nearest_shape_index(shapes, wanted);
   if (!bucket)
     return std::nullopt;
   const reduction_shape &at = shapes[*bucket];

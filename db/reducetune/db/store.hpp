@@ -99,8 +99,9 @@ public:
                                                 std::string_view op, std::uint64_t n,
                                                 point_selection only = {}) const;
   // The same for a problem: the whole array as above; any other shape takes the fastest point
-  // at the measured shape nearest to it (records.hpp, nearest_shape; an exact shape when it
-  // was measured), among shapes other than the whole array's.
+  // at the measured shape that answers it by the axis dispatch rule (shape_rule.hpp: the
+  // exact shape, else the nearest of its kind, rows and columns apart), among shapes other
+  // than the whole array's.
   [[nodiscard]] std::optional<best_choice> best(std::int64_t device_id, const problem &p,
                                                 point_selection only = {}) const;
 

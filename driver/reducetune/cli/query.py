@@ -108,7 +108,8 @@ def cmd_best(args: argparse.Namespace) -> int:
 
 def _best_shape(args: argparse.Namespace, shape: Shape) -> int:
     """best --shape: the store's answer for the problem of that shape (the fastest point at
-    the measured shape nearest to it; db/records.hpp nearest_shape)."""
+    the measured shape that answers it: db/shape_rule.hpp, the exact shape, else the
+    nearest of its kind, rows and columns apart)."""
     db = db_path(args)
     store = open_store(db, read_only=True)
     dev = _device_id(store, args.device, db)

@@ -97,7 +97,8 @@ def store_best(store: Any, device_id: int, dtype: str, op: str,
     """``store.best`` (without flagged or nondeterministic points unless allowed), its JSON
     columns decoded: ``compile_parameters``, ``launch_parameters``, ``flags``. n is a size,
     or a shape (outer, r, inner): the best at the measured shape nearest to it
-    (``bucket_shape``; db/records.hpp nearest_shape), never a whole-array point."""
+    (``bucket_shape``; db/shape_rule.hpp: rows and columns apart), never a whole-array
+    point."""
     if isinstance(n, int):
         b = store.best(device_id, dtype, op, int(n), allow_flagged, nondeterministic)
     else:
