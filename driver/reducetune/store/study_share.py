@@ -39,6 +39,7 @@ A re-queued point is asked before any new one, and a grid sweep does not end whi
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import shutil
 import socket
@@ -266,8 +267,6 @@ class StudyShare:
         scheduled) is still measuring its point, which failing its trial would have measured
         twice. A trial of another host is failed on its heartbeat alone, as before: its
         worker, if alive, keeps its result (``finish``)."""
-        import copy
-
         import optuna  # heavy (about 0.5 s): only where a study is used
         from optuna.trial import TrialState  # heavy: only where a study is used
 
