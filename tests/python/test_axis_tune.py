@@ -19,6 +19,7 @@ import pytest
 import reducetune
 from reducetune import _core
 from reducetune.evaluate import gpu as _evaluators
+from reducetune.store.measurements import measurement_rows
 from reducetune.store.results import best_point, store_best
 from reducetune.tuning.config import TuneConfig, study_name
 from reducetune.tuning.run import unit_order
@@ -187,6 +188,10 @@ def test_two_shapes_with_one_r_are_two_workloads(tmp_path):
     with sqlite3.connect(tmp_path / "s.db") as c:
         assert sorted(c.execute("SELECT outer, n, inner FROM rt_workloads")) == sorted(
             [ROWS, COLUMNS])
+    store.close()
+    # the measurements table (export csv, reducetune.measurements) names each row's shape
+    rows = measurement_rows(tmp_path / "s.db")
+    assert sorted((r["outer"], r["n"], r["inner"]) for r in rows) == sorted([ROWS, COLUMNS])
 
 
 def test_best_answers_a_shape_by_the_axis_dispatch_rule(tmp_path):

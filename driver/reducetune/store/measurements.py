@@ -28,9 +28,10 @@ from reducetune.store.results import open_store
 
 __all__ = ["COLUMNS", "measurement_rows", "measurements", "measurements_csv", "columns_of"]
 
-# The fixed columns, in order; the point's parameters come after launch_label.
-POINT = ("measurement_id", "device", "device_uuid", "family", "dtype", "op", "n",
-         "data_pattern", "seed", "variant_label", "launch_label")
+# The fixed columns, in order; the point's parameters come after launch_label. n is the
+# reduced extent r of the shape (outer, n, inner): the whole array's is (1, n, 1).
+POINT = ("measurement_id", "device", "device_uuid", "family", "dtype", "op", "n", "outer",
+         "inner", "data_pattern", "seed", "variant_label", "launch_label")
 FACTS = ("determinism", "flags", "status", "reason", "sample_count", "median_s", "min_s",
          "rel_stddev", "gbps", "pct_of_peak", "pct_of_ceiling", "study_id", "study",
          "created_at", "template_hash", "driver_version", "toolkit_version")
@@ -53,8 +54,8 @@ def _flags(text: str) -> str:
 def _row(device: dict[str, Any], r: dict[str, Any], study_names: dict[int, str],
          samples: bool) -> dict[str, Any]:
     row = {"measurement_id": r["id"], "device": device["name"], "device_uuid": device["uuid"]}
-    row.update({k: r[k] for k in ("family", "dtype", "op", "n", "data_pattern", "seed",
-                                  "variant_label", "launch_label")})
+    row.update({k: r[k] for k in ("family", "dtype", "op", "n", "outer", "inner",
+                                  "data_pattern", "seed", "variant_label", "launch_label")})
     row.update(_parameters(r))
     row.update(determinism=r["determinism"], flags=_flags(r["flags_json"]), status=r["status"],
                reason=r["reason"], sample_count=r["count"])
