@@ -110,13 +110,19 @@ struct merit {
   std::optional<double> spread; // rel_stddev of the samples; none below 2 samples
   std::size_t samples = 0;
   std::string_view created_at;
+  bool full = true; // not cut short by racing (an "outpaced" row)
 };
+
+// The reason an ok row cut short by racing starts with (issue 25): the stopping rule's
+// stop_reason::outpaced (measure/stopping_rule.cpp), written by the driver's evaluator
+// (evaluate/base.py OUTPACED). The store is below the measure layer: the text is the contract.
+constexpr std::string_view outpaced_reason = "outpaced";
 
 merit merit_of(const measurement_record &m) {
   const auto st = summarize(m.samples_s);
   return {m.status == measurement_status::ok,
           st && st->count > 1 ? std::optional(st->rel_stddev) : std::nullopt,
-          m.samples_s.size(), m.created_at};
+          m.samples_s.size(), m.created_at, !m.reason.starts_with(outpaced_reason)};
 }
 
 merit merit_of(const std::vector<double> &samples, std::string_view created_at) {
@@ -130,7 +136,8 @@ merit merit_of(const std::vector<double> &samples, std::string_view created_at) 
 // many samples is usually one that never got quiet (it ran into the time cap): "more samples
 // wins" kept the noisier row. Better, in order:
 //  1. ok beats failed, invalid or wrong (only an ok row has a time). Two rows that are not ok
-//     carry no timing to weigh: the newer wins.
+//     carry no timing to weigh: the newer wins. Of two ok rows, a full measurement beats one
+//     cut short by racing ("outpaced": 3 samples, whose spread says little).
 //  2. the lower spread (rel_stddev), when the two differ by more than
 //     max(0.1 percentage point, 20 % of the larger). The margin is the uncertainty of a spread
 //     estimated from tens of samples (its relative standard error is about 1/sqrt(2(n-1)),
@@ -144,6 +151,8 @@ int merge_order(const merit &a, const merit &b) {
   if (a.ok != b.ok)
     return a.ok ? 1 : -1;
   if (a.ok) {
+    if (a.full != b.full)
+      return a.full ? 1 : -1;
     if (a.spread.has_value() != b.spread.has_value())
       return a.spread ? 1 : -1;
     if (a.spread) {
