@@ -330,6 +330,21 @@ def test_shapes_are_refused_for_a_whole_array_family(cli, tmp_path):
     assert code != 0 and "--shapes is for a family that reduces along an axis" in err
 
 
+def test_an_axis_tune_without_shapes_covers_the_default_grid(axis_worker, cli, tmp_path):
+    code, out, err = cli("tune", "--family", "axis", "--max-evals", "1", "--db",
+                         tmp_path / "r.db", "--quiet", "--json")
+    assert code == 0, err
+    assert [tuple(s["shape"]) for s in json.loads(out)["sizes"]] == sorted(
+        GRIDS["default"], key=lambda s: (s[1], s))  # reported by r, then shape
+    assert {s for s, _, _ in axis_worker.evaluated} == set(GRIDS["default"])
+
+
+def test_sizes_are_refused_for_the_axis_family(cli, tmp_path):
+    code, _, err = cli("tune", "--family", "axis", "--sizes", "2^20", "--db", tmp_path / "r.db")
+    assert code == 2 and "is tuned per shape: give --shapes" in err
+    assert not (tmp_path / "r.db").exists()
+
+
 def test_the_default_grid_is_rows_and_columns_of_2_24_elements():
     grid = parse_shapes("default")
     assert grid == GRIDS["default"] and len(grid) == 16

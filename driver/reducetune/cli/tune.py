@@ -241,6 +241,10 @@ def _shapes(args: argparse.Namespace) -> list[Shape]:
                 f"--shapes is for a family that reduces along an axis (--family axis); "
                 f"--family {args.family} reduces whole arrays: give it --sizes")
         return []
+    if args.sizes != [str(n) for n in DEFAULT["sizes"]]:  # given, and would be ignored
+        raise errors.InvalidConfiguration(
+            f"--family {args.family} is tuned per shape: give --shapes OUTERxRxINNER "
+            "(e.g. 4096x64x1) or a grid instead of --sizes")
     return parse_shapes(args.shapes if args.shapes is not None else "default")
 
 
