@@ -66,9 +66,11 @@ def test_each_worker_pays_its_fixed_cost_whole_and_several_workers_their_spawn()
     assert 1000 / two == pytest.approx(3.0 + 1.0 + 5.0 + 1000 * 0.042 / 2)  # fixed not halved
 
 
-def test_the_two_gpu_runs_measured_start_gives_the_spawn():
-    dual = {"workers": [{"time": {**GPU_BOUND, "start_s": 4.5}},
-                        {"time": {**GPU_BOUND, "start_s": 5.5}}]}
+def test_the_two_gpu_runs_least_idle_worker_gives_the_spawn():
+    # the last worker to finish was idle 5 s (its start and the command's end), the one-GPU
+    # command 3 s besides its loop: several workers cost 2 s more
+    dual = {"workers": [{"time": {**GPU_BOUND, "idle_s": 5.0}},
+                        {"time": {**GPU_BOUND, "idle_s": 6.5}}]}
     text = model_section({"time": GPU_BOUND}, GPU_BOUND["wall_s"] + 3.0, {}, dual)
     assert "+2.0 s for several workers, measured" in text
     assert f"+{SPAWN_S:.1f} s for several workers, assumed" in model_section(

@@ -224,28 +224,30 @@ def predict(costs: dict[str, float], points: int, start_s: float, gpus: int,
     return points / (start + costs["fixed_s"] + points / rate)
 
 
-def worker_start(doc: dict[str, Any] | None) -> float | None:
-    """The mean ``start_s`` of a --devices run's workers (cli/tune_devices.py), if it has it."""
-    starts = [w["time"]["start_s"] for w in (doc or {}).get("workers", [])
-              if "start_s" in w.get("time", {})]
-    return sum(starts) / len(starts) if starts else None
+def least_idle(doc: dict[str, Any] | None) -> float | None:
+    """The least ``idle_s`` of a --devices run's workers (cli/tune_devices.py): the last one
+    to finish, idle only for its start and the command's end, as one process's command is
+    for its own (its wall less its loop's)."""
+    idle = [w["time"]["idle_s"] for w in (doc or {}).get("workers", [])
+            if "idle_s" in w.get("time", {})]
+    return min(idle) if idle else None
 
 
 def model_section(single: dict[str, Any], single_s: float, measured: dict[int, float],
                   dual: dict[str, Any] | None = None) -> str:
     """The model's points per second beside the measured ones (``measured``: GPUs -> points
     per second over the whole command), for 1, 2, 4 and 8 GPUs and 4 machines of 8. With the
-    two-GPU run's ``tune --json`` (``dual``), its workers' measured start gives ``spawn_s``."""
+    two-GPU run's ``tune --json`` (``dual``), its least idle worker gives ``spawn_s``."""
     t = single["time"] if "time" in single else single["workers"][0]["time"]
     costs, points = trial_costs(t), int(t["points"])
     start = max(0.0, single_s - float(t["wall_s"]))
-    started = worker_start(dual)
-    spawn = SPAWN_S if started is None else max(0.0, started - start)
+    idle = least_idle(dual)
+    spawn = SPAWN_S if idle is None else max(0.0, idle - start)
     lines = ["## Scale-out: the model against the measurements (points/s, whole command)", "",
              f"Per point on one GPU: own {costs['own_s'] * 1e3:.2f} ms, reads "
              f"{costs['read_s'] * 1e3:.2f} ms, in turn {costs['turn_s'] * 1e3:.2f} ms, "
              f"{costs['calls']:.1f} storage calls; start {start:.1f} s (+{spawn:.1f} s for "
-             f"several workers{', measured' if started is not None else ', assumed'}); each "
+             f"several workers{', measured' if idle is not None else ', assumed'}); each "
              f"worker's fixed cost before its first point {costs['fixed_s']:.1f} s; {points} "
              f"points. PostgreSQL round trip {PG_RTT_S * 1e3:.1f} ms (assumed).", "",
              "| GPUs | model | measured |", "|---|---|---|"]
