@@ -5,16 +5,16 @@
 
 namespace rtpy {
 
+// Built from the typed problem (an unknown type or operator, or an extent of 0, is refused
+// here, in one line naming the problem, rather than by the store's CHECK constraints).
 db::workload_record workload_of(const nb::dict &d) {
-  db::workload_record w;
-  w.dtype = nb::cast<std::string>(d["dtype"]);
-  w.op = nb::cast<std::string>(d["op"]);
-  w.n = nb::cast<std::uint64_t>(d["n"]);
-  w.data_pattern = get_or<std::string>(d, "data_pattern", "uniform");
-  w.seed = get_or<std::int64_t>(d, "seed", static_cast<std::int64_t>(rt::default_data_seed));
-  w.outer = get_or<std::uint64_t>(d, "outer", 1);
-  w.inner = get_or<std::uint64_t>(d, "inner", 1);
-  return w;
+  const rt::problem p{rt::dtype_from_string(nb::cast<std::string>(d["dtype"])),
+                      rt::op_from_string(nb::cast<std::string>(d["op"])),
+                      {get_or<std::uint64_t>(d, "outer", 1), nb::cast<std::uint64_t>(d["n"]),
+                       get_or<std::uint64_t>(d, "inner", 1)}};
+  return db::workload_record::of(
+      p, get_or<std::string>(d, "data_pattern", "uniform"),
+      get_or<std::int64_t>(d, "seed", static_cast<std::int64_t>(rt::default_data_seed)));
 }
 
 void put_workload(nb::dict &d, const db::workload_record &w) {

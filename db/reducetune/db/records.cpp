@@ -43,10 +43,6 @@ workload_record workload_record::of(const problem &p, std::string data_pattern,
   return w;
 }
 
-problem workload_record::to_problem() const {
-  return {dtype_from_string(dtype), op_from_string(op), shape()};
-}
-
 build_status parse_build_status(std::string_view text) {
   if (text == "ok")
     return build_status::ok;

@@ -98,12 +98,10 @@ struct workload_record {
   std::uint64_t outer = 1;
   std::uint64_t inner = 1;
 
-  // The workload of problem p (its type and operator as the store spells them).
+  // The workload of problem p (its type and operator as the store spells them); throws
+  // invalid_configuration for an extent of 0 (validate).
   [[nodiscard]] static workload_record of(const problem &p, std::string data_pattern,
                                           std::int64_t seed);
-  [[nodiscard]] reduction_shape shape() const noexcept { return {outer, n, inner}; }
-  // The typed problem; throws invalid_configuration for a type or operator this build lacks.
-  [[nodiscard]] problem to_problem() const;
 };
 
 // The full context of a measurement: two measurements with equal keys are the same point;
