@@ -106,8 +106,11 @@ TEST_CASE("the launch count and the scratch of every protocol are those of its s
           CHECK(plan.scratch.pong == plan.scratch.ping);
           CHECK(plan.scratch.input_copy == (has_ping ? n * elem : 0)); // asked for in_place here
           check_steps_fit_scratch(plan, n, elem);
-          // The last step is given out (the host protocol's too: its pass ignores it).
-          CHECK((plan.steps.back().out == buffer_slot::out));
+          // The last step is given out, but for the host protocol's one-block pass, which
+          // writes its result to out and must land it in the partial the host reads.
+          const bool host_one_block = p == protocol::host && plan.first_grid == 1;
+          CHECK((plan.steps.back().out ==
+                 (host_one_block ? buffer_slot::partials : buffer_slot::out)));
         }
 }
 
@@ -133,6 +136,20 @@ TEST_CASE("a protocol's steps launch exactly the roles the planner says it launc
     const auto roles = roles_launched(p);
     INFO(to_string(p));
     CHECK(stepped == std::set<std::string>(roles.begin(), roles.end()));
+  }
+}
+
+TEST_CASE("the host finish reads the partial a one-block pass writes", "[space][plan]") {
+  // A grid of one block writes its result to its out argument (rt_grid.cuh's two-pass
+  // finish, the pass the host protocol compiles), and the host combines partials: with one
+  // block, out must be the partials slot (an H100 read 0 from an unwritten partial).
+  for (const std::uint64_t n : {std::uint64_t{1}, std::uint64_t{256}, std::uint64_t{257}}) {
+    const auto plan = plan_reduction_steps(protocol::host, per_block(256), n, 4);
+    REQUIRE(plan.steps.size() == 1);
+    const planned_step &pass = plan.steps.front();
+    INFO("n = " << n << ", grid " << pass.grid);
+    CHECK(pass.partials == buffer_slot::partials);
+    CHECK(pass.out == (pass.grid == 1 ? buffer_slot::partials : buffer_slot::out));
   }
 }
 

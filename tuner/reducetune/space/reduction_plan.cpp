@@ -58,8 +58,14 @@ void plan_steps(protocol proto, const grid_rule &grid_of, std::uint64_t n, reduc
     plan.steps.push_back(pass);
     return;
   case protocol::ticket:
-  case protocol::host: // the pass writes partials[blockIdx.x]; the host finish follows
     plan.steps.push_back(pass);
+    return;
+  case protocol::host: // the pass writes partials[blockIdx.x]; the host finish reads them
+    plan.steps.push_back(pass);
+    // A grid of one block writes its result to out, not partials[0] (rt_grid.cuh's two-pass
+    // finish, which the host protocol's pass compiles): point out at the partial the host
+    // reads. The host families keep T partials (no half types), so out's type is the same.
+    if (grid == 1) plan.steps.back().out = buffer_slot::partials;
     return;
   }
   throw invalid_configuration("unknown protocol");
