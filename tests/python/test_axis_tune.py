@@ -150,6 +150,14 @@ def test_an_axis_tune_stores_each_shapes_best_and_best_shape_reads_it(axis_worke
     assert len(shown) == len({(v, l) for s, v, l in axis_worker.evaluated if s == COLUMNS})
 
 
+def test_the_results_table_names_each_shape_and_why_cub_is_empty(axis_worker, cli, tmp_path):
+    code, out, err = cli("tune", "--family", "axis", "--shapes", "4096x64x1", "1x64x4096",
+                         "--max-evals", "2", "--db", tmp_path / "axis.db", "--quiet", *RESTRICT)
+    assert code == 0, err
+    assert "4096x64x1" in out and "1x64x4096" in out and "shape" in out
+    assert "CUB: none for shapes" in out
+
+
 def test_a_second_axis_run_serves_its_shapes_from_the_store(axis_worker, cli, tmp_path):
     db = tmp_path / "axis.db"
     assert axis_tune(cli, db, "4096x64x1")[0] == 0

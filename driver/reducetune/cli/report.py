@@ -41,6 +41,11 @@ def warm_note(results: list[Any]) -> str:
             + "; --no-warm-start to search cold)")
 
 
+# Why × CUB is empty for an axis run: no baseline is recorded for a shape.
+NO_CUB_FOR_SHAPES = ("× CUB: none for shapes (CUB's DeviceReduce reduces whole arrays; "
+                     "python -m reducetune.benchmarks.axis compares DeviceSegmentedReduce)")
+
+
 def results_table(results: list[Any], device: dict[str, Any], config: Any, db: Path,
                   replay: Path | None = None) -> Table:
     """One row per size: the best point, its GB/s and × CUB. × CUB compares the best
@@ -48,11 +53,11 @@ def results_table(results: list[Any], device: dict[str, Any], config: Any, db: P
     nondeterministic points also shows its best point's ratio (× CUB any)."""
     missing = any(r.not_recorded for r in results)
     anyway = bool(getattr(config, "nondeterministic", False))
+    unit = "shape" if any(r.shape for r in results) else "size"  # an axis run's units
     t = Table(title=f"{device['name']} {config.dtype} {config.op} ({config.strategy}; "
                     f"results in {db})", caption="\n".join(
-                        filter(None, [not_recorded_note(results, replay), warm_note(results)]))
-              or None)
-    unit = "shape" if any(r.shape for r in results) else "size"  # an axis run's units
+                        filter(None, [not_recorded_note(results, replay), warm_note(results),
+                                      NO_CUB_FOR_SHAPES if unit == "shape" else ""])) or None)
     columns = [unit, "best variant", "launch", "GB/s", "% of peak", "× CUB",
                *(["× CUB any"] if anyway else []), "points", "measured",
                *(["not recorded"] if missing else []), "stopped"]
