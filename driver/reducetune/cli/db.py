@@ -19,7 +19,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     m = dbsub.add_parser(
         "merge", help="copy other databases' results into --db",
         description="Copies other databases' devices, measurements, builds and baselines into "
-        "--db. A measurement (or a CUB/ceiling baseline) whose key is in both keeps the better "
+        "--db. A measurement's key includes its workload's shape (outer, r, inner): two shapes "
+        "with one r are two workloads, never merged into one. A measurement (or a CUB/ceiling baseline) whose key is in both keeps the better "
         "row, whichever file is merged into which: ok beats failed, invalid or wrong (two rows "
         "that are not ok: the newer); then the lower relative spread (rel_stddev), when the "
         "two differ by more than max(0.1 percentage point, 20% of the larger); then more "
