@@ -22,7 +22,7 @@ from reducetune.evaluate import gpu as _evaluators
 from reducetune.store.measurements import measurement_rows
 from reducetune.store.results import best_point, store_best
 from reducetune.tuning.config import TuneConfig, study_name
-from reducetune.tuning.run import unit_order
+from reducetune.tuning.run import tune_all, unit_order
 from reducetune.tuning.shapes import GRIDS, parse_shapes
 
 from conftest import SYNTHETIC_DEVICE
@@ -366,6 +366,18 @@ def test_whole_array_study_names_are_unchanged_and_shapes_get_their_own():
     assert study_name(config, 1 << 20, "U") == "tunable.float32.sum.n_1048576.tpe.det@U"
     axis = TuneConfig(family="axis", shapes=[ROWS])
     assert study_name(axis, ROWS, "U") == "axis.float32.sum.shape_4096x64x1.tpe.det@U"
+
+
+@pytest.mark.parametrize("config, words", [
+    (TuneConfig(family="axis"), "is tuned per shape"),
+    (TuneConfig(family="tunable", shapes=[ROWS]), "reduces whole arrays"),
+])
+def test_tune_all_refuses_units_of_the_wrong_kind(axis_worker, config, words):
+    from reducetune.evaluate.gpu import GpuEvaluator
+
+    with pytest.raises(reducetune.InvalidConfiguration, match=words):
+        tune_all(GpuEvaluator(), [config])
+    assert axis_worker.evaluated == []
 
 
 def test_units_run_largest_first_in_one_order():

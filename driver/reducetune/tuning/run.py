@@ -25,6 +25,7 @@ from typing import Any
 
 from reducetune import _core
 from reducetune._space import Space
+from reducetune.errors import InvalidConfiguration
 from reducetune.evaluate.base import Evaluator
 from reducetune.evaluate.evaluation import StoreContext
 from reducetune.store.study_storage import open_storage
@@ -78,11 +79,24 @@ def _spaces(evaluator: Evaluator, configs: list[TuneConfig]) -> list[Space]:
     for c in configs:
         c.validate()
         space = Space(c.family, c.dtype, c.op, evaluator.limits, c.restrict)
+        _check_units(c)
         if c.base_preset != RULE_PRESET:  # the rule's presets are the family's own
             space.preset(c.base_preset)  # an unknown base preset fails here
         space.proposable(c.allow_flagged, c.nondeterministic)  # an empty selection fails here
         spaces.append(space)
     return spaces
+
+
+def _check_units(c: TuneConfig) -> None:
+    """An axis family takes shapes, a whole-array family sizes (its runner refuses any other
+    shape): refused here rather than every point measured as a failure."""
+    axis = _core.family(c.family).get("abi") == "axis"
+    if axis and not c.shapes:
+        raise InvalidConfiguration(f"family {c.family} is tuned per shape: give it shapes "
+                                   "(TuneConfig.shapes; --shapes), not sizes")
+    if c.shapes and not axis:
+        raise InvalidConfiguration(f"family {c.family} reduces whole arrays: give it sizes, "
+                                   "not shapes")
 
 
 def _precompile(evaluator: Evaluator, configs: list[TuneConfig], spaces: list[Space],
