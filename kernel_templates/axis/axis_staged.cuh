@@ -26,9 +26,11 @@
 // Order: a row's elements meet in k order, one thread, from the identity: the thread
 // strategy's order, a function of r alone whatever VEC, UNROLL or the row's address
 // (batch_invariant; both strategies give a row the same bits). Where staging does not fit
-// (inner > 1, or rows longer than staged_max_r) the entry falls back to a thread per output
-// (inner > 1) or a warp per row with scalar loads (r > staged_max_r): again an order that
-// depends on r (and inner) alone.
+// (inner > 1, or rows longer than staged_max_r) the entry falls back to a thread per output:
+// the same k order, so that a shape's bits do not depend on which side of the fallback it lies
+// (a warp per row for long rows gave (1, 1000, 1) other bits than the same column beside six
+// others, (1, 1000, 7): gpu_test_axis on an H100). Long rows are not staged's shapes: the
+// tuner and the runtime's rule give them the warp, block and split strategies.
 #pragma once
 
 #include "axis/axis_rows.cuh"
@@ -109,10 +111,9 @@ __device__ __forceinline__ void staged_rows(const T *__restrict__ in, T *out,
 template <class T, class Op, unsigned BS, unsigned VEC, unsigned UNROLL>
 __device__ __forceinline__ void staged(const T *__restrict__ in, T *out, unsigned long long outer,
                                        unsigned long long r, unsigned long long inner) {
-  if (inner > 1)
+  // r = 0: no tile of whole rows; every output the identity
+  if (inner > 1 || r > staged_max_r || r == 0)
     rows_by_lanes<T, Op, BS, 1, UNROLL, 1>(in, out, outer, r, inner);
-  else if (r > staged_max_r || r == 0) // r = 0: no tile of whole rows; every output the identity
-    rows_by_lanes<T, Op, BS, 32, UNROLL, 1>(in, out, outer, r, inner);
   else
     staged_rows<T, Op, BS, VEC, UNROLL>(in, out, outer, static_cast<unsigned>(r));
 }

@@ -47,8 +47,8 @@ using rt_test::loaded_point;
 // (thread 1, group lanes, warp 32, block and split block_size, tile block_size / lanes rows of
 // lanes); each folds at most ceil(chunk / P) elements plus a partial unroll group of vectors
 // and a head and tail element, then a tree over the P lanes, then the finish kernel over the
-// split partials (a warp: ceil(split / 32) + 5 levels). staged: a thread per row of at most 32
-// elements (staged_max_r) or per output of inner > 1, else a warp per row.
+// split partials (a warp: ceil(split / 32) + 5 levels). staged: a thread per output, staged
+// (rows of at most 32 elements, staged_max_r) or not (its fallback).
 std::uint64_t axis_depth(const search_space &s, const point &p, const reduction_shape &shape) {
   const std::uint64_t r = shape.r;
   const parameter_map v = compile_parameters(s.decl(), p);
@@ -61,7 +61,7 @@ std::uint64_t axis_depth(const search_space &s, const point &p, const reduction_
                                   : strategy == "group"  ? lanes
                                   : strategy == "warp"   ? 32
                                   : strategy == "tile"   ? bs / lanes
-                                  : strategy == "staged" ? (shape.inner == 1 && r > 32 ? 32 : 1)
+                                  : strategy == "staged" ? 1
                                                          : bs;
   const std::uint64_t slack = get("vec") * get("unroll") + 2;
   const std::uint64_t row = stage_depth((r + split - 1) / split, per_block) + slack;
