@@ -43,19 +43,31 @@ def test_reduce_refuses_an_unknown_level_and_a_level_without_an_axis():
         reducetune.reduce(np.ones(4, np.float32), determinism="batch_invariant")
 
 
-def test_a_known_level_is_checked_without_calling_the_extension(monkeypatch):
+def test_a_level_is_checked_without_calling_the_extension(monkeypatch):
     """torch.compile(fullgraph=True) cannot trace a call into the extension (a graph break,
-    seen on an H200), so the levels the core accepted at import are checked in Python."""
+    seen on an H200), so the levels the core gave at import (_core.axis_levels) are checked in
+    Python, known and unknown names alike."""
     from reducetune.runtime import axis_args
 
     def no_call(*args, **kwargs):
-        raise AssertionError("the extension was called for a known level")
+        raise AssertionError("the extension was called to check a level")
 
     monkeypatch.setattr(axis_args._core, "axis_rule", no_call)
+    monkeypatch.setattr(axis_args._core, "axis_levels", no_call)
     assert axis_args.check_determinism("run_to_run") == "run_to_run"
     assert axis_args.check_determinism("batch_invariant") == "batch_invariant"
-    with pytest.raises(AssertionError):
-        axis_args.check_determinism("bitwise")  # an unknown name still goes to the core
+    for bad in ("bitwise", "", None, 1):
+        with pytest.raises(InvalidConfiguration, match="run_to_run .the default. or batch_inv"):
+            axis_args.check_determinism(bad)
+
+
+def test_the_levels_python_checks_are_those_the_core_parses():
+    assert _core.axis_levels()[0] == "run_to_run"  # the default first
+    for level in _core.axis_levels():
+        assert _core.axis_rule(1, 1, 1, level)  # accepted by the core's own parser
+    assert "bitwise" not in _core.axis_levels()
+    with pytest.raises(InvalidConfiguration, match="bitwise"):
+        _core.axis_rule(1, 1, 1, "bitwise")
 
 
 def test_the_bound_rule_forwards_the_level():

@@ -128,28 +128,16 @@ def check_dtype(dtype: str, expected: str, hint: str) -> None:
         raise InvalidConfiguration(f"this reducer reduces {expected}, not {dtype}")
 
 
-def _core_accepts(level: str) -> bool:
-    try:
-        _core.axis_rule(1, 1, 1, level)
-    except InvalidConfiguration:
-        return False
-    return True
-
-
-# The levels the core accepted, asked once at import: torch.compile cannot trace a call into
-# the extension (a graph break under fullgraph=True, seen on an H200), so a traced call finds
-# its level here; a name not here still goes to the core, which decides and says why.
-_ACCEPTED = {level for level in ("run_to_run", "batch_invariant") if _core_accepts(level)}
+# The levels the core accepts, the default first, asked once at import: torch.compile cannot
+# trace a call into the extension (a graph break under fullgraph=True, seen on an H200), so a
+# traced call checks its level here.
+LEVELS: tuple[str, ...] = tuple(_core.axis_levels())
 
 
 def check_determinism(determinism: str) -> str:
-    """`determinism` itself when it is a level name the core knows (_core.axis_rule answers
-    for it: run_to_run or batch_invariant; the core keeps the list), else
-    InvalidConfiguration in one line."""
-    if not isinstance(determinism, str):
-        raise InvalidConfiguration(f"determinism must be 'run_to_run' or 'batch_invariant', not "
-                                   f"{determinism!r}")
-    if determinism not in _ACCEPTED:
-        _core.axis_rule(1, 1, 1, determinism)  # InvalidConfiguration for an unknown level
-        _ACCEPTED.add(determinism)
+    """`determinism` itself when it is a level the core accepts (LEVELS: run_to_run, the
+    default, or batch_invariant), else InvalidConfiguration in one line naming them."""
+    if determinism not in LEVELS:
+        raise InvalidConfiguration(f"unknown axis determinism {determinism!r}: {LEVELS[0]} (the "
+                                   f"default) or {' or '.join(LEVELS[1:])}")
     return determinism
