@@ -45,20 +45,28 @@ rt::reducer make_reducer(const std::string &type, const std::string &op,
   return rt::reducer::untuned(t, p, std::move(o));
 }
 
-nb::dict choice_dict(const rt::reducer_choice &c) {
+// What a whole-array choice and an axis choice both say of the point they launch: where it
+// came from, its labels, determinism and launches (reducer.hpp reducer_choice,
+// axis_dispatch.hpp axis_choice).
+template <class Choice> nb::dict launch_dict(const Choice &c) {
   nb::dict d;
   d["source"] = c.source;
-  d["device_name"] = c.device_name;
-  d["bucket_n"] = c.bucket_n;
-  d["point"] = py_point{c.space, c.chosen}; // typed: a caller measures it without a parse
   d["family"] = c.family;
   d["variant"] = c.variant;
   d["launch"] = c.launch;
   d["determinism"] = c.determinism;
-  d["protocol"] = c.protocol;
   d["launches"] = c.launches;
   d["grid"] = c.grid;
   d["block"] = c.block;
+  return d;
+}
+
+nb::dict choice_dict(const rt::reducer_choice &c) {
+  nb::dict d = launch_dict(c);
+  d["device_name"] = c.device_name;
+  d["bucket_n"] = c.bucket_n;
+  d["point"] = py_point{c.space, c.chosen}; // typed: a caller measures it without a parse
+  d["protocol"] = c.protocol;
   return d;
 }
 
@@ -73,20 +81,12 @@ std::vector<rt::axis_entry> axis_entries(const std::vector<axis_row> &rows) {
 }
 
 nb::dict axis_choice_dict(const rt::axis_choice &c) {
-  nb::dict d;
-  d["source"] = c.source;
+  nb::dict d = launch_dict(c);
   d["preset"] = c.preset;
   d["why"] = c.why;
-  d["family"] = c.family;
-  d["variant"] = c.variant;
-  d["launch"] = c.launch;
-  d["determinism"] = c.determinism;
   d["level"] = c.level;
   d["batch_invariant"] = c.batch_invariant;
   d["split"] = c.split;
-  d["launches"] = c.launches;
-  d["grid"] = c.grid;
-  d["block"] = c.block;
   d["partials_bytes"] = c.partials_bytes;
   return d;
 }

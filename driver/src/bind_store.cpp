@@ -43,23 +43,24 @@ db::measurement_record measurement_of(const py_point &pt, const nb::dict &d) {
 }
 
 // The point a row describes, as a measurement and a best choice both report it: the variant's
-// label and facts, then its launch config.
-void put_point(nb::dict &d, const db::variant_record &v, const std::string &launch_label,
-               const std::string &launch_parameters_json) {
+// family, label and facts, then its launch config. Either row's dict starts from this one.
+nb::dict point_dict(const db::variant_record &v, const std::string &launch_label,
+                    const std::string &launch_parameters_json) {
+  nb::dict d;
+  d["family"] = v.family;
   d["variant_label"] = v.label;
   d["parameters_json"] = v.parameters_json;
   d["flags_json"] = v.flags_json;
   d["determinism"] = v.determinism;
   d["launch_label"] = launch_label;
   d["launch_parameters_json"] = launch_parameters_json;
+  return d;
 }
 
 nb::dict measurement_dict(const db::measurement_record &m) {
-  nb::dict d;
+  nb::dict d = point_dict(m.variant, m.launch_label, m.launch_parameters_json);
   d["id"] = m.id;
   d["device_id"] = m.device_id;
-  d["family"] = m.variant.family;
-  put_point(d, m.variant, m.launch_label, m.launch_parameters_json);
   put_workload(d, m.workload);
   d["template_hash"] = m.template_hash;
   d["driver_version"] = m.driver_version;
@@ -80,15 +81,13 @@ nb::dict measurement_dict(const db::measurement_record &m) {
 }
 
 nb::dict best_dict(const db::best_choice &b) {
-  nb::dict d;
+  nb::dict d = point_dict(b.variant, b.launch_label, b.launch_parameters_json);
   d["measurement_id"] = b.measurement_id;
   d["requested_n"] = b.requested_n;
   d["bucket_n"] = b.bucket_n;
   d["bucket_shape"] = shape_tuple_of(b.bucket_shape()); // (1, bucket_n, 1) for the whole array
-  d["family"] = b.variant.family;
   d["dtype"] = b.variant.dtype;
   d["op"] = b.variant.op;
-  put_point(d, b.variant, b.launch_label, b.launch_parameters_json);
   d["median_s"] = b.median_s;
   d["gbps"] = b.gbps;
   d["pct_of_peak"] = b.pct_of_peak;

@@ -136,23 +136,13 @@ rt::workload to_workload(const nb::dict &d) {
 }
 
 nb::dict device_to_dict(const rt::device_info &d) {
-  nb::dict out;
+  nb::dict out = device_model_dict(d);
   out["ordinal"] = d.ordinal;
-  out["name"] = d.name;
-  out["uuid"] = d.uuid;
-  out["cc_major"] = d.cc_major;
-  out["cc_minor"] = d.cc_minor;
   out["arch"] = d.arch();
-  out["sm_count"] = d.sm_count;
-  out["l2_bytes"] = d.l2_bytes;
-  out["bus_width_bits"] = d.bus_width_bits;
-  out["memory_clock_khz"] = d.memory_clock_khz;
   out["global_memory_bytes"] = d.global_memory_bytes;
   out["max_threads_per_block"] = d.max_threads_per_block;
   out["max_shared_per_block"] = d.max_shared_per_block;
-  out["driver_version"] = d.driver_version;
   out["runtime_version"] = d.runtime_version;
-  out["peak_bytes_per_s"] = d.peak_bytes_per_s();
   return out;
 }
 

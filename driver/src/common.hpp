@@ -51,6 +51,25 @@ rt::workload to_workload(const nb::dict &d);
 void make_current(int device);
 nb::dict device_to_dict(const rt::device_info &d);
 
+// The facts a device and its row in a results file both hold (rt::device_info,
+// db::device_record), under the same keys, the peak by the one formula: a dict of either
+// starts from this one.
+template <class Device> nb::dict device_model_dict(const Device &r) {
+  nb::dict d;
+  d["name"] = r.name;
+  d["uuid"] = r.uuid;
+  d["cc_major"] = r.cc_major;
+  d["cc_minor"] = r.cc_minor;
+  d["sm_count"] = r.sm_count;
+  d["l2_bytes"] = r.l2_bytes;
+  d["bus_width_bits"] = r.bus_width_bits;
+  d["memory_clock_khz"] = r.memory_clock_khz;
+  d["driver_version"] = r.driver_version;
+  d["peak_bytes_per_s"] = rt::theoretical_peak_bytes_per_s(
+      static_cast<std::uint64_t>(r.memory_clock_khz), static_cast<std::uint64_t>(r.bus_width_bits));
+  return d;
+}
+
 template <class T> T get_or(const nb::dict &d, const char *key, T fallback) {
   return d.contains(key) && !d[key].is_none() ? nb::cast<T>(d[key]) : fallback;
 }

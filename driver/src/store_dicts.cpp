@@ -47,19 +47,9 @@ db::device_record device_of(const nb::dict &d) {
 }
 
 nb::dict device_dict(const db::device_record &r) {
-  nb::dict d;
+  nb::dict d = device_model_dict(r);
   d["id"] = r.id;
-  d["name"] = r.name;
-  d["uuid"] = r.uuid;
-  d["cc_major"] = r.cc_major;
-  d["cc_minor"] = r.cc_minor;
-  d["sm_count"] = r.sm_count;
-  d["l2_bytes"] = r.l2_bytes;
-  d["bus_width_bits"] = r.bus_width_bits;
-  d["memory_clock_khz"] = r.memory_clock_khz;
-  d["driver_version"] = r.driver_version;
   d["toolkit_version"] = r.toolkit_version;
-  d["peak_bytes_per_s"] = 2.0 * r.memory_clock_khz * 1e3 * r.bus_width_bits / 8.0;
   return d;
 }
 
