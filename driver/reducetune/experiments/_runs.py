@@ -4,6 +4,7 @@ each finished run journaled (_journal.py) so that a rerun runs only what is miss
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import importlib
 import multiprocessing
@@ -17,16 +18,34 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._space import Space
+from reducetune.cli.args import SEEDS_MAX, integer, positive_int, sizes_text
 from reducetune.errors import InvalidConfiguration
 from reducetune.evaluate.replay import ReplayEvaluator, decompress_recording
 from reducetune.experiments._journal import Journal, Task
 from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.loop import tune_size
 
-__all__ = ["BUDGET_HELP", "curve_for", "curves_for", "all_curves", "default_budget",
+__all__ = ["add_replay_arguments", "curve_for", "curves_for", "all_curves", "default_budget",
            "plain_recording", "replayed_space"]
 
-BUDGET_HELP = "evaluations per run (default: 10%% of the valid space, at most 400)"
+
+
+def add_replay_arguments(p: argparse.ArgumentParser, sizes_from: str, run_of: str) -> None:
+    """The arguments every replay experiment (search_efficiency, transfer) takes alike: the
+    problem and family replayed, the seeded runs and their budget, and the recording sweep's
+    restriction. sizes_from says in --n's help which sizes are the default, run_of what a
+    run is per."""
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--op", default="sum")
+    p.add_argument("--n", nargs="+", default=None, type=sizes_text,
+                   help=f"sizes (default: every size {sizes_from} for dtype/op)")
+    p.add_argument("--family", default="tunable")
+    p.add_argument("--seeds", type=integer(1, SEEDS_MAX), default=20,
+                   help=f"runs per {run_of}, seeded 0, 1, ... (default 20)")
+    p.add_argument("--max-evals", type=positive_int, default=None,
+                   help="evaluations per run (default: 10%% of the valid space, at most 400)")
+    p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
+                   help="the recording sweep's restriction (repeatable)")
 
 
 def default_budget(valid_points: int) -> int:

@@ -33,13 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._sizes import parse_sizes
-from reducetune.cli.args import (SEEDS_MAX, Once, THREADS_MAX, check_report_folder, integer,
-                                 out_folder, positive_int, restrictions as _restrictions,
-                                 sizes_text)
+from reducetune.cli.args import (Once, THREADS_MAX, check_report_folder, integer, out_folder,
+                                 restrictions as _restrictions)
 from reducetune.errors import InvalidConfiguration, StoreError
 from reducetune.evaluate.replay import ReplayEvaluator
 from reducetune.experiments._journal import Journal
-from reducetune.experiments._runs import (BUDGET_HELP, all_curves, curve_for, curves_for,
+from reducetune.experiments._runs import (add_replay_arguments, all_curves, curve_for, curves_for,
                                           default_budget, plain_recording, replayed_space)
 from reducetune.experiments._se_report import SPACE_SHARE, TARGET, markdown, plot, quantile
 from reducetune.tuning.config import TuneConfig
@@ -54,18 +53,8 @@ DEFAULT_STRATEGIES = [TuneConfig.strategy, "random", "nsga2"]
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replay", type=Path, action=Once, required=True, metavar="DB",
                    help="a database recorded by an exhaustive sweep (--strategy grid)")
-    p.add_argument("--dtype", default="float32")
-    p.add_argument("--op", default="sum")
-    p.add_argument("--n", nargs="+", default=None, type=sizes_text,
-                   help="sizes (default: every size recorded for dtype/op)")
-    p.add_argument("--family", default="tunable")
+    add_replay_arguments(p, sizes_from="recorded", run_of="strategy and size")
     p.add_argument("--strategies", nargs="+", default=DEFAULT_STRATEGIES)
-    p.add_argument("--seeds", type=integer(1, SEEDS_MAX), default=20,
-                   help="runs per strategy and size, seeded 0, 1, ... (default 20)")
-    p.add_argument("--max-evals", type=positive_int, default=None,
-                   help=BUDGET_HELP)
-    p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
-                   help="the same restriction as the recording sweep's (repeatable)")
     p.add_argument("--out", type=out_folder, default=Path("search-efficiency"),
                    help="folder for report.md, curves.json and curves.png")
     # below 1, run() refuses it with the message scripts rely on

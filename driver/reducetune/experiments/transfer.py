@@ -30,11 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from reducetune._sizes import parse_sizes
-from reducetune.cli.args import (SEEDS_MAX, Once, check_report_folder, integer, out_folder,
-                                 positive_int, restrictions, sizes_text)
+from reducetune.cli.args import Once, check_report_folder, out_folder, restrictions
 from reducetune.errors import InvalidConfiguration, StoreError
 from reducetune.evaluate.replay import ReplayEvaluator
-from reducetune.experiments._runs import (BUDGET_HELP, default_budget, plain_recording,
+from reducetune.experiments._runs import (add_replay_arguments, default_budget, plain_recording,
                                           replayed_space)
 from reducetune.experiments._se_report import TARGET
 from reducetune.experiments._transfer_report import write_report
@@ -56,20 +55,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--from", dest="source", type=Path, action=Once, required=True, metavar="B.db",
                    help="another GPU's recording (or results) of the same space: its bests "
                         "are measured first in the warm runs")
-    p.add_argument("--dtype", default="float32")
-    p.add_argument("--op", default="sum")
-    p.add_argument("--n", nargs="+", default=None, type=sizes_text,
-                   help="sizes (default: every size A records for dtype/op)")
-    p.add_argument("--family", default="tunable")
+    add_replay_arguments(p, sizes_from="A records", run_of="size and mode (cold, warm)")
     # the tuner's own default (TuneConfig), so that the experiment measures what tune runs
     p.add_argument("--strategy", default=TuneConfig.strategy,
                    help=f"the search strategy (default {TuneConfig.strategy})")
-    p.add_argument("--seeds", type=integer(1, SEEDS_MAX), default=20,
-                   help="runs per size and mode (cold, warm), seeded 0, 1, ... (default 20)")
-    p.add_argument("--max-evals", type=positive_int, default=None,
-                   help=BUDGET_HELP)
-    p.add_argument("--restrict", action="append", default=[], metavar="NAME=V1,V2",
-                   help="the recording sweep's restriction (repeatable)")
     p.add_argument("--out", type=out_folder, default=Path("transfer"),
                    help="folder for report.md, transfer.json and transfer.png")
 
