@@ -1,4 +1,5 @@
-// Helpers shared by the store tests: temporary folders, file bytes, sample records.
+// Helpers shared by the store tests: temporary folders, file bytes, older files, sample
+// records.
 #pragma once
 
 #include <cstdlib>
@@ -8,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "reducetune/db/embedded_sql.hpp"
 #include "reducetune/db/records.hpp"
+#include "reducetune/db/schema.hpp"
 #include "reducetune/db/store.hpp"
 
 namespace rt_test {
@@ -53,6 +56,29 @@ inline std::uint64_t fnv1a(const std::string &bytes) {
   for (unsigned char c : bytes)
     h = (h ^ c) * 1099511628211ull;
   return h;
+}
+
+// A results file at schema `version` as that version's store made it (its migrations up to
+// there, reducetune's application id, user_version), still empty: a migration test writes
+// the old rows into it, then opens it with the store of today.
+inline reducetune::db::database file_at_schema(const std::filesystem::path &p, int version) {
+  namespace db = reducetune::db;
+  db::database file(p, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  for (const auto &m : db::detail::migrations())
+    if (m.version <= version)
+      file.exec(m.sql);
+  file.exec("PRAGMA application_id = " + std::to_string(db::application_id));
+  file.exec("PRAGMA user_version = " + std::to_string(version));
+  return file;
+}
+
+// A device row of an older file, in the columns every schema so far has: what a migration
+// keeps of it is its id and uuid, so the rest is the same small numbers.
+inline void insert_old_device(reducetune::db::database &file, std::int64_t id,
+                              const std::string &uuid) {
+  file.exec("INSERT INTO rt_devices (id, uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
+            " bus_width_bits, memory_clock_khz, driver_version, toolkit_version) VALUES (" +
+            std::to_string(id) + ", '" + uuid + "', 'H', 9, 0, 132, 1, 1, 1, 1, 1)");
 }
 
 inline reducetune::db::device_record h100(std::string uuid = "GPU-test-0001") {

@@ -5,7 +5,6 @@
 #include "db_test_support.hpp"
 #include "reducetune/db/catalog.hpp"
 #include "reducetune/db/schema.hpp"
-#include "reducetune/db/embedded_sql.hpp"
 #include "reducetune/db/store.hpp"
 
 using namespace reducetune::db;
@@ -100,15 +99,8 @@ TEST_CASE("migrating a schema-3 file repairs each variant's parameters from its 
     // A schema-3 file as the old store wrote it: the variant's parameters were overwritten by
     // the launch values of the last measurement that touched it (ept 256, cap 2), while the
     // faster measurement's label says ept_1.cap_4.
-    database db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    for (const auto &m : detail::migrations())
-      if (m.version <= 3)
-        db.exec(m.sql);
-    db.exec("PRAGMA application_id = " + std::to_string(application_id));
-    db.exec("PRAGMA user_version = 3");
-    db.exec("INSERT INTO rt_devices (uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
-            " bus_width_bits, memory_clock_khz, driver_version, toolkit_version) VALUES"
-            " ('GPU-v3', 'H', 9, 0, 132, 1, 1, 1, 1, 1)");
+    auto db = rt_test::file_at_schema(path, 3);
+    rt_test::insert_old_device(db, 1, "GPU-v3");
     db.exec("INSERT INTO rt_variants (family, dtype, op, label, parameters) VALUES ('tunable',"
             " 'float32', 'sum', 'tunable.float32.sum.bs_256.u_4.v_4.warp_volatile_unsafe."
             "blk_warp_partials.fin_two_pass', '{\"block_size\": 256, \"elements_per_thread\":"

@@ -5,7 +5,6 @@
 #include "catch.hpp"
 
 #include "db_test_support.hpp"
-#include "reducetune/db/embedded_sql.hpp"
 #include "reducetune/db/schema.hpp"
 #include "reducetune/db/store.hpp"
 #include "reducetune/errors.hpp"
@@ -78,15 +77,8 @@ TEST_CASE("a schema-5 file migrates keeping its ids, every workload the whole ar
   rt_test::temp_dir dir;
   const auto path = dir / "v5.sqlite";
   {
-    database db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    for (const auto &m : detail::migrations())
-      if (m.version <= 5)
-        db.exec(m.sql);
-    db.exec("PRAGMA application_id = " + std::to_string(application_id));
-    db.exec("PRAGMA user_version = 5");
-    db.exec("INSERT INTO rt_devices (id, uuid, name, cc_major, cc_minor, sm_count, l2_bytes,"
-            " bus_width_bits, memory_clock_khz, driver_version, toolkit_version) VALUES"
-            " (3, 'GPU-v5', 'H', 9, 0, 132, 1, 1, 1, 1, 1)");
+    auto db = rt_test::file_at_schema(path, 5);
+    rt_test::insert_old_device(db, 3, "GPU-v5");
     db.exec("INSERT INTO rt_variants (id, family, dtype, op, label, determinism) VALUES"
             " (5, 'tunable', 'float32', 'sum', 'tunable.float32.sum.bs_256', 'run_to_run')");
     // ids with gaps: the migration must keep them, not renumber
