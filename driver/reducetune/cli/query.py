@@ -92,16 +92,13 @@ def cmd_best(args: argparse.Namespace) -> int:
         return _core.catalog_best(str(db), dev["uuid"], args.dtype, args.op, n[0], allow_flagged,
                                   nondeterministic)
 
-    b = ask(args.allow_flagged, args.nondeterministic)
+    b = _answer(args, ask, f"{dev['name']} {args.dtype} {args.op}")
     if b is None:
-        print(f"reducetune: no verified measurement for {dev['name']} {args.dtype} {args.op}"
-              f"{_left_out(args, ask)}", file=sys.stderr)
         return 1
     if args.json:  # the rule `export json` gives for this size, with the request
         print(json.dumps(b, indent=2))
         return 0
-    gbps = f"{b['gbps']:.1f} GB/s" if b.get("gbps") else "? GB/s"
-    print(f"{b['variant']} {b['launch']}  {gbps}  "
+    print(f"{b['variant']} {b['launch']}  {_gbps_text(b)}  "
           f"(measured at n={b['bucket_n']} on {dev['name']}; {b['determinism']})")
     return 0
 
@@ -118,20 +115,31 @@ def _best_shape(args: argparse.Namespace, shape: Shape) -> int:
         return store_best(store, dev["id"], args.dtype, args.op, shape, allow_flagged,
                           nondeterministic)
 
-    b = ask(args.allow_flagged, args.nondeterministic)
+    b = _answer(args, ask, f"{dev['name']} {args.dtype} {args.op} along an axis")
     if b is None:
-        print(f"reducetune: no verified measurement for {dev['name']} {args.dtype} {args.op} "
-              f"along an axis{_left_out(args, ask)}", file=sys.stderr)
         return 1
     measured_at = unit_text(tuple(b["bucket_shape"]))
     if args.json:
         print(json.dumps({**b, "requested_shape": list(shape), "bucket_shape": list(
             b["bucket_shape"]), "device": dev["name"]}, indent=2))
         return 0
-    gbps = f"{b['gbps']:.1f} GB/s" if b.get("gbps") else "? GB/s"
-    print(f"{b['variant_label']} {b['launch_label']}  {gbps}  "
+    print(f"{b['variant_label']} {b['launch_label']}  {_gbps_text(b)}  "
           f"(measured at shape {measured_at} on {dev['name']}; {b['determinism']})")
     return 0
+
+
+def _answer(args: argparse.Namespace, ask: Any, what: str) -> dict[str, Any] | None:
+    """best's answer under the selection args ask for; None, once stderr says that nothing
+    answers `what` and what the selection left out, when there is none."""
+    b = ask(args.allow_flagged, args.nondeterministic)
+    if b is None:
+        print(f"reducetune: no verified measurement for {what}{_left_out(args, ask)}",
+              file=sys.stderr)
+    return b
+
+
+def _gbps_text(b: dict[str, Any]) -> str:
+    return f"{b['gbps']:.1f} GB/s" if b.get("gbps") else "? GB/s"
 
 
 def _left_out(args: argparse.Namespace, ask: Any) -> str:
