@@ -9,6 +9,7 @@
 // the GPU run's log.
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "short_sampling.hpp"
 
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/measure/axis_runner.hpp"
@@ -35,13 +36,7 @@ gpu_context &context() {
 }
 
 // Short sampling: this test checks the runner's plumbing, not a stable number.
-evaluate_options quick() {
-  evaluate_options o;
-  o.cold_rule.max_samples = 20;
-  o.cold_rule.time_cap_s = 0.2;
-  o.hot = false;
-  return o;
-}
+evaluate_options quick() { return rt_test::short_sampling(20, 0.2); }
 
 void check_every_preset(dtype type, reduce_op op, data_pattern pattern) {
   gpu_context &g = context();

@@ -5,6 +5,7 @@
 // n = 2^20 + 7 from a misaligned start), and a wrong combine is a wrong_result failure.
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "short_sampling.hpp"
 
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/jit/variant_request.hpp"
@@ -18,10 +19,7 @@ using namespace reducetune;
 namespace {
 
 evaluate_options quick(bool graph) {
-  evaluate_options o;
-  o.cold_rule.max_samples = 10;
-  o.cold_rule.time_cap_s = 0.05;
-  o.hot = false;
+  evaluate_options o = rt_test::short_sampling(10, 0.05);
   o.graph = graph;
   return o;
 }

@@ -6,6 +6,7 @@
 //   cold samples, hot samples) and a stop reason other than outpaced.
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "short_sampling.hpp"
 
 #include "reducetune/jit/compiler.hpp"
 #include "reducetune/measure/evaluate.hpp"
@@ -18,9 +19,7 @@ using namespace reducetune;
 namespace {
 
 evaluate_options racing(double above_s) {
-  evaluate_options o;
-  o.cold_rule.max_samples = 50;
-  o.cold_rule.time_cap_s = 0.2;
+  evaluate_options o = rt_test::short_sampling(50, 0.2);
   o.hot_rule = o.cold_rule;
   o.hot = true;
   o.cold_rule.outpaced_above_s = above_s;
