@@ -10,7 +10,7 @@ from typing import Any
 
 from reducetune.evaluate.base import percent_of
 from reducetune.experiments._cascading_plots import compare_figure, passes_figure, sweep_figure
-from reducetune.experiments._harris_report import slug
+from reducetune.experiments._harris_report import provenance, slug
 from reducetune.experiments._plotting import pyplot
 
 __all__ = ["markdown", "plot", "finding", "passes_finding", "missing_text"]
@@ -239,8 +239,7 @@ def _compare_lines(devices: list[dict[str, Any]]) -> list[str]:
 def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
     lines = [
         "# Algorithm cascading on today's GPUs (`reducetune experiment cascading`)", "",
-        f"- Command: `{report['command']}`; report built {report['date']} (UTC) from the "
-        "database(s) named per device: every number below is read from them.",
+        provenance(report),
         "- x axis: elements each thread reduces sequentially = n ÷ (grid × block size): the "
         "tunable family's `elements_per_thread` (1 … 256) with an uncapped grid, every "
         "`grid_cap` (× SMs) beyond it, and the cascade family's `elements_per_thread` 512 … "

@@ -11,13 +11,20 @@ from reducetune import _core
 from reducetune.experiments._ncu import METRICS
 from reducetune.experiments._plotting import pyplot
 
-__all__ = ["markdown", "plot", "slug"]
+__all__ = ["markdown", "plot", "provenance", "slug"]
 
 SAME = 0.05  # a step speed-up within 5% of 1 is "no longer matters"
 
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40]
+
+
+def provenance(report: dict[str, Any]) -> str:
+    """A measuring experiment's report (this one, cascading's) opens with this bullet: the
+    command and the date that built it, and where its numbers come from."""
+    return (f"- Command: `{report['command']}`; report built {report['date']} (UTC) from the "
+            "database(s) named per device: every number below is read from them.")
 
 
 def _x(v: float | None, spec: str = ".2f") -> str:
@@ -178,8 +185,7 @@ def _device_lines(d: dict[str, Any], images: dict[str, str]) -> list[str]:
 def markdown(report: dict[str, Any], images: dict[str, str]) -> str:
     lines = [
         "# The seeds' tables on today's GPUs (`reducetune experiment harris`)", "",
-        f"- Command: `{report['command']}`; report built {report['date']} (UTC) from the "
-        "database(s) named per device: every number below is read from them.",
+        provenance(report),
         "- Each row twice: the **seed launch** (the seed's kernel with its block size and grid "
         "rule: the family's preset) and the **tuned launch** (the same kernel, the fastest "
         "verified block size, and max_blocks for Kernel 7, on this GPU).",
