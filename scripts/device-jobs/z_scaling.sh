@@ -25,7 +25,9 @@ sweep() {  # TREE NAME STORAGE [single]: scripts/multi-gpu-sweep into $W/NAME
   if [ "${Z_DRY:-0}" = 1 ]; then
     MGS_RT="python3 -m reducetune" MGS_STORAGE=$3 scripts/multi-gpu-sweep "$W/$2" ${4:-}
   else
-    PYTHONPATH=$site:/tmp/site MGS_RT="python3 -m reducetune" MGS_STORAGE=$3 \
+    local args="--race off"  # every point fully measured: the GPUs' agreement compares medians
+    [ "$1" = old ] && args=""  # e304aed has no racing (nor the flag)
+    PYTHONPATH=$site:/tmp/site MGS_RT="python3 -m reducetune" MGS_STORAGE=$3 MGS_ARGS=$args \
       timeout 240 scripts/multi-gpu-sweep "$W/$2" ${4:-}
   fi > "$W/$2.log" 2>&1
   echo "$2 rc=$?" >> "$W/job.log"
@@ -44,10 +46,16 @@ if [ "${1:-}" = pg ]; then  # a second call (builds kept): the sweep through Pos
   python3 scripts/device-jobs/z_pg.py stop "$W/pg.json"
   runs=(postgres)
 else
-  sweep old e304aed_single "" single
-  sweep new default ""
-  sweep new journal journal
-  runs=(default journal)
+  # Z_RUNS: the sweeps to run (default: all three; e.g. "default" alone on a short budget)
+  read -r -a runs <<< "${Z_RUNS:-e304aed_single default journal}"
+  for r in "${runs[@]}"; do
+    case "$r" in
+      e304aed_single) sweep old e304aed_single "" single ;;
+      default) sweep new default "" ;;
+      journal) sweep new journal journal ;;
+    esac
+  done
+  mapfile -t runs < <(printf '%s\n' "${runs[@]}" | grep -v '^e304aed_single$')
 fi
 {
   echo "# Scale-out: scripts/multi-gpu-sweep, one GPU and two, e304aed's one-GPU wall time"
