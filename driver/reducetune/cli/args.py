@@ -143,9 +143,10 @@ def integer(lo: int, hi: int, *, defer_below: float | None = None) -> Ranged:
     return Ranged(_whole, lo, hi, defer_below=defer_below)
 
 
-def real(lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False) -> Ranged:
+def real(lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False,
+         defer_below: float | None = None) -> Ranged:
     """A finite number in [lo, hi] (either end excluded with lo_open / hi_open)."""
-    return Ranged(_real, lo, hi, lo_open=lo_open, hi_open=hi_open)
+    return Ranged(_real, lo, hi, lo_open=lo_open, hi_open=hi_open, defer_below=defer_below)
 
 
 def duration(lo: float, hi: float, *, lo_open: bool = False,

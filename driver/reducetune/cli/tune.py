@@ -124,11 +124,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def _race(text: str) -> float | None:
-    """--race: off, or a factor (TuneConfig.validate refuses one of 1 or below)."""
+    """--race: off, or a factor above 1 (one from 0 to 1 is left to TuneConfig.validate,
+    whose message names the rule)."""
     return None if text.strip().lower() == "off" else _RACE_FACTOR(text)
 
 
-_RACE_FACTOR = real(0, 100, lo_open=True)
+_RACE_FACTOR = real(1, 100, lo_open=True, defer_below=0)
+_race.range_text = f"off, or {_RACE_FACTOR.range_text}"  # type: ignore[attr-defined]
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
