@@ -14,8 +14,11 @@ namespace {
 constexpr std::uint64_t few = 8;              // r at most this: a thread per output
 // Rows up to this: staged_short_rows (axis_staged.cuh), which reads whole rows with coalesced
 // vector loads where a thread per row (54 % of the peak at rows of 2, H200) and sub-warp groups
-// (52 % at rows of 16) issue loads whose lanes lie a row apart. From reasoning about memory
-// transactions; not measured yet (scripts/device-jobs/axis_short_rows.sh measures it).
+// (52 % at rows of 16) issue loads whose lanes lie a row apart. Measured on an H100
+// (docs/results/h100_2026-11-26_axis_gpu_tests, scripts/device-jobs/axis_short_rows.py):
+// staged_short_rows 79-83 % of the peak at rows of 2, 8 and 16 in float32 against
+// thread_columns' 54-77 %; in bfloat16 58 %, where staged with vec 8 reaches 73 % (this rule
+// does not know the type yet, and vec 8 is not valid for 4- and 8-byte types).
 constexpr std::uint64_t staged_row = 16;
 constexpr std::uint64_t short_row = 256;      // rows up to this: sub-warp groups of 8 lanes
 constexpr std::uint64_t warp_row = 1u << 14;  // rows up to this: a warp per row
