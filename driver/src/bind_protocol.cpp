@@ -14,6 +14,7 @@ void bind_protocol(nb::module_ &m) {
   // deviation is below MAX_NOISE.
   m.attr("MIN_SAMPLES") = rt::protocol_min_samples;
   m.attr("MAX_NOISE") = rt::protocol_max_noise;
+  m.attr("OUTPACED_MIN_SAMPLES") = rt::protocol_outpaced_min_samples;
   // The data seed of a workload that names none (a stored measurement's workload key).
   m.attr("WORKLOAD_SEED") = rt::default_data_seed;
   // The seed of a search space's samples when none is given (compile_jobs' default).

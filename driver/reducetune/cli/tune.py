@@ -97,7 +97,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help=f"cold samples per point at most, at least {MIN_SAMPLES} "
                         f"(default {DEFAULT['max_samples']})")
     p.add_argument("--race", type=_race, default=DEFAULT["race"], metavar="FACTOR|off",
-                   help="stop sampling a point once the median of its first 3 cold samples is "
+                   help=f"stop sampling a point once the median of its first "
+                        f"{_core.OUTPACED_MIN_SAMPLES} cold samples is "
                         "above FACTOR x the size's best so far: stored as 'outpaced', never a "
                         f"best; more points in the time (default {DEFAULT['race']:g}; off: "
                         "every point fully sampled)")

@@ -18,6 +18,10 @@ namespace reducetune {
 // this. Defined here only; the Python driver reads them as _core.MIN_SAMPLES and MAX_NOISE.
 inline constexpr std::size_t protocol_min_samples = 10;
 inline constexpr double protocol_max_noise = 0.01;
+// Racing (outpaced_above_s below): the cold samples a point takes before its median may show
+// it outpaced. Three: the median of three ignores one outlier (a sample slowed by a clock
+// change or a preempting process). Read by the driver as _core.OUTPACED_MIN_SAMPLES.
+inline constexpr std::size_t protocol_outpaced_min_samples = 3;
 
 struct stopping_rule {
   std::size_t min_samples = protocol_min_samples;
@@ -26,12 +30,10 @@ struct stopping_rule {
   double time_cap_s = 1.0;   // wall time spent sampling, including L2 flushes and syncs
   double min_time_s = 0;     // sum of the samples before convergence may stop (0: no minimum)
   // Stop once at least outpaced_min_samples samples are taken and their median is above this
-  // (seconds; 0: never). Three samples: the median of three ignores one outlier (a sample
-  // slowed by a clock change or a preempting process), and the caller's bound sits well above
-  // its best (tuning/config.py: 1.5 x), so a point cut here is not one the full protocol
-  // would have found faster than the best.
+  // (seconds; 0: never). The caller's bound sits well above its best (tuning/config.py:
+  // 1.5 x), so a point cut here is not one the full protocol would have found faster.
   double outpaced_above_s = 0;
-  std::size_t outpaced_min_samples = 3;
+  std::size_t outpaced_min_samples = protocol_outpaced_min_samples;
 };
 
 enum class stop_reason { keep_going, converged, time_cap, max_samples, outpaced };
