@@ -21,12 +21,15 @@ from typing import Any, Callable
 from reducetune.errors import InvalidConfiguration
 from reducetune.runtime.arrays import torch_dtype
 from reducetune.runtime.axis_args import axis_call, check_dtype, core_op, empty_fill
+from reducetune.runtime.eager import make_call, make_gate
 
 __all__ = ["bind_reducers", "operator", "reduce_axis"]
 
 # (dtype, op, reducer_id) -> the reducer: set by runtime/axis.py, which owns the reducers
 _reducer_for: Callable[[str, str, int], Any] | None = None
 _operator: Any = None
+# the eager call without the operator (eager.py), made with the operator: None until then
+_eager: Callable[..., Any] | None = None
 
 
 def bind_reducers(lookup: Callable[[str, str, int], Any]) -> None:
@@ -60,6 +63,8 @@ def _register() -> Any:
         return x.new_empty((outer * inner,))
 
     reduce_axis_op.register_autograd(_backward, setup_context=_setup_context)
+    global _eager
+    _eager = make_call(torch, lambda *key: _reducer_for(*key), make_gate(torch))
     return torch.ops.reducetune.reduce_axis
 
 
