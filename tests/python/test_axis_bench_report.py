@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reducetune.benchmarks import _axis_report
-from reducetune.benchmarks.axis import shapes, TOTALS, RS
+from reducetune.benchmarks.axis import RS, TOTALS, app_stats, progress, read_transfer, shapes
 
 
 def _row(kind: str, r: int, t: float, peers: dict[str, float], noise: float = 0.01,
@@ -73,3 +73,68 @@ def test_the_benchmark_shapes_cover_both_totals_rows_and_columns_r_by_powers_of_
         outer, r, inner = x["view"]
         assert outer * r * inner == x["total"]
         assert (inner == 1) == (x["kind"] == "rows")
+
+
+def test_a_far_slower_peer_gets_3_samples_and_the_others_every_round():
+    # fake timers: CUB's segmented reduce 200x the fastest (its 2^27 rows of 2 on an H100)
+    calls: dict[str, int] = {}
+
+    def timer(name: str, s: float):
+        def once() -> float:
+            calls[name] = calls.get(name, 0) + 1
+            return s
+        return once
+
+    timers = {"reducetune": timer("reducetune", 1e-3), "torch": timer("torch", 2e-3),
+              "cub_segmented": timer("cub_segmented", 0.2), "memcpy": timer("memcpy", 1e-3)}
+    app, screened, slow = app_stats(timers, 20)
+    assert slow == ["cub_segmented"] and screened["cub_segmented"] == pytest.approx(0.2)
+    assert app["cub_segmented"]["samples"] == 3 and app["torch"]["samples"] == 20
+    assert app["cub_segmented"]["median_s"] == pytest.approx(0.2)
+    # screening: warm-up + 1 call (over 50x); rounds: 1 warm-up + 3 samples
+    assert calls["cub_segmented"] == 2 + 1 + 3
+    assert calls["torch"] == 4 + 3 + 20
+
+
+def test_a_slow_fastest_peer_is_flagged_screened_in_the_table():
+    row = {**_row("rows", 2, 1e-3, {"cub_segmented": 9e-3}), "screened": ["cub_segmented"]}
+    line = _axis_report.table(_result([row]))[2]
+    assert "cub_segmented (screened)" in line
+
+
+def test_the_transfer_entry_is_read_and_reported(tmp_path: Path):
+    other = _result([{**_row("rows", 2, 1e-3, {"torch": 2e-3}), "dtype": "bfloat16",
+                      "point": {"name": "staged_short_rows vec=8", "variant": "v", "launch": "l"}}])
+    other["device"]["name"] = "NVIDIA H200"
+    path = tmp_path / "h200.json"
+    path.write_text(json.dumps(other))
+    got = read_transfer(str(path))
+    assert got == {("bfloat16", 1 << 24, "rows", 2): {
+        "from_device": "NVIDIA H200",
+        "point": {"name": "staged_short_rows vec=8", "variant": "v", "launch": "l"}}}
+    entry = got[("bfloat16", 1 << 24, "rows", 2)]
+    here = [{**_row("rows", 2, 1e-3, {"torch": 2e-3}),
+             "transfer": {**entry, "verified": True, "median_s": 1.1e-3, "ratio_to_best": 1.1}},
+            {**_row("rows", 16, 1e-3, {"torch": 2e-3}),
+             "transfer": {**entry, "verified": False, "median_s": None, "ratio_to_best": None}},
+            _row("rows", 128, 1e-3, {"torch": 2e-3})]
+    _axis_report.write(_result(here), tmp_path / "axis")
+    md = (tmp_path / "axis.md").read_text()
+    assert "NVIDIA H200's run" in md
+    assert "| staged_short_rows vec=8: 1.10 |" in md
+    assert "| staged_short_rows vec=8: wrong or not runnable |" in md
+    assert md.count("| – |\n") == 1  # the shape the other run did not hold
+
+
+def test_the_progress_line_counts_shapes_and_estimates_the_time_left():
+    assert progress(4, 64, 60.0) == "4/64 shapes, 60 s elapsed, ETA 900 s (15.0 s a shape)"
+    assert progress(64, 64, 960.0).startswith("64/64 shapes, 960 s elapsed, ETA 0 s")
+
+
+def test_the_report_gives_the_mean_phase_times(tmp_path: Path):
+    rows = [{**_row("rows", 2, 1e-3, {"torch": 2e-3}),
+             "phase_s": {"tune_s": 4.0, "peers_setup_s": 2.0, "rounds_s": 1.0}},
+            {**_row("rows", 16, 1e-3, {"torch": 2e-3}),
+             "phase_s": {"tune_s": 6.0, "peers_setup_s": 2.0, "rounds_s": 3.0}}]
+    assert _axis_report.phases(_result(rows)) == [
+        "Time a shape took, mean of 2: tune_s 5.0 s, peers_setup_s 2.0 s, rounds_s 2.0 s."]

@@ -1,15 +1,16 @@
 """The axis benchmark's on-the-spot tune without a GPU (benchmarks/_axis_tune.py): which points
-it measures beside a preset. Each neighbour is a valid point of the type's space that differs
-from the preset in one parameter, and vec also goes to its widest valid value: 16-byte loads,
-two declared steps above the staged preset's vec 2 for bfloat16, one for float32, none for
-float64 (whose vec 2 is already 16 bytes)."""
+it measures beside a preset, and which of them its screening pass keeps for the rounds. Each
+neighbour is a valid point of the type's space that differs from the preset in one parameter,
+and vec goes to every valid width: up to 16-byte loads, two declared steps above the staged
+preset's vec 2 for bfloat16, one for float32, none for float64 (whose vec 2 is already 16
+bytes). The screening is fed fake timers (callables returning made-up seconds), no GPU."""
 
 from __future__ import annotations
 
 import pytest
 
 from reducetune._space import limits_for_arch
-from reducetune.benchmarks._axis_tune import Candidate, Tuner
+from reducetune.benchmarks._axis_tune import GIVE_UP, Candidate, Tuner, kept, screen
 
 
 def _neighbours(dtype: str, preset: str) -> tuple[Tuner, dict, list[Candidate]]:
@@ -41,3 +42,45 @@ def test_vec_widens_only_as_far_as_16_bytes():
     vecs = sorted(dict(t.space.parse(c.variant, c.launch).params)["vec"] for c in near
                   if c.name.split()[-1].startswith("vec="))
     assert vecs == [2, 4]
+
+
+def _fake(times: list[float], calls: list[str], name: str):
+    """A timer returning `times` in turn (the last one again once they run out), recording
+    each call."""
+    left = list(times)
+
+    def once() -> float:
+        calls.append(name)
+        return left.pop(0) if len(left) > 1 else left[0]
+
+    return once
+
+
+def test_screening_gives_a_far_slower_candidate_no_more_calls_and_keeps_the_fastest_of_each():
+    calls: list[str] = []
+    timers = {"fast": _fake([2e-3, 1e-3, 1.1e-3], calls, "fast"),
+              "close": _fake([1.4e-3], calls, "close"),
+              "slow": _fake([GIVE_UP * 1e-3 * 1.01], calls, "slow"),  # just over the cut
+              "edge": _fake([GIVE_UP * 1e-3 * 0.99, 1e-3], calls, "edge")}  # just under it
+    got = screen(timers, warm=True)
+    assert got["fast"] == {"screen_s": 1e-3, "screen_calls": 3}
+    assert got["slow"]["screen_calls"] == 1 and calls.count("slow") == 2  # warm-up + one
+    assert got["edge"] == {"screen_s": 1e-3, "screen_calls": 3}
+    assert calls.count("fast") == 4  # warm-up + three
+    # no warm-up where the verification call warmed it; the cut starts from `best`
+    calls.clear()
+    got = screen({"late": _fake([1.0], calls, "late")}, warm=False, best=1e-3)
+    assert calls == ["late"] and got["late"]["screen_calls"] == 1
+
+
+def test_the_rounds_get_the_close_candidates_and_the_best_batch_invariant_one():
+    def cand(name: str, bi: bool) -> Candidate:
+        return Candidate(name, name, "l", choice={"batch_invariant": bi})
+
+    every = [cand("a", False), cand("b", False), cand("c", False), cand("d", True),
+             cand("e", True)]
+    screened = {"a": 1.0, "b": 1.49, "c": 1.51, "d": 3.0, "e": 2.0}
+    got = kept(every, {k: {"screen_s": v} for k, v in screened.items()})
+    assert [c.name for c in got] == ["a", "b", "e"]  # c is out; e the fastest invariant
+    got = kept(every, {k: {"screen_s": v} for k, v in {**screened, "e": 1.2}.items()})
+    assert [c.name for c in got] == ["a", "b", "e"]  # within the factor: once, in order

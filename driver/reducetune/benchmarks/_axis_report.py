@@ -2,7 +2,10 @@
 ``python -m reducetune.benchmarks._axis_report PREFIX.json``): one markdown table row per shape
 (reducetune's bandwidth and % of the HBM peak counting bytes read + written, its ratio to the
 fastest peer, "tie" where the difference lies within the measured noise, its ratio to the
-better ceiling, the cost of batch invariance), the issue's targets as measured, and one plot.
+better ceiling, the cost of batch invariance, and where the run had --transfer, the other GPU's
+point's median over this run's best), the issue's targets as measured, the time each phase
+took, and one plot. A fastest peer marked "screened" was timed 3 times only (far slower than
+the fastest contender in the screening pass).
 """
 
 from __future__ import annotations
@@ -78,21 +81,45 @@ def _num(x: float | None) -> str:
     return f"{x:.2f}" if x else "–"
 
 
+def _transfer(row: dict[str, Any]) -> str:
+    t = row.get("transfer")
+    if not t:
+        return "–"
+    if not t.get("verified"):
+        return f"{t['point']['name']}: wrong or not runnable"
+    return f"{t['point']['name']}: {t['ratio_to_best']:.2f}"
+
+
 def table(result: dict[str, Any]) -> list[str]:
+    moved = any(r.get("transfer") for r in result["rows"])
     head = ("| shape | view (outer, r, inner) | point | GB/s | % peak | fastest peer | × peer "
-            "| × peer, Python call | × ceiling | batch_invariant cost |")
-    lines = [head, "|" + "---|" * 10]
+            "| × peer, Python call | × ceiling | batch_invariant cost |" +
+            (" transferred point, its time / this run's best |" if moved else ""))
+    lines = [head, "|" + "---|" * (11 if moved else 10)]
     for row in result["rows"]:
         q = ratios(row)
         gbps = _bytes(row) / row["app_s"]["reducetune"] / 1e9
         xp = "tie" if q["tie"] else (f"{q['x_peer']:.2f}" if q["x_peer"] else "–")
         bi = f"{100 * (q['bi_cost'] - 1):+.1f} %" if q["bi_cost"] else "none valid"
+        peer = (f"{q['peer']} (screened)" if q["peer"] in row.get("screened", ())
+                else q["peer"] or "–")
         lines.append(f"| {row.get('dtype', 'float32')} {row['kind']} {tuple(row['shape'])} | "
                      f"{tuple(row['view'])} | "
                      f"{row['point']['name']} | {gbps:.0f} | {q['pct_peak'] or 0:.1f} | "
-                     f"{q['peer'] or '–'} | {xp} | {_num(q['x_peer_py'])} | "
-                     f"{q['x_ceiling'] or 0:.2f} | {bi} |")
+                     f"{peer} | {xp} | {_num(q['x_peer_py'])} | "
+                     f"{q['x_ceiling'] or 0:.2f} | {bi} |" +
+                     (f" {_transfer(row)} |" if moved else ""))
     return lines
+
+
+def phases(result: dict[str, Any]) -> list[str]:
+    """The mean time a shape spent in each phase (where the run recorded them)."""
+    timed = [r["phase_s"] for r in result["rows"] if r.get("phase_s")]
+    if not timed:
+        return []
+    mean = {k: sum(t[k] for t in timed) / len(timed) for k in timed[0]}
+    return ["Time a shape took, mean of " + str(len(timed)) + ": " +
+            ", ".join(f"{k} {v:.1f} s" for k, v in mean.items()) + "."]
 
 
 def write(result: dict[str, Any], prefix: Path) -> None:
@@ -115,11 +142,20 @@ def write(result: dict[str, Any], prefix: Path) -> None:
           "Ratios > 1: reducetune faster; × peer against the fastest correct peer, 'tie' where "
           "the difference lies within either's relative standard deviation; × ceiling against "
           "the faster of the two ceilings; batch_invariant cost: the best batch_invariant "
-          "point's median over the best point's.", "", *summary(result), "", *table(result)]
+          "point's median over the best point's.", *_transfer_line(result), "",
+          *summary(result), "", *phases(result), "", *table(result)]
     if result["skipped"]:
         md += ["", f"Not run (time limit): {result['skipped']}"]
     prefix.with_suffix(".md").write_text("\n".join(md) + "\n")
     plot(result, prefix.with_suffix(".png"))
+
+
+def _transfer_line(result: dict[str, Any]) -> list[str]:
+    froms = sorted({r["transfer"]["from_device"] for r in result["rows"] if r.get("transfer")})
+    return [f"Transferred point: the best point of {', '.join(froms)}'s run at the same shape, "
+            "verified and timed in the same rounds as this run's candidates; its median over "
+            "the best of this run's own (< 1: the other GPU's point was faster here)."
+            ] if froms else []
 
 
 def plot(result: dict[str, Any], path: Path) -> None:

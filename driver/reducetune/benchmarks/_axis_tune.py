@@ -1,28 +1,39 @@
 """The axis benchmark's on-the-spot tune (python -m reducetune.benchmarks.axis): the axis
 tuner is not wired into ``reducetune tune`` or the results file yet, so for each shape the
-benchmark measures the axis family's presets, then a small neighbourhood of the best two
-(each parameter one declared value up or down, and the widest valid vector: 16-byte loads,
-which for the 2-byte types lie two steps above a preset's vec 2), verifies every point against
-a float64 reference, and keeps the fastest. Every point runs through the runtime (an AxisReducer whose
-table names it), so the point measured is the point the benchmark then times as an
-application calls it.
+benchmark screens every valid preset of the axis family, then the neighbourhood of the best
+three (each stepped parameter one declared value up or down, and vec at every valid width:
+16-byte loads lie two steps above a preset's vec 2 for the 2-byte types), verifies every point
+against a float64 reference, and keeps the fastest. Every point runs through the runtime (an
+AxisReducer whose table names it), so the point measured is the point the benchmark then times
+as an application calls it.
 
-Timing: hot data, one launch between two CUDA events, the candidates in rotating rounds
-(benchmarks.runtime.interleaved_stats), the median. This is not the whole-array tuner's cold
-protocol (L2 flushed, graph replay), which does not know shapes yet.
+Screening (screen()): a few timed calls of each verified point, the verification call its
+warm-up; a point whose first timed call takes more than GIVE_UP times the fastest so far gets
+no more (a block-per-row point over 2^27 rows of 2 takes 0.3-0.9 s a call on an H100, the best
+0.4 ms). Only the points within KEEP_WITHIN of the best screened go on to the rounds, beside
+the best batch_invariant point (its cost is reported) and a point transferred from another
+GPU's run (--transfer), which are never screened out.
+
+Timing in the rounds: hot data, one launch between two CUDA events, the candidates in rotating
+rounds (benchmarks.runtime.interleaved_stats), the median. This is not the whole-array tuner's
+cold protocol (L2 flushed, graph replay), which does not know shapes yet.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from reducetune._space import Space
 from reducetune.benchmarks.runtime import _torch_timer, interleaved_stats
 from reducetune.errors import Error
 from reducetune.runtime.axis import AxisReducer
 
-NEIGHBOURS_OF = 2  # the best presets whose neighbourhoods are measured
+NEIGHBOURS_OF = 3  # the best screened presets whose neighbourhoods are screened
+SCREEN_CALLS = 3  # timed calls per point in the screening pass
+GIVE_UP = 50.0  # a first timed call this many times the fastest so far: no more calls
+KEEP_WITHIN = 1.5  # screened points within this factor of the best go on to the rounds
 STEPPED = ("block_size", "unroll", "vec", "split", "lanes")
 
 
@@ -58,8 +69,8 @@ class Tuner:
                 if not p.reasons]
 
     def neighbours(self, c: Candidate) -> list[Candidate]:
-        """Each stepped parameter one declared value up or down, and vec at its widest, where
-        the point stays valid."""
+        """Each stepped parameter one declared value up or down, and vec at every width,
+        where the point stays valid."""
         base = dict(self.space.parse(c.variant, c.launch).params)
         choices = self.space.choices()
         out = []
@@ -68,10 +79,8 @@ class Tuner:
             if base.get(name) not in values:
                 continue
             k = values.index(base[name])
-            steps = [values[j] for j in (k - 1, k + 1) if 0 <= j < len(values)]
-            if name == "vec":  # 16-byte loads: two steps above vec 2 for the 2-byte types
-                steps += next(([v] for v in reversed(values[k + 2:])
-                               if self._valid(base, name, v) is not None), [])
+            steps = ([v for v in values if v != base[name]] if name == "vec" else
+                     [values[j] for j in (k - 1, k + 1) if 0 <= j < len(values)])
             for v in steps:
                 p = self._valid(base, name, v)
                 if p is not None:
@@ -102,10 +111,37 @@ def _view(x: Any, axis: int) -> tuple[int, int, int]:
     return (1, x.shape[0], x.shape[1]) if axis == 0 else (x.shape[0], x.shape[1], 1)
 
 
-def _measure(t: Tuner, cands: list[Candidate], x: Any, axis: int, samples: int
-             ) -> dict[str, dict[str, float]]:
-    timers = {c.name: _torch_timer(lambda c=c: t.reducer(c)(x, axis)) for c in cands}
-    return interleaved_stats(timers, samples)
+def _timers(t: Tuner, cands: list[Candidate], x: Any, axis: int
+            ) -> dict[str, Callable[[], float]]:
+    return {c.name: _torch_timer(lambda c=c: t.reducer(c)(x, axis)) for c in cands}
+
+
+def screen(timers: dict[str, Callable[[], float]], warm: bool = True, best: float = math.inf,
+           calls: int = SCREEN_CALLS, give_up: float = GIVE_UP) -> dict[str, dict[str, float]]:
+    """Each contender's fastest of up to `calls` timed calls, in order, after one warm-up call
+    where `warm`; one whose first timed call takes more than `give_up` times the fastest so
+    far (`best` to start from) gets no more: a slow one costs two calls, not dozens."""
+    out = {}
+    for name, timer in timers.items():
+        if warm:
+            timer()
+        times = [timer()]
+        while len(times) < calls and times[0] <= give_up * best:
+            times.append(timer())
+        out[name] = {"screen_s": min(times), "screen_calls": len(times)}
+        best = min(best, out[name]["screen_s"])
+    return out
+
+
+def kept(every: list[Candidate], screened: dict[str, dict[str, float]],
+         within: float = KEEP_WITHIN) -> list[Candidate]:
+    """The candidates within `within` of the best screened, and the best batch_invariant one
+    (what batch invariance costs is measured in the same rounds)."""
+    lead = min(screened[c.name]["screen_s"] for c in every)
+    out = [c for c in every if screened[c.name]["screen_s"] <= within * lead]
+    invariant = [c for c in every if c.choice.get("batch_invariant")]
+    bi = min(invariant, key=lambda c: screened[c.name]["screen_s"]) if invariant else None
+    return out + ([bi] if bi is not None and bi not in out else [])
 
 
 def sum_bound(x: Any, axis: int, want: Any) -> Any:
@@ -118,25 +154,60 @@ def sum_bound(x: Any, axis: int, want: Any) -> Any:
             x.double().abs().sum(dim=axis) + 1e-30)
 
 
-def tune_shape(t: Tuner, x: Any, axis: int, samples: int) -> dict[str, Any]:
-    """The fastest verified point at this shape, with every candidate's median, and the best
-    batch_invariant point beside the best run_to_run one (what batch invariance costs)."""
+def _screened(t: Tuner, check: Callable[[list[Candidate]], list[Candidate]], x: Any,
+              axis: int) -> tuple[list[Candidate], dict[str, dict[str, float]], list[str]]:
+    """Every verified preset screened, then the verified neighbours of the best three: the
+    candidates, their screening times and the names of those that failed verification."""
+    presets = t.presets()
+    ok = check(presets)
+    screened = screen(_timers(t, ok, x, axis), warm=False)  # the verification call warmed it
+    top = sorted(ok, key=lambda c: screened[c.name]["screen_s"])[:NEIGHBOURS_OF]
+    seen = {(c.variant, c.launch) for c in ok}
+    near = list({(n.variant, n.launch): n for c in top for n in t.neighbours(c)
+                 if (n.variant, n.launch) not in seen}.values())
+    more = check(near)
+    lead = min(v["screen_s"] for v in screened.values())
+    screened.update(screen(_timers(t, more, x, axis), warm=False, best=lead))
+    every = ok + more
+    return every, screened, [c.name for c in presets + near if c not in every]
+
+
+def tune_shape(t: Tuner, x: Any, axis: int, samples: int, transfer: Candidate | None = None
+               ) -> dict[str, Any]:
+    """The fastest verified point at this shape, with every candidate's screening time and,
+    for those kept, its median in the rounds; the best batch_invariant point beside the best
+    run_to_run one (what batch invariance costs); and `transfer` (another GPU's best point
+    here), timed in the same rounds whatever its screening said: its median over the best
+    of this run's own candidates (< 1: the other GPU's point beat this run's tune)."""
     want = x.double().sum(dim=axis)
     bound = sum_bound(x, axis, want)
-    ok = [c for c in t.presets() if _verified(t, c, x, axis, want, bound)]
-    stats = _measure(t, ok, x, axis, samples)
-    best = sorted(ok, key=lambda c: stats[c.name]["median_s"])[:NEIGHBOURS_OF]
-    more = [n for c in best for n in t.neighbours(c) if n.name not in stats]
-    more = [n for n in {n.variant + n.launch: n for n in more}.values()
-            if _verified(t, n, x, axis, want, bound)]
-    if more:  # the best presets again beside their neighbours, in the same rounds
-        stats.update(_measure(t, best + more, x, axis, samples))
-    every = ok + more
-    fastest = min(every, key=lambda c: stats[c.name]["median_s"])
-    invariant = [c for c in every if c.choice.get("batch_invariant")]
+
+    def check(cands: list[Candidate]) -> list[Candidate]:
+        return [c for c in cands if _verified(t, c, x, axis, want, bound)]
+
+    every, screened, rejected = _screened(t, check, x, axis)
+    rounds = kept(every, screened)
+    moved = [transfer] if transfer is not None and check([transfer]) else []
+    stats = interleaved_stats(_timers(t, rounds + moved, x, axis), samples)
+    fastest = min(rounds, key=lambda c: stats[c.name]["median_s"])
+    best = min(rounds + moved, key=lambda c: stats[c.name]["median_s"])
+    invariant = [c for c in rounds + moved if c.choice.get("batch_invariant")]
     fastest_bi = min(invariant, key=lambda c: stats[c.name]["median_s"]) if invariant else None
-    return {"best": fastest, "best_batch_invariant": fastest_bi,
-            "candidates": [{"name": c.name, "variant": c.variant, "launch": c.launch,
-                            "batch_invariant": bool(c.choice.get("batch_invariant")),
-                            **stats[c.name]} for c in every],
-            "rejected": [c.name for c in t.presets() if c.name not in stats]}
+    own_s = stats[fastest.name]["median_s"]
+    return {"best": best, "best_batch_invariant": fastest_bi,
+            "candidates": [_entry(c, screened.get(c.name, {}), stats.get(c.name))
+                           for c in every + moved],
+            "rejected": rejected,
+            "transfer": None if transfer is None else {
+                "verified": bool(moved),
+                "median_s": stats[transfer.name]["median_s"] if moved else None,
+                "ratio_to_best": stats[transfer.name]["median_s"] / own_s if moved else None}}
+
+
+def _entry(c: Candidate, screened: dict[str, float], stats: dict[str, float] | None
+           ) -> dict[str, Any]:
+    """A candidate in the JSON: its screening time, and its median where it went on to the
+    rounds ("screened_out" where it did not)."""
+    return {"name": c.name, "variant": c.variant, "launch": c.launch,
+            "batch_invariant": bool(c.choice.get("batch_invariant")), **screened,
+            **(stats if stats is not None else {"screened_out": True})}

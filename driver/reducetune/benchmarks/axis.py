@@ -5,13 +5,18 @@ the same bytes timed in the same run (benchmarks/_axis_peers.py).
 
 Shapes: totals 2^24 and 2^28 elements, r from 2 to 2^22 by powers of 8, reducing rows (the last
 axis of (total / r, r)) and columns (the first axis of (r, total / r)); sums of float32, and of
-bfloat16 with --dtypes float32,bfloat16 (accumulated in float32). Reducetune's point for each shape is tuned on the spot
-(benchmarks/_axis_tune.py: the axis family's presets and a neighbourhood of the best two,
-verified, the fastest kept), since axis tuning is not in ``reducetune tune`` yet; the output
-says so. Then every contender is timed as an application calls it: hot data, one call between
-two CUDA events, the contenders in rotating rounds, the median.
+bfloat16 with --dtypes float32,bfloat16 (accumulated in float32). Reducetune's point for each
+shape is tuned on the spot (benchmarks/_axis_tune.py: the axis family's presets and the
+neighbourhood of the best three, verified, screened, the close ones timed in rounds, the
+fastest kept), since axis tuning is not in ``reducetune tune`` yet; the output says so. Then
+every contender is timed as an application calls it: hot data, one call between two CUDA
+events, the contenders in rotating rounds, the median; a peer far slower than the fastest
+(screened first) gets 3 calls, not --samples. --transfer another GPU's axis.json times its best
+point of each shape beside this run's (issue 26, item 7: how far a tuned point transfers).
+Progress and an ETA go to stderr after each shape.
 
     python -m reducetune.benchmarks.axis --out docs/results/NAME/axis [--segmented-lib PATH]
+        [--transfer OTHER_GPU/axis.json]
 
 Writes PREFIX.json (every number), PREFIX.md (the table), PREFIX.png (the plot) and
 PREFIX.table.json (the tuned points, a table for reducetune.AxisReducer(table=...)).
@@ -29,8 +34,10 @@ from typing import Any, Callable
 from reducetune import _core
 from reducetune._space import limits_for_arch
 from reducetune.benchmarks import _axis_report
-from reducetune.benchmarks._axis_peers import Peers, jax_module, segmented_lib, streaming_ceiling_s
-from reducetune.benchmarks._axis_tune import Tuner, sum_bound, tune_shape
+from reducetune.benchmarks._axis_peers import (PEERS, Peers, jax_module, segmented_lib,
+                                               streaming_ceiling_s)
+from reducetune.benchmarks._axis_tune import (GIVE_UP, KEEP_WITHIN, Candidate, Tuner, screen,
+                                              sum_bound, tune_shape)
 from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.benchmarks.runtime import _torch_timer, interleaved_stats
 from reducetune.cli.args import integer
@@ -38,6 +45,9 @@ from reducetune.cli.args import integer
 TOTALS = (1 << 24, 1 << 28)
 RS = tuple(1 << k for k in range(1, 23, 3))  # 2, 16, 128, ..., 2^22
 KINDS = ("rows", "columns")
+SLOW_PEER = 5.0  # a peer screened at more than this many times the fastest contender ...
+SLOW_PEER_SAMPLES = 3  # ... gets this many samples in the rounds (CUB's segmented reduce
+# takes 150-220 ms a call over 2^27 rows or columns of 2 on an H100, the fastest 0.6 ms)
 
 
 def shapes(totals: tuple[int, ...], rs: tuple[int, ...], dtypes: tuple[str, ...] = ("float32",)
@@ -78,44 +88,98 @@ def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int]) -> Any:
     return _torch_timer(lambda: call(ptr, *view, optr, stream, device))
 
 
-def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int) -> dict[str, Any]:
+def app_stats(timers: dict[str, Callable[[], float]], samples: int
+              ) -> tuple[dict[str, dict[str, float]], dict[str, float], list[str]]:
+    """Every contender timed as an application calls it, in rotating rounds, after a screening
+    pass (benchmarks._axis_tune.screen); a peer screened at more than SLOW_PEER times the
+    fastest contender gets SLOW_PEER_SAMPLES samples only: far slower, it can never be the
+    fastest peer wrongly. The stats, the screening times and the peers so screened."""
+    screened = {k: v["screen_s"] for k, v in screen(timers).items()}
+    lead = min(screened.values())
+    slow = [k for k in PEERS if k in screened and screened[k] > SLOW_PEER * lead]
+    app = interleaved_stats(timers, samples, {k: SLOW_PEER_SAMPLES for k in slow})
+    return app, screened, slow
+
+
+def _key(row: dict[str, Any]) -> tuple[str, int, str, int]:
+    return row.get("dtype", "float32"), row["total"], row["kind"], row["r"]
+
+
+def read_transfer(path: str | None) -> dict[tuple[str, int, str, int], dict[str, Any]]:
+    """Another GPU's axis.json: its device and best point for each of its shapes."""
+    if path is None:
+        return {}
+    doc = json.loads(Path(path).read_text())
+    return {_key(r): {"from_device": doc["device"]["name"], "point": r["point"]}
+            for r in doc["rows"]}
+
+
+def _transfer_candidate(entry: dict[str, Any] | None) -> Candidate | None:
+    if entry is None:
+        return None
+    p = entry["point"]
+    return Candidate(f"transfer {p['name']}", p["variant"], p["launch"])
+
+
+def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
+         transfer: dict[str, Any] | None = None) -> dict[str, Any]:
     import torch  # optional: only for PyTorch tensors
 
     x = torch.randn(s["shape"], device="cuda", dtype=getattr(torch, s["dtype"]))
     axis = s["axis"]
-    tuned = tune_shape(tuner, x, axis, samples)
+    clock = [time.monotonic()]
+    tuned = tune_shape(tuner, x, axis, samples, _transfer_candidate(transfer))
     best = tuned["best"]
     reducer = tuner.reducer(best)
+    clock.append(time.monotonic())
     peers = Peers(x, axis, jax, lib)
     try:
+        clock.append(time.monotonic())
         correct = {name: _correct(out, x, axis) for name, out in peers.outputs.items()}
         timers = {"reducetune": _direct_timer(reducer, x, s["view"]),
                   "reducetune_py": _torch_timer(lambda: reducer(x, axis)), **peers.timers}
-        app = interleaved_stats(timers, samples)
+        app, screened, slow = app_stats(timers, samples)
+        clock.append(time.monotonic())
     finally:
         peers.close()
     bi = tuned["best_batch_invariant"]
-    medians = {c["name"]: c["median_s"] for c in tuned["candidates"]}
+    medians = {c["name"]: c["median_s"] for c in tuned["candidates"] if "median_s" in c}
     return {**{k: s[k] for k in ("dtype", "total", "kind", "r", "axis")},
             "itemsize": x.element_size(), "shape": list(s["shape"]),
             "view": list(s["view"]), "point": {"name": best.name, "variant": best.variant,
                                                "launch": best.launch, **best.choice},
             "app_s": {k: v["median_s"] for k, v in app.items()},
             "app_noise": {k: v["rel_stddev"] for k, v in app.items()},
+            "app_samples": {k: v["samples"] for k, v in app.items()},
+            "app_screen_s": screened, "screened": slow,
             "peers_correct": correct,
             "streaming_s": streaming_ceiling_s(x.numel() * x.element_size()),
+            "phase_s": dict(zip(("tune_s", "peers_setup_s", "rounds_s"),
+                                (b - a for a, b in zip(clock, clock[1:])))),
+            "transfer": None if transfer is None else {**transfer, **tuned["transfer"]},
             "tune": {"candidates": tuned["candidates"], "rejected": tuned["rejected"],
                      "best_s": medians[best.name],
                      "best_batch_invariant": None if bi is None else bi.name,
                      "best_batch_invariant_s": None if bi is None else medians[bi.name]}}
 
 
+def progress(done: int, total: int, elapsed: float) -> str:
+    """Shapes done of the total, the time so far and the time left at the mean shape's."""
+    eta = elapsed / done * (total - done) if done else float("nan")
+    return (f"{done}/{total} shapes, {elapsed:.0f} s elapsed, ETA {eta:.0f} s "
+            f"({elapsed / max(done, 1):.1f} s a shape)")
+
+
 def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_limit: float,
-        save: Callable[[dict[str, Any]], None] = lambda result: None) -> dict[str, Any]:
+        save: Callable[[dict[str, Any]], None] = lambda result: None,
+        transfer: dict[tuple[str, int, str, int], dict[str, Any]] | None = None
+        ) -> dict[str, Any]:
     """Every shape of `todo` (none started after `time_limit` seconds); `save` gets the result
-    so far after each shape, so that a run cut short still leaves what it measured."""
+    so far after each shape, so that a run cut short still leaves what it measured; `transfer`
+    (read_transfer) adds another GPU's best point to a shape's candidates."""
     import torch  # optional: only for PyTorch tensors
 
+    transfer = transfer or {}
     device = dict(_core.query_device(0))
     views = [tuple(s["view"]) for s in todo]
     tuners = {t: Tuner(t, "sum", limits_for_arch(device["arch"]), views)
@@ -132,11 +196,12 @@ def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_lim
             result["skipped"] = [{k: t[k] for k in ("dtype", "total", "kind", "r")}
                                  for t in todo[i:]]
             break
-        result["rows"].append(_row(s, tuners[s["dtype"]], jax, lib, samples))
+        result["rows"].append(_row(s, tuners[s["dtype"]], jax, lib, samples,
+                                   transfer.get(_key(s))))
         torch.cuda.empty_cache()
         save(result)
-        print(f"axis bench: {s['dtype']} {s['kind']} 2^{s['total'].bit_length() - 1} r={s['r']} "
-              f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
+        print(f"axis bench: {s['dtype']} {s['kind']} 2^{s['total'].bit_length() - 1} r={s['r']}: "
+              f"{progress(i + 1, len(todo), time.monotonic() - started)}", file=sys.stderr)
     return result
 
 
@@ -147,15 +212,21 @@ def _missing(jax: Any, lib: Any) -> list[str]:
 
 def _protocol(samples: int) -> dict[str, str]:
     return {"reducetune_point": ("tuned on the spot for each shape in this run: the axis "
-                                 "family's presets, then a neighbourhood of the best two, every "
-                                 "point verified against float64, hot CUDA-event medians in "
-                                 "rotating rounds; the fastest kept (axis tuning is not in "
-                                 "'reducetune tune' yet)"),
+                                 "family's valid presets, then the neighbourhood of the best "
+                                 "three (vec at every valid width), every point verified "
+                                 "against float64 and screened (up to 3 hot calls, one only "
+                                 f"where it took over {GIVE_UP:g}x the fastest so far); those "
+                                 f"within {KEEP_WITHIN:g}x of the best screened, the best "
+                                 "batch_invariant one and a transferred point timed in "
+                                 "rotating rounds (hot CUDA-event medians); the fastest kept "
+                                 "(axis tuning is not in 'reducetune tune' yet)"),
             "application": (f"one call between two CUDA events on the current stream (JAX: "
                             f"host clock around the call and block_until_ready), hot data, "
                             f"{samples} calls per contender in rounds whose order rotates "
-                            "after 3 warm-up calls each; median and relative standard "
-                            "deviation"),
+                            "after 3 warm-up calls each, a screening pass first (up to 3 "
+                            f"calls); a peer screened at over {SLOW_PEER:g}x the fastest "
+                            f"contender gets {SLOW_PEER_SAMPLES} calls in the rounds after 1 "
+                            "warm-up ('screened'); median and relative standard deviation"),
             "ceilings": ("memcpy: cudaMemcpyAsync device to device of (input + output) / 2 "
                          "bytes, so that it reads and writes as many bytes as the reduction, "
                          "in the same rounds; streaming: the project's read-only streaming "
@@ -176,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="element types, e.g. float32,bfloat16 (CUB's helper: float32 only)")
     p.add_argument("--time-limit", type=float, default=1e9,
                    help="start no new shape after this many seconds (the rest is listed)")
+    p.add_argument("--transfer", metavar="FILE.json",
+                   help="another GPU's axis.json: its best point for each shape it holds is "
+                   "timed beside this run's candidates (how far a tuned point transfers)")
     a = p.parse_args(argv)
     totals = tuple(1 << int(t) for t in a.totals.split(","))
     out = Path(a.out)
@@ -185,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     dtypes = tuple(a.dtypes.split(","))
     result = run(shapes(totals, RS, dtypes), a.samples, a.segmented_lib, a.time_limit,
-                 lambda result: _save({**result, "command": command, "date": date}, out))
+                 lambda result: _save({**result, "command": command, "date": date}, out),
+                 read_transfer(a.transfer))
     _save({**result, "command": command, "date": date}, out)
     print(out.with_suffix(".md").read_text())
     return 0

@@ -72,24 +72,28 @@ def interleaved_medians(timers: dict[str, Callable[[], float]], samples: int) ->
     return {name: s["median_s"] for name, s in interleaved_stats(timers, samples).items()}
 
 
-def interleaved_stats(timers: dict[str, Callable[[], float]], samples: int
-                      ) -> dict[str, dict[str, float]]:
+def interleaved_stats(timers: dict[str, Callable[[], float]], samples: int,
+                      counts: dict[str, int] | None = None) -> dict[str, dict[str, float]]:
     """The median and the relative standard deviation (stdev / mean, nvbench's noise: what
     tells a 0.5 % margin from noise) of `samples` samples of each contender, taken in
     rounds: every round times
     each contender once, in an order that rotates from round to round. Timing one contender's
     calls after another's let the host's drift (several µs at small n on an H100,
     docs/results/h100_2026-11-23_peak_probe/) decide the ratio; in rounds each contender
-    sees the same drift."""
+    sees the same drift. A contender named in `counts` takes part in its first counts[name]
+    rounds only, after one warm-up call: a far slower contender, already warm from a
+    screening pass, whose hundreds of ms per call would otherwise take most of the time."""
+    counts = counts or {}
     names = list(timers)
     for name in names:  # warm-up: modules loaded, results pooled, clocks up
-        for _ in range(3):
+        for _ in range(1 if name in counts else 3):
             timers[name]()
     times: dict[str, list[float]] = {name: [] for name in names}
     for i in range(samples):
         k = i % len(names)
         for name in names[k:] + names[:k]:
-            times[name].append(timers[name]())
+            if len(times[name]) < counts.get(name, samples):
+                times[name].append(timers[name]())
     return {name: {"median_s": statistics.median(t), "rel_stddev": _rel_stddev(t),
                    "samples": len(t)} for name, t in times.items()}
 
