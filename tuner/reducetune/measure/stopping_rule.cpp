@@ -23,6 +23,11 @@ bool outpaced(const stopping_rule &rule, std::span<const double> samples) {
   return summarize(samples).median > rule.outpaced_above_s;
 }
 
+// Either noise (the header says why two): nvbench's rel_stddev, or the median's interval.
+bool converged(const stopping_rule &rule, const sample_statistics &s) {
+  return s.rel_stddev < rule.max_noise || s.median_rel_halfwidth() <= rule.max_noise;
+}
+
 } // namespace
 
 stop_reason should_stop(const stopping_rule &rule, std::span<const double> samples,
@@ -31,7 +36,7 @@ stop_reason should_stop(const stopping_rule &rule, std::span<const double> sampl
   if (samples.size() < rule.min_samples) return stop_reason::keep_going;
   const sample_statistics s = summarize(samples);
   const bool enough_time = s.mean * static_cast<double>(samples.size()) >= rule.min_time_s;
-  if (enough_time && s.rel_stddev < rule.max_noise) return stop_reason::converged;
+  if (enough_time && converged(rule, s)) return stop_reason::converged;
   if (samples.size() >= rule.max_samples) return stop_reason::max_samples;
   if (elapsed_s >= rule.time_cap_s) return stop_reason::time_cap;
   return stop_reason::keep_going;
