@@ -178,3 +178,30 @@ def test_the_host_code_of_an_eager_call_is_a_few_microseconds():
     assert len(reducer.calls) == calls + 1
     # generous (a shared 2-core machine): the operator's dispatch alone cost 120-260 us
     assert per_call_us < 40, f"{per_call_us:.1f} us per call"
+
+
+def test_the_wrapper_asks_the_eager_path_first_and_the_operator_otherwise(monkeypatch):
+    from reducetune.runtime import torch_op
+
+    world, reducer, call, _ = _setup()
+    ran: list[tuple] = []
+
+    class Flat(Out):
+        def reshape(self, shape: tuple[int, ...]) -> "Out":
+            return Out(shape, self.dtype, self.device)
+
+    def operator_call(x: Any, op: str, reducer_id: int, outer: int, r: int, inner: int) -> Out:
+        ran.append((op, reducer_id, outer, r, inner))
+        return Flat((outer * inner,), x.dtype, x.device)
+
+    monkeypatch.setattr(torch_op, "_eager", call)
+    monkeypatch.setattr(torch_op, "operator", lambda: operator_call)
+    out = torch_op.reduce_axis(Plain((4, 6), world.float32), "sum", 1, False)
+    assert out.shape == (4,) and len(reducer.calls) == 1 and ran == []
+    out = torch_op.reduce_axis(Plain((4, 6), world.float32, grad=True), "mean", 0, True)
+    assert out.shape == (1, 6) and ran == [("mean", -1, 1, 4, 6)], "autograd: the operator"
+    assert len(reducer.calls) == 1
+    with pytest.raises(InvalidConfiguration, match=r"x.contiguous\(\)"):
+        torch_op.reduce_axis(Plain((4, 6), world.float32, contiguous=False), "sum", 1, False)
+    with pytest.raises(InvalidConfiguration, match="host"):
+        torch_op.reduce_axis(Plain((4, 6), world.float32, cuda=False), "sum", 1, False)

@@ -6,7 +6,8 @@ The C++ runtime (tuner/reducetune/runtime/reducer_axis.hpp) launches, for the vi
 entries answers the shape, else its built-in rule by shape (runtime/axis_dispatch.hpp), on the
 tensor's current stream: no copy, no synchronisation, scratch kept per stream. A PyTorch tensor
 goes through the custom operator ``torch.ops.reducetune.reduce_axis`` (torch_op.py), so that
-``torch.compile`` keeps it in its graph and CUDA graphs capture it.
+``torch.compile`` keeps it in its graph and CUDA graphs capture it; a plain eager call (nothing
+traces it or records its gradient) goes around the operator to the same C++ call (eager.py).
 
 ``determinism="batch_invariant"`` (opt-in; default ``"run_to_run"``) promises more than the
 same bits on a rerun: a row's result does not depend on how many rows are reduced with it. The

@@ -3,6 +3,8 @@
 inside its graph (a fake implementation gives the result's shape without running it) and
 CUDA-graph capture records it (the C++ call allocates nothing on the captured stream and never
 synchronises; the result comes from PyTorch's own allocator, which captures).
+A plain eager call skips the operator's dispatch (0.12-0.26 ms on an H100): reduce_axis asks
+eager.py's path first, which answers None wherever the operator or the checks here must decide.
 
 Only the wrapper's checks and shape arithmetic run when a program is traced; the reducer is
 found (or made) inside the operator, where tracing never looks. Autograd: the gradient of a sum
