@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
-# Device job (issue 26, items 5 and 6): the axis runtime's GPU tests, then the axis benchmark
+# Device job (issue 26, items 5, 6 and 7): the axis runtime's GPU tests, then the axis benchmark
 # (python -m reducetune.benchmarks.axis) with CUB's DeviceSegmentedReduce helper built by nvcc.
 # Run as
-#   scripts/device-python -- bash scripts/device-jobs/axis_bench.sh
-# with carry [".deps", ".whl"] (device-python builds and installs the package first).
+#   AXIS_TOTALS=28 AXIS_DTYPES=float32,bfloat16 AXIS_TESTS=0 \
+#     scripts/device-python -- bash scripts/device-jobs/axis_bench.sh
+# with carry [".deps", ".whl"] (device-python builds and installs the package first), then the
+# same with AXIS_TOTALS=24: the 64 shapes of the grid in two calls.
 # Knobs (environment): AXIS_TOTALS (log2 totals, default "28,24": the larger first),
 # AXIS_DTYPES (default float32; float32,bfloat16 for both), AXIS_TIME_LIMIT (seconds after
-# which the benchmark starts no new shape, default 1e9), AXIS_SAMPLES (default 30),
-# AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and AXIS_BENCH_TIMEOUT (seconds).
-# Time: a shape takes 20-55 s on an H200 (the on-the-spot tune compiles about 20 points, and
-# torch.compile compiles its peer), so the 16 shapes of one total and type take about 8 min:
-# one device call of 600 s each, e.g. AXIS_TOTALS=28, then AXIS_TOTALS=24 AXIS_TESTS=0
-# (docs/results/h200_2026-11-26_axis_first_look). The benchmark saves its files after every
-# shape, so a call cut short keeps what it measured.
-# Files in $OUT (6 with device-python's pip-install.log): axis_tests.log, axis_bench.log
-# (device, build of the helper, progress), axis.json, axis.md, axis.png.
+# which the benchmark starts no new shape, default 450: one device call of 600 s, the package's
+# build and install included), AXIS_SAMPLES (default 30), AXIS_TRANSFER (another GPU's
+# axis.json, a file in the working tree: its best point of each shape is timed beside this
+# run's, issue 26 item 7), AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and
+# AXIS_BENCH_TIMEOUT (seconds, default 520).
+# Time: the tune screens its candidates (a few calls each; one far slower than the fastest gets
+# one) and times only the close ones in rounds, and a far slower peer (CUB's segmented reduce
+# over 2^27 rows of 2: 150-220 ms a call on an H100) gets 3 samples, so a shape should take
+# under 16 s on average after the first (which compiles the tune's points and the peers);
+# before the screening, 9 float32 shapes of 2^28 took 240 s on an H100
+# (/tmp/h100_profile_axis.md, not committed). Not yet measured: stderr's progress line gives
+# the ETA after each shape, the JSON each shape's phase_s. The benchmark writes its files into
+# $OUT after every shape, so a call cut short keeps what it measured (axis.md lists the rest).
+# Files in $OUT (6 or 7 with device-python's pip-install.log): axis_tests.log, axis_bench.log
+# (device, build of the helper, progress), axis.json, axis.table.json, axis.md, axis.png.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 W=/tmp/axis_bench
-mkdir -p "$W"
+mkdir -p "$W" "$OUT"
 log="$OUT/axis_bench.log"
 { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.mem --format=csv,noheader
   date -u +%FT%TZ
@@ -31,10 +39,11 @@ if [ "${AXIS_TESTS:-1}" != 0 ]; then
     -v -rs -p no:cacheprovider -p no:xdist > "$OUT/axis_tests.log" 2>&1
   echo "tests rc=$?" >> "$log"; tail -3 "$OUT/axis_tests.log"
 fi
-timeout "${AXIS_BENCH_TIMEOUT:-3000}" python3 -m reducetune.benchmarks.axis --out "$W/axis" \
+transfer=()
+[ -n "${AXIS_TRANSFER:-}" ] && transfer=(--transfer "$AXIS_TRANSFER")
+timeout "${AXIS_BENCH_TIMEOUT:-520}" python3 -m reducetune.benchmarks.axis --out "$OUT/axis" \
   --segmented-lib "$W/libreducetune_segmented.so" --totals "${AXIS_TOTALS:-28,24}" \
-  --dtypes "${AXIS_DTYPES:-float32}" \
-  --time-limit "${AXIS_TIME_LIMIT:-1e9}" --samples "${AXIS_SAMPLES:-30}" >> "$log" 2>&1
+  --dtypes "${AXIS_DTYPES:-float32}" "${transfer[@]}" \
+  --time-limit "${AXIS_TIME_LIMIT:-450}" --samples "${AXIS_SAMPLES:-30}" >> "$log" 2>&1
 echo "bench rc=$?" >> "$log"
-cp "$W"/axis.json "$W"/axis.md "$W"/axis.png "$OUT"/ 2>/dev/null
 tail -25 "$log"

@@ -73,6 +73,15 @@ def test_screening_gives_a_far_slower_candidate_no_more_calls_and_keeps_the_fast
     assert calls == ["late"] and got["late"]["screen_calls"] == 1
 
 
+def test_a_slow_candidate_screened_first_still_gets_one_call():
+    # the fastest comes last: the cut is taken after one call of each, not in order
+    calls: list[str] = []
+    got = screen({"slow": _fake([1.0], calls, "slow"), "fast": _fake([1e-3], calls, "fast")},
+                 warm=False)
+    assert calls.count("slow") == 1 and got["slow"]["screen_calls"] == 1
+    assert got["fast"]["screen_calls"] == 3
+
+
 def test_the_rounds_get_the_close_candidates_and_the_best_batch_invariant_one():
     def cand(name: str, bi: bool) -> Candidate:
         return Candidate(name, name, "l", choice={"batch_invariant": bi})

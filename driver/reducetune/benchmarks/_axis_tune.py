@@ -8,8 +8,8 @@ AxisReducer whose table names it), so the point measured is the point the benchm
 as an application calls it.
 
 Screening (screen()): a few timed calls of each verified point, the verification call its
-warm-up; a point whose first timed call takes more than GIVE_UP times the fastest so far gets
-no more (a block-per-row point over 2^27 rows of 2 takes 0.3-0.9 s a call on an H100, the best
+warm-up; a point whose first timed call takes more than GIVE_UP times the fastest first call
+gets no more (a block-per-row point over 2^27 rows of 2 takes 0.3-0.9 s a call on an H100, the best
 0.4 ms). Only the points within KEEP_WITHIN of the best screened go on to the rounds, beside
 the best batch_invariant point (its cost is reported) and a point transferred from another
 GPU's run (--transfer), which are never screened out.
@@ -118,18 +118,22 @@ def _timers(t: Tuner, cands: list[Candidate], x: Any, axis: int
 
 def screen(timers: dict[str, Callable[[], float]], warm: bool = True, best: float = math.inf,
            calls: int = SCREEN_CALLS, give_up: float = GIVE_UP) -> dict[str, dict[str, float]]:
-    """Each contender's fastest of up to `calls` timed calls, in order, after one warm-up call
-    where `warm`; one whose first timed call takes more than `give_up` times the fastest so
-    far (`best` to start from) gets no more: a slow one costs two calls, not dozens."""
-    out = {}
+    """Each contender's fastest of up to `calls` timed calls, after one warm-up call where
+    `warm`: one call of each first, then the rest only for those whose first call took at
+    most `give_up` times the fastest first call (or `best`, a time screened before): a slow
+    one costs two calls, not dozens, wherever it comes in the order."""
+    first = {}
     for name, timer in timers.items():
         if warm:
             timer()
-        times = [timer()]
+        first[name] = timer()
+    best = min([best, *first.values()])
+    out = {}
+    for name, timer in timers.items():
+        times = [first[name]]
         while len(times) < calls and times[0] <= give_up * best:
             times.append(timer())
         out[name] = {"screen_s": min(times), "screen_calls": len(times)}
-        best = min(best, out[name]["screen_s"])
     return out
 
 

@@ -1,0 +1,61 @@
+"""The axis benchmark on the GPU (skipped without one; torch needed): two small shapes of
+2^20 elements run end to end (benchmarks/axis.run) with a transferred point, then the report
+and the progress line. What the screening must not change: the best is a verified candidate
+timed in the rounds and no slower there than any other one in them, the transferred point is
+timed whatever its screening said, every candidate screened out carries its screening time,
+and a peer marked screened has 3 samples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import NO_GPU
+
+pytestmark = pytest.mark.skipif(NO_GPU is not None, reason=NO_GPU or "")
+torch = pytest.importorskip("torch", reason="the axis benchmark times PyTorch tensors")
+
+
+def test_two_shapes_run_end_to_end_with_a_transferred_point(tmp_path: Path, capsys) -> None:
+    from reducetune.benchmarks import _axis_report
+    from reducetune.benchmarks.axis import SLOW_PEER_SAMPLES, run, shapes
+
+    todo = shapes((1 << 20,), (2, 128))
+    todo = [s for s in todo if s["kind"] == "rows"] + [todo[-1]]  # rows of 2, 128; columns
+    # the transferred point: the block-per-row preset, far slower over 2^19 rows of 2
+    transfer = {("float32", 1 << 20, "rows", 2): {
+        "from_device": "other GPU", "point": _block_rows()}}
+    result = run(todo, 10, None, 1e9, transfer=transfer)
+    assert [r["r"] for r in result["rows"]] == [s["r"] for s in todo]
+    for row in result["rows"]:
+        cands = row["tune"]["candidates"]
+        timed = [c for c in cands if "median_s" in c]
+        out = [c for c in cands if c.get("screened_out")]
+        assert all(c["screen_s"] > 0 and c["screen_calls"] >= 1 for c in cands)
+        assert all("median_s" not in c for c in out)
+        assert row["tune"]["best_s"] == min(c["median_s"] for c in timed)
+        assert row["point"]["name"] in {c["name"] for c in timed}
+        assert set(row["phase_s"]) == {"tune_s", "peers_setup_s", "rounds_s"}
+        assert all(row["app_samples"][k] == SLOW_PEER_SAMPLES for k in row["screened"])
+        assert row["app_samples"]["reducetune"] == 10
+    moved = result["rows"][0]["transfer"]
+    assert moved["verified"] and moved["from_device"] == "other GPU"
+    assert moved["ratio_to_best"] == pytest.approx(
+        moved["median_s"] / min(c["median_s"] for c in result["rows"][0]["tune"]["candidates"]
+                                if "median_s" in c and not c["name"].startswith("transfer")))
+    assert result["rows"][1]["transfer"] is None
+    assert "3/3 shapes" in capsys.readouterr().err
+    _axis_report.write({**result, "command": "test", "date": "today"}, tmp_path / "axis")
+    assert "other GPU's run" in (tmp_path / "axis.md").read_text()
+    json.dumps(result)  # the result stays JSON
+
+
+def _block_rows() -> dict:
+    from reducetune._space import Space, limits_for_arch
+    from reducetune import _core
+
+    space = Space("axis", "float32", "sum", limits_for_arch(_core.query_device(0)["arch"]))
+    p = next(p for p in space.presets() if not p.reasons and "block" in p.name)
+    return {"name": p.name, "variant": p.variant_label, "launch": p.launch_label}
