@@ -1,6 +1,6 @@
 // The GPU side: device detection, evaluating a variant, the CUB baseline and the streaming
 // ceiling. In-process: the Python driver runs these in a worker process
-// (reducetune.evaluate.worker) so that a variant that destroys the CUDA context does not end
+// (reducetune.evaluate.gpu) so that a variant that destroys the CUDA context does not end
 // the study.
 #include "common.hpp"
 #include "py_point.hpp"

@@ -1,5 +1,5 @@
 """The tune command's sampling options and its precompile step, without a GPU: a FAKE worker
-stands in for ``python -m reducetune.evaluate.worker`` (its "measurements" are a formula, never
+stands in for ``python -m reducetune.evaluate.gpu`` (its "measurements" are a formula, never
 presented as measurements) so that what the command sends to the worker can be checked."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ fresh worker; the real worker answers bad requests as data and keeps stray outpu
 replies. (What tests/cpp/test_worker_protocol.cpp proved for the C++ worker, now gone.)
 
 Most workers here are small Python scripts (FAKE) that answer by the request's call name; the
-real worker (``python -m reducetune.evaluate.worker``) is used where its own behaviour is the point.
+real worker (``python -m reducetune.evaluate.gpu``) is used where its own behaviour is the point.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from reducetune import _core
-from reducetune.evaluate.gpu import WorkerClient
-from reducetune.evaluate.worker import _exits_after, serve
+from reducetune.evaluate.gpu import WorkerClient, _exits_after, _InProcess, serve
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "data" / "templates"
 
@@ -166,6 +165,23 @@ def test_the_real_worker_answers_and_reports_errors_as_data():
         w.close()
 
 
+def test_the_worker_command_starts_without_a_warning_and_ends_at_the_end_of_its_input():
+    # The package imports evaluate/gpu.py before -m runs it; runpy's warning of that would
+    # reach the user's terminal at every worker start (the worker's stderr is the tuner's).
+    done = subprocess.run(WorkerClient().argv, input="", text=True, capture_output=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_in_process_calls_answer_as_the_worker_does():
+    # One protocol for both: the same calls allowed, the same failures as data.
+    here = _InProcess()
+    assert here.call("no_such_call") == {"ok": False, "error": "ValueError",
+                                         "message": "unknown call 'no_such_call'"}
+    reply = here.call("evaluate", problem={"dtype": "float32", "op": "sum", "shape": [1, 4, 1]})
+    assert not reply["ok"] and "point" in reply["message"]  # a missing argument, as data
+
+
 def test_malformed_requests_are_refused_with_a_message_naming_the_problem():
     # No GPU needed: each of these fails before a device is touched. The worker stays up.
     good = {"point": {"family": "tunable", "dtype": "float32", "op": "sum",
@@ -202,13 +218,13 @@ def test_malformed_requests_are_refused_with_a_message_naming_the_problem():
 def test_stray_output_of_a_call_goes_to_stderr_not_into_the_replies(capfd):
     # A call that writes to fd 1 (as CUDA, NVRTC or a printf in C++ may) and prints.
     noisy = ("import os, sys\n"
-             "from reducetune import _core\nfrom reducetune.evaluate import worker as _worker\n"
+             "from reducetune import _core\nfrom reducetune.evaluate import gpu as _gpu\n"
              "def query_device(ordinal=0):\n"
              "    os.write(1, b'stray output from C++\\n')\n"
              "    print('stray print')\n"
              "    return {'name': 'quiet'}\n"
              "_core.query_device = query_device\n"
-             "sys.exit(_worker.serve())\n")
+             "sys.exit(_gpu.serve())\n")
     w = WorkerClient(timeout_s=60, argv=[sys.executable, "-c", noisy])
     try:
         assert w.call("query_device", ordinal=0) == {"ok": True, "result": {"name": "quiet"}}
@@ -226,7 +242,7 @@ def test_the_real_worker_replies_then_exits_with_status_3_after_a_launch_error()
              "from reducetune import _core\n"
              "_core.evaluate = lambda **a: {'status': 'failed', 'kind': 'launch_error',\n"
              "                              'reason': 'an illegal memory access'}\n"
-             "runpy.run_module('reducetune.evaluate.worker', run_name='__main__')\n")
+             "runpy.run_module('reducetune.evaluate.gpu', run_name='__main__')\n")
     request = json.dumps({"call": "evaluate", "args": {}}) + "\n"
     done = subprocess.run([sys.executable, "-c", fatal], input=request * 2, text=True,
                           capture_output=True, timeout=60)

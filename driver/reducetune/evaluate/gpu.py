@@ -1,9 +1,21 @@
-"""Measurements from the GPU, taken in a worker process (evaluate/worker.py) so that a
-variant that faults the CUDA context or hangs is a failed point, not the end of the run."""
+"""Measurements from the GPU, taken in a worker process so that a variant that faults the
+CUDA context (an illegal address leaves the process unable to run anything else) or hangs is a
+failed point, not the end of the run.
+
+Both ends of the worker's pipe live here, so that its protocol is decided once: the tuner's
+``WorkerClient`` starts ``python -m reducetune.evaluate.gpu`` (``serve``) and talks JSON lines
+on its stdin/stdout, one request, one reply; a worker that dies or times out is replaced at the
+next call. Request: ``{"call": <one of CALLS>, "args": {...}}``. Reply: ``{"ok": true,
+"result": ...}`` or ``{"ok": false, "error": "<exception class>", "message": "..."}``, with
+``"exits": true`` when the worker leaves after it (``FATAL_KINDS``). ``precompile`` fills the
+worker's compile cache, which ``evaluate`` then serves from: it must run there, not here.
+``GpuEvaluator`` is the tuner's side; ``in_process=True`` answers the same calls here.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import selectors
 import signal
 import subprocess
@@ -16,7 +28,74 @@ from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError
 from reducetune.evaluate.base import outpaced_noted
 
-__all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT"]
+__all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "serve"]
+
+# ---- the protocol: what may be asked, and after which replies the worker leaves
+
+CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device", "precompile")
+
+# Failure kinds after which the worker's CUDA context may be unusable (an illegal address is
+# sticky): the worker replies, says it exits, and exits, so the next point gets a fresh
+# process instead of inheriting a dead context.
+FATAL_KINDS = ("launch_error", "device_error", "LaunchError", "DeviceError")
+
+
+def _exits_after(reply: dict) -> bool:
+    if not reply["ok"]:
+        return reply["error"] in FATAL_KINDS
+    result = reply["result"]
+    return isinstance(result, dict) and result.get("kind") in FATAL_KINDS
+
+
+def _failure(e: Exception) -> dict[str, Any]:
+    return {"ok": False, "error": type(e).__name__, "message": str(e)}
+
+
+def _answer(name: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """The reply to one call, made in this process (the worker's, or the tuner's in process)."""
+    try:
+        if name not in CALLS:
+            raise ValueError(f"unknown call {name!r}")
+        return {"ok": True, "result": getattr(_core, name)(**args)}
+    except Exception as e:  # every failure goes back as data; the worker stays up
+        return _failure(e)
+
+
+# ---- the worker's end
+
+
+def serve(stdin=sys.stdin, stdout=None) -> int:
+    """Answers requests until end of input (0), or until a reply after which the context may
+    be unusable (3: the caller starts a fresh worker)."""
+    if stdout is None:
+        # Replies go to the original stdout; anything else written to fd 1 (by CUDA, NVRTC or
+        # a stray printf in C++) goes to stderr instead of corrupting the protocol.
+        stdout = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+
+    for line in stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError(f"a request is a JSON object, not {line.strip()[:80]}")
+        except ValueError as e:  # a JSONDecodeError too
+            reply = _failure(e)
+        else:
+            reply = _answer(request.get("call"), request.get("args", {}))
+        exits = _exits_after(reply)
+        if exits:
+            reply["exits"] = True
+        stdout.write(json.dumps(reply) + "\n")
+        stdout.flush()
+        if exits:
+            return 3
+    return 0
+
+
+# ---- the tuner's end
 
 
 class WorkerClient:
@@ -30,7 +109,10 @@ class WorkerClient:
 
     def __init__(self, timeout_s: float = 60.0, argv: list[str] | None = None) -> None:
         self.timeout_s = timeout_s
-        self.argv = argv or [sys.executable, "-m", "reducetune.evaluate.worker"]
+        # The package's __init__ imports this module before -m runs it, which runpy warns of on
+        # every start: harmless here (the second copy only serves), so not shown to the user.
+        self.argv = argv or [sys.executable, "-W", "ignore::RuntimeWarning:runpy",
+                             "-m", "reducetune.evaluate.gpu"]
         self.started = 0  # worker processes started so far
         self._proc: subprocess.Popen[str] | None = None
 
@@ -107,17 +189,15 @@ class WorkerClient:
 
 _ERRORS = {"DeviceError": DeviceError}
 
+
 class _InProcess:
-    """The worker's calls made in this process (no fault isolation: a faulting variant
+    """The worker's calls answered in this process (no fault isolation: a faulting variant
     leaves the CUDA context unusable for the rest of the run). For debugging."""
 
     running = True  # this process: its compile cache lives as long as the run
 
     def call(self, name: str, timeout_s: float | None = None, **args: Any) -> dict[str, Any]:
-        try:
-            return {"ok": True, "result": getattr(_core, name)(**args)}
-        except Exception as e:
-            return {"ok": False, "error": type(e).__name__, "message": str(e)}
+        return _answer(name, args)
 
     def close(self) -> None:
         pass
@@ -223,3 +303,13 @@ class GpuEvaluator:
 
     def close(self) -> None:
         self._worker.close()
+
+
+if __name__ == "__main__":
+    code = serve()
+    if code:
+        # After a sticky CUDA error: leave without the interpreter's teardown, which would
+        # destroy the poisoned context and can hang or fault there. The reply is flushed.
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -3,7 +3,7 @@
 //
 // In-process: a fault that destroys the CUDA context is reported here as a launch_error, but
 // the context stays unusable; the Python driver runs evaluate() in a worker process
-// (driver/reducetune/evaluate/worker.py) so that the study goes on with a fresh process.
+// (driver/reducetune/evaluate/gpu.py) so that the study goes on with a fresh process.
 #pragma once
 
 #include "reducetune/cuda/device_info.hpp"
