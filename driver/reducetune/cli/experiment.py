@@ -15,6 +15,7 @@ EXPERIMENTS = {
                          "numbers (GPU, or --replay)"),
     "cascading": ("cascading", "GB/s against elements per thread, and passes against n "
                                "(GPU, or --replay)"),
+    "axis": ("axis", "axis sums: strategy per shape, determinism cost, transfer (benchmark JSONs)"),
 }
 
 

@@ -1,0 +1,126 @@
+"""The axis experiment's markdown (axis_experiment.md), from the report dictionary that
+experiments/axis.py builds: where it came from, the winners per GPU and type (beside their
+heatmaps), the cost of batch invariance per shape, and the transfer table per direction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reducetune.experiments._axis_plots import COST_PLOT, heatmap_name
+
+__all__ = ["markdown"]
+
+
+def _pow2(n: int) -> str:
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def _us(s: float | None) -> str:
+    return "–" if s is None else f"{s * 1e6:.1f}"
+
+
+def _x(v: float | None, spec: str) -> str:
+    return "–" if v is None else format(v, spec)
+
+
+def _shape(s: dict[str, Any]) -> str:
+    return f"{s['kind']} | {_pow2(s['r'])} | {_pow2(s['outer_inner'])}"
+
+
+def markdown(report: dict[str, Any], images: list[str]) -> str:
+    lines = ["# Reductions along an axis: which strategy wins where, what determinism costs, "
+             "how a best transfers", "",
+             f"- Command: `{report['command']}`; report built {report['date']} (UTC) from the "
+             "axis benchmark JSON(s) below (no GPU): every number is read from them.",
+             "- Times: the benchmark's on-the-spot tune per shape (the axis family's presets and "
+             "a neighbourhood of the best two, each verified against float64), hot data, CUDA "
+             "events, candidates in rotating rounds, the median. % of peak counts bytes read + "
+             "written against the GPU's HBM peak. A point's strategy is the axis space's "
+             "reading of its variant (the core's), not a parse here.", "",
+             "| GPU | input | benchmark run (UTC) | commit | benchmark command |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {g['device']} | `{g['path']}` | {g['date'] or '–'} | {g['commit'] or '–'} | "
+              f"`{g['command'] or '–'}` |" for g in report["gpus"]]
+    lines += [line for g in report["gpus"] for line in _skipped(g)]
+    return "\n".join(lines + _winners(report, images) + _costs(report, images)
+                     + _transfers(report)) + "\n"
+
+
+def _skipped(g: dict[str, Any]) -> list[str]:
+    """The shapes the GPU's run planned and left (its time limit), r grouped per type, total
+    and kind."""
+    groups: dict[tuple[str, int, str], list[int]] = {}
+    for k in g["skipped"]:
+        groups.setdefault((k["dtype"], int(k["total"]), k["kind"]), []).append(int(k["r"]))
+    if not groups:
+        return []
+    return ["", f"Not measured on the {g['device']} (left by the run's time limit): "
+            + "; ".join(f"{t} {_pow2(n)} {kind} r = {', '.join(_pow2(r) for r in rs)}"
+                        for (t, n, kind), rs in groups.items()) + "."]
+
+
+def _winners(report: dict[str, Any], images: list[str]) -> list[str]:
+    lines = ["", "## Which strategy wins where", ""]
+    for g in report["gpus"]:
+        for dtype in sorted({s["dtype"] for s in g["shapes"]}):
+            lines += [f"### {g['device']}, {dtype}", ""]
+            name = heatmap_name(g["device"], dtype)
+            if name in images:
+                lines += [f"![{g['device']} {dtype}]({name})", ""]
+            lines += ["| kind | r | outer·inner | strategy | point | median µs | % of peak |",
+                      "|---|---|---|---|---|---|---|"]
+            for s in (s for s in g["shapes"] if s["dtype"] == dtype):
+                b = s["best"] or {}
+                lines.append(f"| {_shape(s)} | {b.get('strategy') or '–'} | "
+                             f"{b.get('name') or 'not measured'} | {_us(b.get('median_s'))} | "
+                             f"{_x(s['pct_peak'], '.1f')} |")
+            lines.append("")
+    return lines
+
+
+def _costs(report: dict[str, Any], images: list[str]) -> list[str]:
+    lines = ["## The cost of each determinism level", "",
+             "Every axis point is run_to_run (no float atomics); batch_invariant (a row's bits "
+             "do not depend on how many rows are reduced with it) holds for some. Cost: the "
+             "best batch_invariant point's median ÷ the best point's median − 1.", ""]
+    if COST_PLOT in images:
+        lines += [f"![determinism cost]({COST_PLOT})", ""]
+    lines += ["| GPU | type | kind | r | outer·inner | run_to_run best µs | "
+              "batch_invariant best | µs | cost % |", "|---|---|---|---|---|---|---|---|---|"]
+    for g in report["gpus"]:
+        for s in g["shapes"]:
+            b, bi = s["best"] or {}, s["best_batch_invariant"] or {}
+            lines.append(f"| {g['device']} | {s['dtype']} | {_shape(s)} | "
+                         f"{_us(b.get('median_s'))} | {bi.get('name') or 'none measured'} | "
+                         f"{_us(bi.get('median_s'))} | {_x(s['bi_cost_pct'], '.2f')} |")
+    lines.append("")
+    for g in report["gpus"]:
+        costs = [s["bi_cost_pct"] for s in g["shapes"] if s["bi_cost_pct"] is not None]
+        if costs:
+            free = sum(1 for c in costs if c == 0)
+            lines += [f"- {g['device']}: batch invariance costs {min(costs):.2f}–"
+                          f"{max(costs):.2f} % over {len(costs)} shapes (nothing at {free}: the "
+                          "best point is batch_invariant)"]
+    return lines + [""]
+
+
+def _transfers(report: dict[str, Any]) -> list[str]:
+    lines = ["## How far a best tuned on one GPU transfers", "",
+             "Per shape: the other GPU's best point run on this GPU, its median ÷ this GPU's "
+             "best median (1.00: as fast as this GPU's own best). Measured by this GPU's run "
+             "when it was given the other's axis.json (--transfer), else found among this "
+             "GPU's own candidates (the same point measured in its tune).", ""]
+    if not report["transfers"]:
+        return lines + ["No shape has a transfer measurement: no run was given the other "
+                        "GPU's file, and no GPU's best is among the other's candidates.", ""]
+    for d in report["transfers"]:
+        lines += [f"### tuned on the {d['from']}, run on the {d['to']}", "",
+                  "| type | kind | r | outer·inner | the other's best | ratio | source |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {t['dtype']} | {_shape(t)} | {t['point']} | {t['ratio']:.3f} | "
+                  f"{t['source']} |" for t in d["shapes"]]
+        worst = max(t["ratio"] for t in d["shapes"])
+        lines += ["", f"Geometric mean {_x(d['geomean'], '.3f')} over {len(d['shapes'])} "
+                      f"shape(s); worst {worst:.3f}.", ""]
+    return lines
+
