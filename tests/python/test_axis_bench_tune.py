@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from reducetune._space import limits_for_arch
-from reducetune.benchmarks._axis_tune import GIVE_UP, Candidate, Tuner, kept, screen
+from reducetune.benchmarks._axis_tune import GIVE_UP, Candidate, Tuner, _new_points, kept, screen
 
 
 def _neighbours(dtype: str, preset: str) -> tuple[Tuner, dict, list[Candidate]]:
@@ -93,3 +93,17 @@ def test_the_rounds_get_the_close_candidates_and_the_best_batch_invariant_one():
     assert [c.name for c in got] == ["a", "b", "e"]  # c is out; e the fastest invariant
     got = kept(every, {k: {"screen_s": v} for k, v in {**screened, "e": 1.2}.items()})
     assert [c.name for c in got] == ["a", "b", "e"]  # within the factor: once, in order
+
+
+def test_the_widths_of_every_close_preset_are_screened_each_point_once():
+    # the second stage: the best three's neighbourhoods and every close preset's vec widths,
+    # a point reached twice measured once, a preset's own point not again
+    t = Tuner("float32", "sum", limits_for_arch("sm_90"), [(1, 2, 1 << 20)])
+    presets = t.presets()
+    tile = next(c for c in presets if c.name == "tile_columns")
+    widths = t.neighbours(tile, ("vec",))
+    assert widths and all(n.name.startswith("tile_columns vec=") for n in widths)
+    near = _new_points(t.neighbours(tile) + widths + presets, presets)
+    keys = [(c.variant, c.launch) for c in near]
+    assert len(keys) == len(set(keys)) == len(t.neighbours(tile))
+    assert not {(c.variant, c.launch) for c in presets} & set(keys)

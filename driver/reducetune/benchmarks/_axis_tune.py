@@ -2,7 +2,8 @@
 tuner is not wired into ``reducetune tune`` or the results file yet, so for each shape the
 benchmark screens every valid preset of the axis family, then the neighbourhood of the best
 three (each stepped parameter one declared value up or down, and vec at every valid width:
-16-byte loads lie two steps above a preset's vec 2 for the 2-byte types), verifies every point
+16-byte loads lie two steps above a preset's vec 2 for the 2-byte types) and every vec width of
+each preset not GIVE_UP times slower than the best, verifies every point
 against a float64 reference, and keeps the fastest. Every point runs through the runtime (an
 AxisReducer whose table names it), so the point measured is the point the benchmark then times
 as an application calls it.
@@ -68,13 +69,13 @@ class Tuner:
         return [Candidate(p.name, p.variant_label, p.launch_label) for p in self.space.presets()
                 if not p.reasons]
 
-    def neighbours(self, c: Candidate) -> list[Candidate]:
-        """Each stepped parameter one declared value up or down, and vec at every width,
-        where the point stays valid."""
+    def neighbours(self, c: Candidate, stepped: tuple[str, ...] = STEPPED) -> list[Candidate]:
+        """Each of the `stepped` parameters one declared value up or down, and vec at every
+        width, where the point stays valid."""
         base = dict(self.space.parse(c.variant, c.launch).params)
         choices = self.space.choices()
         out = []
-        for name in STEPPED:
+        for name in stepped:
             values = choices.get(name, [])
             if base.get(name) not in values:
                 continue
@@ -92,6 +93,7 @@ class Tuner:
         """The point `base` with `name` set to `value`, or None where the space refuses it."""
         p = self.space.point({**base, name: value})
         return None if self.space.check(p) else p
+
 
 def _verified(t: Tuner, c: Candidate, x: Any, axis: int, want: Any, bound: Any) -> bool:
     """The candidate's answer within the float bound of every output (a wrong point is never
@@ -160,20 +162,33 @@ def sum_bound(x: Any, axis: int, want: Any) -> Any:
 
 def _screened(t: Tuner, check: Callable[[list[Candidate]], list[Candidate]], x: Any,
               axis: int) -> tuple[list[Candidate], dict[str, dict[str, float]], list[str]]:
-    """Every verified preset screened, then the verified neighbours of the best three: the
-    candidates, their screening times and the names of those that failed verification."""
+    """Every verified preset screened, then the verified neighbours of the best three and the
+    other widths of vec of every preset not far slower: the candidates, their screening times
+    and the names of those that failed verification."""
     presets = t.presets()
     ok = check(presets)
     screened = screen(_timers(t, ok, x, axis), warm=False)  # the verification call warmed it
-    top = sorted(ok, key=lambda c: screened[c.name]["screen_s"])[:NEIGHBOURS_OF]
-    seen = {(c.variant, c.launch) for c in ok}
-    near = list({(n.variant, n.launch): n for c in top for n in t.neighbours(c)
-                 if (n.variant, n.launch) not in seen}.values())
-    more = check(near)
     lead = min(v["screen_s"] for v in screened.values())
+    top = sorted(ok, key=lambda c: screened[c.name]["screen_s"])[:NEIGHBOURS_OF]
+    # every width of each preset that screened within GIVE_UP (a tile preset 7x slower over
+    # 2 rows of 2^27 columns may lead at vec 4); the whole neighbourhood of the best three
+    widths = [n for c in ok if screened[c.name]["screen_s"] <= GIVE_UP * lead
+              for n in t.neighbours(c, ("vec",))]
+    near = _new_points([n for c in top for n in t.neighbours(c)] + widths, ok)
+    more = check(near)
     screened.update(screen(_timers(t, more, x, axis), warm=False, best=lead))
     every = ok + more
     return every, screened, [c.name for c in presets + near if c not in every]
+
+
+def _new_points(cands: list[Candidate], known: list[Candidate]) -> list[Candidate]:
+    """The first candidate of each point (variant, launch) that `known` does not hold."""
+    seen, out = {(c.variant, c.launch) for c in known}, []
+    for c in cands:
+        if (c.variant, c.launch) not in seen:
+            seen.add((c.variant, c.launch))
+            out.append(c)
+    return out
 
 
 def tune_shape(t: Tuner, x: Any, axis: int, samples: int, transfer: Candidate | None = None
