@@ -107,3 +107,62 @@ def test_the_widths_of_every_close_preset_are_screened_each_point_once():
     keys = [(c.variant, c.launch) for c in near]
     assert len(keys) == len(set(keys)) == len(t.neighbours(tile))
     assert not {(c.variant, c.launch) for c in presets} & set(keys)
+
+
+class _FakeX:
+    """Stands for the input tensor: the tune asks it only for its float64 reference, which the
+    fake verification below does not read."""
+
+    def double(self):
+        return self
+
+    def sum(self, dim: int):
+        return self
+
+
+def test_the_tune_screens_times_the_close_ones_and_the_transfer_and_never_picks_a_wrong_one(
+        monkeypatch):
+    from reducetune.benchmarks import _axis_tune
+
+    t = Tuner("float32", "sum", limits_for_arch("sm_90"), [(1 << 20, 2, 1)])
+    # made-up seconds by point name: staged leads; its vec=4 would be faster but is wrong;
+    # block_rows is 100x slower (screened out); the transfer is 2x slower, timed regardless
+    def seconds(name: str) -> float:
+        if name.startswith("transfer"):
+            return 2e-3
+        return {"staged_short_rows": 1e-3, "staged_short_rows unroll=4": 1.2e-3,
+                "staged_short_rows vec=4": 0.5e-3, "block_rows": 0.1,
+                "thread_columns": 1.4e-3}.get(name, 1.6e-3)
+
+    calls: dict[str, int] = {}
+
+    def timers(tuner, cands, x, axis):
+        def timer(name):
+            def once():
+                calls[name] = calls.get(name, 0) + 1
+                return seconds(name)
+            return once
+        return {c.name: timer(c.name) for c in cands}
+
+    def verified(tuner, c, x, axis, want, bound):
+        c.choice = {"batch_invariant": c.name == "thread_columns", "source": "table"}
+        return c.name != "staged_short_rows vec=4"
+
+    monkeypatch.setattr(_axis_tune, "_timers", timers)
+    monkeypatch.setattr(_axis_tune, "_verified", verified)
+    monkeypatch.setattr(_axis_tune, "sum_bound", lambda x, axis, want: None)
+    staged = t.space.preset("staged_short_rows")
+    moved = Candidate("transfer staged", staged.variant_label, staged.launch_label)
+    got = _axis_tune.tune_shape(t, _FakeX(), 1, 10, moved)
+    by = {c["name"]: c for c in got["candidates"]}
+    assert got["best"].name == "staged_short_rows"
+    assert "staged_short_rows vec=4" in got["rejected"] and "staged_short_rows vec=4" not in by
+    assert by["block_rows"]["screened_out"] and by["block_rows"]["screen_calls"] == 1
+    assert calls["block_rows"] == 1  # the verification call was its warm-up
+    assert by["staged_short_rows unroll=4"]["samples"] == 10  # within 1.5x: in the rounds
+    assert by["transfer staged"]["samples"] == 10
+    assert got["transfer"] == {"verified": True, "median_s": 2e-3, "ratio_to_best": 2.0}
+    # thread_columns (1.4x) is in the rounds; the best batch_invariant point is timed there
+    assert got["best_batch_invariant"].name == "thread_columns"
+    assert all(c["screened_out"] for c in by.values() if seconds(c["name"]) > 1.5e-3
+               and not c["name"].startswith("transfer"))
