@@ -72,9 +72,23 @@ nb::dict failure_dict(const char *status, const std::string &kind, const std::st
   return d;
 }
 
+// Where the evaluation's time went (measure/measurement.hpp, evaluation_times): the tuner sums
+// them into its breakdown's sub-phases of "measuring" (tuning/timing.py).
+nb::dict times_dict(const rt::evaluation_times &t) {
+  nb::dict d;
+  d["compile_s"] = t.compile_s;
+  d["prepare_s"] = t.prepare_s;
+  d["sampling_s"] = t.sampling_s;
+  d["verify_s"] = t.verify_s;
+  return d;
+}
+
 nb::dict evaluation_dict(const rt::evaluation &e) {
-  if (const auto *f = std::get_if<rt::failure>(&e))
-    return failure_dict(status_of(f->kind), rt::to_string(f->kind), f->reason);
+  if (const auto *f = std::get_if<rt::failure>(&e)) {
+    nb::dict d = failure_dict(status_of(f->kind), rt::to_string(f->kind), f->reason);
+    d["times"] = times_dict(f->times);
+    return d;
+  }
   const auto &m = std::get<rt::measurement>(e);
   nb::dict d;
   d["status"] = "ok";
@@ -93,6 +107,7 @@ nb::dict evaluation_dict(const rt::evaluation &e) {
   d["pct_of_ceiling"] = m.percent_of_ceiling;
   d["expected"] = m.check.expected;
   d["got"] = m.check.got;
+  d["times"] = times_dict(m.times);
   return d;
 }
 

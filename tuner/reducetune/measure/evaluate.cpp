@@ -10,6 +10,8 @@
 #include "reducetune/measure/launch_sequence.hpp"
 #include "reducetune/measure/sample_copies.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -62,14 +64,25 @@ using abi_runner = std::function<evaluation(const planned_point &, compiler &, c
                                             const evaluate_options &, evaluation_cache &)>;
 
 // The point's program, or its compile_error failure: a variant that does not compile is a
-// failed point.
+// failed point. compile_s: the compiler's time (NVRTC, or its cache's lookup), which the
+// failure carries too.
 std::variant<std::shared_ptr<const compiled_program>, failure>
-compiled(const planned_point &pp, compiler &jit, const device_info &device) {
+compiled(const planned_point &pp, compiler &jit, const device_info &device, double &compile_s) {
+  const auto begin = std::chrono::steady_clock::now();
   try {
-    return jit.compile(request_for(pp.space.decl(), pp.p.compile, device.arch()));
+    auto program = jit.compile(request_for(pp.space.decl(), pp.p.compile, device.arch()));
+    compile_s = seconds_since(begin);
+    return program;
   } catch (const compile_error &e) {
-    return failure{failure_kind::compile_error, e.what()};
+    compile_s = seconds_since(begin);
+    return failure{failure_kind::compile_error, e.what(), {.compile_s = compile_s}};
   }
+}
+
+// e with the compile time of its program added to its times.
+evaluation with_compile_time(evaluation e, double compile_s) {
+  times_of(e).compile_s += compile_s;
+  return e;
 }
 
 evaluation run_whole_array(const planned_point &pp, compiler &jit, const device_info &device,
@@ -79,10 +92,12 @@ evaluation run_whole_array(const planned_point &pp, compiler &jit, const device_
                                                             "' reduces whole arrays, not " +
                                                             to_label(pp.pr)};
   const launch_plan plan = pp.space.plan_launch(pp.p.compile, pp.p.launch);
-  auto program = compiled(pp, jit, device);
+  double compile_s = 0;
+  auto program = compiled(pp, jit, device, compile_s);
   if (auto *f = std::get_if<failure>(&program)) return *f;
-  return evaluate(*std::get<0>(program), plan, workload_of(pp.pr, pp.data), device, options,
-                  cache);
+  return with_compile_time(evaluate(*std::get<0>(program), plan, workload_of(pp.pr, pp.data),
+                                    device, options, cache),
+                           compile_s);
 }
 
 // The axis ABI: the point planned at the problem's shape (a grid the shape puts out of range
@@ -97,9 +112,12 @@ evaluation run_axis(const planned_point &pp, compiler &jit, const device_info &d
   } catch (const invalid_configuration &e) {
     return failure{failure_kind::invalid_configuration, e.what()};
   }
-  auto program = compiled(pp, jit, device);
+  double compile_s = 0;
+  auto program = compiled(pp, jit, device, compile_s);
   if (auto *f = std::get_if<failure>(&program)) return *f;
-  return evaluate_axis(*std::get<0>(program), plan, pp.pr, pp.data, device, options, cache);
+  return with_compile_time(
+      evaluate_axis(*std::get<0>(program), plan, pp.pr, pp.data, device, options, cache),
+      compile_s);
 }
 
 // The runner of each kernel ABI (family.json "abi"); a new ABI's runner joins here, and
@@ -157,11 +175,16 @@ evaluation evaluate(const compiled_program &program, const launch_plan &plan, co
 
 evaluation measure_on(const workload &w, evaluation_cache &cache,
                       const std::function<evaluation(prepared_workload &)> &measure) {
+  const auto begin = std::chrono::steady_clock::now();
   try {
     prepared_workload &in = cache.workload_for(w);
     evaluation e = measure(in);
     if (const auto *f = std::get_if<failure>(&e); f && f->kind == failure_kind::wrong_result)
       in.restore_input(); // the next point must not inherit what a wrong variant wrote
+    // what is neither sampling nor verifying: the workload (from the cache, or made), the
+    // module loaded, the sequences' buffers and graphs, a wrong result's input restored
+    evaluation_times &t = times_of(e);
+    t.prepare_s = std::max(0.0, seconds_since(begin) - t.sampling_s - t.verify_s);
     return e;
   } catch (const invalid_configuration &e) {
     return failure{failure_kind::invalid_configuration, e.what()};
@@ -183,9 +206,11 @@ evaluation measurement_of(sampled_copies &&r, const workload &w, unsigned launch
                           const std::string &who) {
   const std::string named = who.empty() ? "" : who + ": ";
   const std::string after = who.empty() ? "after sampling: " : who + " after sampling: ";
-  if (!r.before.ok) return failure{failure_kind::wrong_result, named + r.before.reason};
-  if (!r.after.ok) return failure{failure_kind::wrong_result, after + r.after.reason};
+  const evaluation_times spent{.sampling_s = r.cold.wall_s + r.hot.wall_s, .verify_s = r.verify_s};
+  if (!r.before.ok) return failure{failure_kind::wrong_result, named + r.before.reason, spent};
+  if (!r.after.ok) return failure{failure_kind::wrong_result, after + r.after.reason, spent};
   measurement m;
+  m.times = spent;
   m.check = r.before;
   m.bytes_read = w.bytes_read();
   m.launches = launches;

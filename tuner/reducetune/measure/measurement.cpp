@@ -15,4 +15,18 @@ const char *to_string(failure_kind k) noexcept {
   return "?";
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) noexcept {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+evaluation_times &times_of(evaluation &e) noexcept {
+  if (auto *m = std::get_if<measurement>(&e)) return m->times;
+  return std::get<failure>(e).times;
+}
+
+const evaluation_times &times_of(const evaluation &e) noexcept {
+  if (const auto *m = std::get_if<measurement>(&e)) return m->times;
+  return std::get<failure>(e).times;
+}
+
 } // namespace reducetune

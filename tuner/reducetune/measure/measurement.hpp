@@ -6,6 +6,7 @@
 #include "reducetune/measure/stopping_rule.hpp"
 #include "reducetune/verify/verify.hpp"
 
+#include <chrono>
 #include <string>
 #include <variant>
 #include <vector>
@@ -16,6 +17,22 @@ struct timing {
   std::vector<double> samples_s; // every sample, seconds per launch sequence
   sample_statistics stats;
   stop_reason stopped = stop_reason::keep_going;
+  double wall_s = 0; // host wall time of the timed loop (L2 flushes, gates and syncs included)
+};
+
+// Host seconds since t0 (steady clock): the one clock of evaluation_times and the time cap.
+[[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point t0) noexcept;
+
+// Where one evaluation's host wall time went (issue 25: a tuner's "measuring" is these, summed
+// over its points, plus the worker's round trip). Each step counted once; 0 for a step the
+// evaluation did not reach (a compile failure has only compile_s).
+struct evaluation_times {
+  double compile_s = 0;  // NVRTC, or the build cache's lookup (jit/compiler)
+  // the workload's data, input copies and reference (kept between points by the
+  // evaluation_cache: mostly 0), loading the module, the sequences' buffers, CUDA graphs
+  double prepare_s = 0;
+  double sampling_s = 0; // the timed loops, cold and hot (timing::wall_s)
+  double verify_s = 0;   // every copy run once and checked, before and after sampling
 };
 
 struct measurement {
@@ -27,6 +44,7 @@ struct measurement {
   double percent_of_peak = 0;          // against 2 × memory clock × bus width / 8
   double percent_of_ceiling = 0;       // against the measured streaming ceiling (0: unknown)
   verdict check;                       // the verification of the result
+  evaluation_times times;
 };
 
 enum class failure_kind {
@@ -44,8 +62,13 @@ enum class failure_kind {
 struct failure {
   failure_kind kind = failure_kind::launch_error;
   std::string reason;
+  evaluation_times times{}; // what it cost before it failed
 };
 
 using evaluation = std::variant<measurement, failure>;
+
+// The times of a measurement or a failure, whichever e holds.
+[[nodiscard]] evaluation_times &times_of(evaluation &e) noexcept;
+[[nodiscard]] const evaluation_times &times_of(const evaluation &e) noexcept;
 
 } // namespace reducetune

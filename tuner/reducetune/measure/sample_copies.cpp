@@ -3,6 +3,7 @@
 #include "reducetune/errors.hpp"
 #include "reducetune/measure/sampler.hpp"
 
+#include <chrono>
 #include <memory>
 
 namespace reducetune {
@@ -18,6 +19,15 @@ verdict run_every_copy(const graph_replay::runner &run, const copy_check &check,
     v = check(i);
     if (!v.ok) return v;
   }
+  return v;
+}
+
+// The same, its wall time added to verify_s (evaluation_times).
+verdict run_every_copy(const graph_replay::runner &run, const copy_check &check,
+                       std::size_t copies, stream &s, double &verify_s) {
+  const auto begin = std::chrono::steady_clock::now();
+  const verdict v = run_every_copy(run, check, copies, s);
+  verify_s += seconds_since(begin);
   return v;
 }
 
@@ -48,7 +58,7 @@ sampled_copies sample_copies(const graph_replay::runner &run, const copy_check &
                              std::size_t copies, stream &s, l2_flush &flush,
                              const evaluate_options &options) {
   sampled_copies out;
-  out.before = run_every_copy(run, check, copies, s); // also the warm-up runs
+  out.before = run_every_copy(run, check, copies, s, out.verify_s); // also the warm-up runs
   if (!out.before.ok) return out;
 
   const auto graphs = replay_of(run, copies, s.get(), options);
@@ -62,7 +72,7 @@ sampled_copies sample_copies(const graph_replay::runner &run, const copy_check &
   if (options.hot && out.cold.stopped != stop_reason::outpaced)
     out.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
 
-  out.after = run_every_copy(run, check, copies, s);
+  out.after = run_every_copy(run, check, copies, s, out.verify_s);
   return out;
 }
 

@@ -33,9 +33,9 @@ timing sample(const std::function<void(cudaStream_t)> &enqueue, cudaStream_t s,
       stop.record(s);
     }
     t.samples_s.push_back(elapsed_seconds(start, stop));
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    const double elapsed = seconds_since(begin);
     t.stopped = should_stop(rule, t.samples_s, elapsed);
+    t.wall_s = elapsed;
     if (t.stopped != stop_reason::keep_going) break;
   }
   t.stats = summarize(t.samples_s);
