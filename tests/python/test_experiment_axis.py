@@ -76,20 +76,25 @@ def test_the_determinism_cost_per_shape_is_the_recorded_one():
 
 
 def _with_transfer(tmp_path: Path, keep_ratio: bool = True) -> tuple[Path, list[float]]:
-    """A copy of the H100 file in which each row's run measured 'the other GPU's best': here
-    this GPU's second-best candidate, its median and ratio from the row's own candidates."""
+    """A copy of the H100 file as a --transfer run writes it: each row's 'other GPU's best'
+    (here this GPU's second-best candidate) timed beside its candidates under the name
+    "transfer <name>", with its median and its ratio to this run's own best. In the first
+    row it is made faster than that best (a transferred point may beat the tune): the
+    winner is still this GPU's own best."""
     raw = _raw(H100)
     ratios = []
-    for row in raw["rows"]:
+    for i, row in enumerate(raw["rows"]):
         ranked = sorted(row["tune"]["candidates"], key=lambda c: c["median_s"])
         second, best = ranked[1], ranked[0]
-        ratio = second["median_s"] / best["median_s"]
-        entry = {"from_device": "NVIDIA H200", "median_s": second["median_s"],
-                 "point": {k: second[k] for k in ("name", "variant", "launch")}}
+        median = 0.9 * best["median_s"] if i == 0 else second["median_s"]
+        point = {k: second[k] for k in ("name", "variant", "launch")}
+        row["tune"]["candidates"].append({**point, "name": f"transfer {second['name']}",
+                                          "batch_invariant": True, "median_s": median})
+        row["transfer"] = {"from_device": "NVIDIA H200", "point": point, "verified": True,
+                           "median_s": median}
         if keep_ratio:
-            entry["ratio_to_best"] = ratio
-        row["transfer"] = entry
-        ratios.append(ratio)
+            row["transfer"]["ratio_to_best"] = median / best["median_s"]
+        ratios.append(median / best["median_s"])
     path = tmp_path / "h100_with_transfer.json"
     path.write_text(json.dumps(raw))
     return path, ratios
@@ -105,11 +110,31 @@ def test_recorded_transfers_give_their_ratios_and_geometric_mean(cli, tmp_path, 
     (direction,) = report["transfers"]
     assert (direction["from"], direction["to"]) == ("NVIDIA H200", "NVIDIA H100 80GB HBM3")
     assert [t["ratio"] for t in direction["shapes"]] == pytest.approx(ratios)
-    assert all(t["ratio"] > 1 for t in direction["shapes"])  # a second best is slower
+    assert ratios[0] < 1 and all(r > 1 for r in ratios[1:])  # a second best is slower
     want = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
     assert direction["geomean"] == pytest.approx(want)
     assert f"Geometric mean {want:.3f} over {len(ratios)} shape(s)" in (
         out / "axis_experiment.md").read_text()
+    # the transferred point is not this GPU's winner, nor its batch_invariant best
+    for row, s in zip(_raw(H100)["rows"], report["gpus"][0]["shapes"]):
+        assert s["best"]["name"] == row["point"]["name"]
+        assert s["best_batch_invariant"]["name"] == row["tune"]["best_batch_invariant"]
+
+
+def test_a_transferred_point_that_failed_verification_has_no_ratio(cli, tmp_path):
+    path, ratios = _with_transfer(tmp_path)
+    raw = json.loads(path.read_text())
+    raw["rows"][1]["transfer"] = {"from_device": "NVIDIA H200", "verified": False,
+                                  "point": raw["rows"][1]["transfer"]["point"],
+                                  "median_s": None, "ratio_to_best": None}
+    path.write_text(json.dumps(raw))
+    report = axis.run([path], tmp_path / "axis")
+    (direction,) = report["transfers"]
+    assert direction["shapes"][1]["ratio"] is None
+    assert "verification" in direction["shapes"][1]["source"]
+    kept = ratios[:1] + ratios[2:]
+    assert direction["geomean"] == pytest.approx(
+        math.exp(sum(math.log(x) for x in kept) / len(kept)))
 
 
 def test_a_best_found_among_the_other_gpus_candidates_transfers(cli, tmp_path):

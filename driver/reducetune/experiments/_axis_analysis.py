@@ -91,11 +91,23 @@ def _median(c: Any) -> float | None:
     return float(v) if isinstance(v, (int, float)) and math.isfinite(v) and v > 0 else None
 
 
+def _transferred(row: dict[str, Any]) -> str | None:
+    """The name under which a --transfer run timed the other GPU's point among the row's
+    candidates (benchmarks/axis.py names it "transfer <its name>"), or None."""
+    t = row.get("transfer")
+    point = t.get("point") if isinstance(t, dict) else None
+    return f"transfer {point['name']}" if isinstance(point, dict) and point.get("name") else None
+
+
 def candidates(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """The row's measured candidates (a median time); a candidate screened out before its
-    median, or a file without candidates, leaves the row's best point and time if it has them."""
+    """The row's own measured candidates (a median time): neither one screened out before its
+    median nor the other GPU's point a --transfer run timed beside them (this GPU's tune did
+    not find it: it is the transfer's, not the winner's). A file without candidates leaves
+    the row's best point and time if it has them."""
     tune = row.get("tune") if isinstance(row.get("tune"), dict) else {}
-    cands = [c for c in tune.get("candidates") or [] if _median(c) is not None]
+    moved = _transferred(row)
+    cands = [c for c in tune.get("candidates") or []
+             if _median(c) is not None and c.get("name") != moved]
     point, best_s = row.get("point"), tune.get("best_s")
     if not cands and isinstance(point, dict) and _median({"median_s": best_s}):
         cands = [{**point, "median_s": best_s,
@@ -160,19 +172,23 @@ def _name(device: Any) -> str:
 
 def _recorded(s: dict[str, Any]) -> dict[str, Any] | None:
     """The transfer this GPU's run measured (--transfer): its ratio to this GPU's best as the
-    run gave it, else its median over this file's best median."""
+    run gave it, else its median over this file's best median; a point that failed this
+    GPU's verification has no ratio."""
     t = s["recorded_transfer"]
     if not t or not s["best"]:
         return None
+    point = t.get("point")
+    found = {"from": _name(t.get("from_device")), "median_s": _median(t),
+             "point": point.get("name") or point.get("variant")
+             if isinstance(point, dict) else point}
+    if t.get("verified") is False:
+        return {**found, "ratio": None, "source": "failed this GPU's verification"}
     ratio = t.get("ratio_to_best")
     if not isinstance(ratio, (int, float)) and _median(t):
         ratio = _median(t) / s["best"]["median_s"]
     if not isinstance(ratio, (int, float)) or ratio <= 0:
         return None
-    point = t.get("point")
-    name = point.get("name") or point.get("variant") if isinstance(point, dict) else point
-    return {"from": _name(t.get("from_device")), "point": name, "ratio": float(ratio),
-            "median_s": _median(t), "source": "measured by this GPU's run (--transfer)"}
+    return {**found, "ratio": float(ratio), "source": "measured by this GPU's run (--transfer)"}
 
 
 def _among_candidates(s: dict[str, Any], other: dict[str, Any] | None,
@@ -209,7 +225,7 @@ def transfers(gpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 directions.setdefault(key, []).append(
                     {**t, **{k: s[k] for k in ("dtype", "op", "kind", "r", "outer_inner")}})
     return [{"from": a, "to": b, "shapes": rows,
-             "geomean": geomean([t["ratio"] for t in rows])}
+             "geomean": geomean([t["ratio"] for t in rows if t["ratio"] is not None])}
             for (a, b), rows in directions.items()]
 
 

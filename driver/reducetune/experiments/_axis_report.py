@@ -117,10 +117,10 @@ def _transfers(report: dict[str, Any]) -> list[str]:
         lines += [f"### tuned on the {d['from']}, run on the {d['to']}", "",
                   "| type | kind | r | outer·inner | the other's best | ratio | source |",
                   "|---|---|---|---|---|---|---|"]
-        lines += [f"| {t['dtype']} | {_shape(t)} | {t['point']} | {t['ratio']:.3f} | "
+        lines += [f"| {t['dtype']} | {_shape(t)} | {t['point']} | {_x(t['ratio'], '.3f')} | "
                   f"{t['source']} |" for t in d["shapes"]]
-        worst = max(t["ratio"] for t in d["shapes"])
-        lines += ["", f"Geometric mean {_x(d['geomean'], '.3f')} over {len(d['shapes'])} "
-                      f"shape(s); worst {worst:.3f}.", ""]
+        ratios = [t["ratio"] for t in d["shapes"] if t["ratio"] is not None]
+        lines += ["", f"Geometric mean {_x(d['geomean'], '.3f')} over {len(ratios)} "
+                      f"shape(s); worst {_x(max(ratios, default=None), '.3f')}.", ""]
     return lines
 
