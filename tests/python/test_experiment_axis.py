@@ -212,3 +212,17 @@ def test_a_file_that_is_no_axis_benchmark_json_is_refused_in_one_line(cli, tmp_p
 def test_missing_or_repeated_inputs_are_refused(cli, tmp_path, args, message):
     code, _, err = cli("experiment", "axis", *args, "--out", tmp_path / "axis")
     assert code == 2 and message in err, err
+
+
+def test_the_committed_report_is_the_one_the_committed_inputs_rebuild(tmp_path, monkeypatch):
+    """docs/research/axis/ is what --replay of the two committed JSONs writes (all but the
+    first bullet: the command line and the day it was built): regenerate it when an input or
+    the report changes (its command is that bullet)."""
+    committed = REPO / "docs" / "research" / "axis" / "axis_experiment.md"
+    inputs = [p.relative_to(REPO) for p in (H100, H200)]
+    monkeypatch.chdir(REPO)  # the report names its inputs as given: relative to the repository
+    axis.run(inputs, tmp_path / "axis")
+    rebuilt = (tmp_path / "axis" / "axis_experiment.md").read_text().splitlines()
+    kept = committed.read_text().splitlines()
+    assert kept[2].startswith("- Command: `reducetune experiment axis ")
+    assert kept[:2] + kept[3:] == rebuilt[:2] + rebuilt[3:]

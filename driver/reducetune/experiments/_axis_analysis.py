@@ -134,10 +134,17 @@ def analyse(data: dict[str, Any]) -> dict[str, Any]:
     strategies = Strategies(device)
     return {"device": device.get("name"), "uuid": device.get("uuid"),
             "date": data.get("date"), "commit": data.get("commit"),
-            "command": data.get("command"),
+            "command": data.get("command"), "protocol": _protocol(data),
             "skipped": [{"dtype": OLD_DTYPE, **k} for k in data.get("skipped") or []
                         if isinstance(k, dict) and {"kind", "r", "total"} <= k.keys()],
             "shapes": [_shape(row, device, strategies) for row in data["rows"]]}
+
+
+def _protocol(data: dict[str, Any]) -> str | None:
+    """How the run tuned its points, in its own words (None: the file does not say)."""
+    said = data.get("protocol")
+    point = said.get("reducetune_point") if isinstance(said, dict) else None
+    return point if isinstance(point, str) else None
 
 
 def _shape(row: dict[str, Any], device: dict[str, Any], strategies: Strategies

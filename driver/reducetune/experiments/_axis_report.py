@@ -32,15 +32,16 @@ def markdown(report: dict[str, Any], images: list[str]) -> str:
              "how a best transfers", "",
              f"- Command: `{report['command']}`; report built {report['date']} (UTC) from the "
              "axis benchmark JSON(s) below (no GPU): every number is read from them.",
-             "- Times: the benchmark's on-the-spot tune per shape (the axis family's presets and "
-             "a neighbourhood of the best two, each verified against float64), hot data, CUDA "
-             "events, candidates in rotating rounds, the median. % of peak counts bytes read + "
-             "written against the GPU's HBM peak. A point's strategy is the axis space's "
-             "reading of its variant (the core's), not a parse here.", "",
+             "- Times: the medians of each benchmark run's on-the-spot tune per shape, as its "
+             "protocol (below) states. % of peak counts bytes read + written against the GPU's "
+             "HBM peak. A point's strategy is the axis space's reading of its variant (the "
+             "core's), not a parse here.", "",
              "| GPU | input | benchmark run (UTC) | commit | benchmark command |",
              "|---|---|---|---|---|"]
     lines += [f"| {g['device']} | `{g['path']}` | {g['date'] or '–'} | {g['commit'] or '–'} | "
               f"`{g['command'] or '–'}` |" for g in report["gpus"]]
+    lines += [""] + [f"- How the {g['device']}'s points were tuned: {g['protocol']}"
+                     for g in report["gpus"] if g["protocol"]]
     lines += [line for g in report["gpus"] for line in _skipped(g)]
     return "\n".join(lines + _winners(report, images) + _costs(report, images)
                      + _transfers(report)) + "\n"
