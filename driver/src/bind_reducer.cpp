@@ -140,14 +140,17 @@ void bind_axis(nb::class_<rt::reducer> &reducer, nb::module_ &m) {
            nb::arg("outer"), nb::arg("r"), nb::arg("inner"), nb::arg("device") = -1);
   m.def("axis_rule",
         [](std::uint64_t outer, std::uint64_t r, std::uint64_t inner,
-           const std::string &determinism) {
-          const auto pick =
-              rt::axis_rule({outer, r, inner}, rt::axis_determinism_from(determinism));
+           const std::string &determinism, const std::string &dtype) {
+          const auto pick = rt::axis_rule({outer, r, inner},
+                                          rt::axis_determinism_from(determinism),
+                                          rt::dtype_from_string(dtype));
           return nb::make_tuple(pick.preset, pick.why);
         },
         nb::arg("outer"), nb::arg("r"), nb::arg("inner"), nb::arg("determinism") = "run_to_run",
+        nb::arg("dtype") = "float32",
         "The axis call's built-in rule (runtime/axis_dispatch.hpp): (preset, why); "
-        "determinism run_to_run or batch_invariant (chosen from r and inner alone).");
+        "determinism run_to_run or batch_invariant (chosen from r and inner alone); the "
+        "element type picks 16-byte loads for short rows of the 2-byte types.");
   m.def(
       "axis_levels",
       [] {

@@ -68,7 +68,7 @@ def unit_order(configs: list[TuneConfig]) -> list[tuple[int, Unit]]:
 def unit_config(config: TuneConfig, unit: Unit) -> TuneConfig:
     """The config of one unit's study: an axis study's base preset resolved for its shape
     (tuning/shapes.py, RULE_PRESET)."""
-    base = base_preset_for(config.base_preset, unit)
+    base = base_preset_for(config.base_preset, unit, config.dtype)
     return config if base == config.base_preset else replace(config, base_preset=base)
 
 

@@ -51,11 +51,12 @@ GRIDS: dict[str, list[Shape]] = {
 RULE_PRESET = "rule"
 
 
-def base_preset_for(base_preset: str, unit: Unit) -> str:
-    """The preset a study of this unit measures first: RULE_PRESET resolved for its shape."""
+def base_preset_for(base_preset: str, unit: Unit, dtype: str = "float32") -> str:
+    """The preset a study of this unit measures first: RULE_PRESET resolved for its shape
+    and element type."""
     if base_preset != RULE_PRESET:
         return base_preset
-    return str(_core.axis_rule(*unit_shape(unit))[0])
+    return str(_core.axis_rule(*unit_shape(unit), dtype=dtype)[0])
 
 
 _SEPARATORS = re.compile(r"[,\s]+")

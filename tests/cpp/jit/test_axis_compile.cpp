@@ -62,6 +62,12 @@ TEST_CASE("Every axis preset is a valid point for every type and operator, and c
       const search_space s(f, t, o, sm90);
       for (const auto &p : s.presets()) {
         INFO(p.name << " " << to_string(t) << "." << to_string(o));
+        // one exception: a vec 8 preset serves the 2-byte types only (16-byte loads), and is
+        // refused for the wider ones; every other preset is valid for every type
+        if (let_of(s, point{p.point, p.launch}, "vec") == 8 && size_of(t) != 2) {
+          CHECK(s.check(p.point, p.launch).reasons().find("16 bytes") != std::string::npos);
+          continue;
+        }
         REQUIRE(s.check(p.point, p.launch).reasons() == "");
         strategies.insert(to_string(p.point.values.front()));
         requests.push_back(request_for(f, p.point, 90));
@@ -217,6 +223,7 @@ TEST_CASE("An axis point is no whole-array point: the whole-array launchers refu
     REQUIRE_FALSE(s.presets().empty());
     for (const auto &p : s.presets()) {
       INFO(p.name);
+      if (!s.check(p.point, p.launch).ok()) continue; // a vec 8 preset: 2-byte types only
       CHECK_FALSE(s.plan_launch(p.point, p.launch).whole_array_abi);
       const auto rule = db::launch_rule_of(s, point{p.point, p.launch});
       REQUIRE(std::holds_alternative<std::string>(rule));

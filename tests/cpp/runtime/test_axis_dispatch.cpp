@@ -92,6 +92,37 @@ TEST_CASE("every preset the axis rule names is a valid batch_invariant point for
     }
 }
 
+TEST_CASE("short rows of the 2-byte types get 16-byte loads: a preset valid for them only",
+          "[runtime][axis]") {
+  const auto lib = template_library::embedded();
+  const family f = family::load(lib, "axis");
+  for (const auto level : axis_determinisms)
+    for (const std::uint64_t r : {2, 8, 16, 17}) {
+      const reduction_shape shape{1 << 20, r, 1};
+      for (const dtype t : {dtype::float16, dtype::bfloat16}) {
+        const auto pick = axis_rule(shape, level, t);
+        INFO(to_string(t) << " r=" << r << " " << to_string(level));
+        CHECK(pick.preset == (r <= 16 ? "staged_short_rows_vec8" : "group_short_rows"));
+        const search_space s(f, t, reduce_op::sum, hopper());
+        const auto p = s.base(pick.preset, {false, true});
+        REQUIRE(p);
+        CHECK(s.check(*p).ok());
+        auto sc = s.scope_for(p->compile, p->launch);
+        CHECK(expression::parse("batch_invariant").eval_int(sc) == 1);
+        CHECK(expression::parse("vec").eval_int(sc) == (r <= 16 ? 8 : 1));
+      }
+      for (const dtype t : {dtype::int32, dtype::float32, dtype::float64, dtype::int64})
+        CHECK(axis_rule(shape, level, t).preset == axis_rule(shape, level).preset);
+      // vec 8 is refused for the wider types (base() substitutes another preset): the rule
+      // must not name it for them
+      const search_space wide(f, dtype::float32, reduce_op::sum, hopper());
+      const auto sub = wide.base("staged_short_rows_vec8", {false, true});
+      REQUIRE(sub);
+      auto wsc = wide.scope_for(sub->compile, sub->launch);
+      CHECK(expression::parse("vec").eval_int(wsc) != 8);
+    }
+}
+
 TEST_CASE("a per-shape table answers its shape, else its nearest shape of the same kind",
           "[runtime][axis]") {
   const std::vector<axis_entry> table = {

@@ -2,6 +2,7 @@
 
 #include "reducetune/db/shape_rule.hpp"
 #include "reducetune/errors.hpp"
+#include "reducetune/space/element.hpp"
 
 namespace reducetune {
 namespace {
@@ -17,8 +18,9 @@ constexpr std::uint64_t few = 8;              // r at most this: a thread per ou
 // (52 % at rows of 16) issue loads whose lanes lie a row apart. Measured on an H100
 // (docs/results/h100_2026-11-26_axis_gpu_tests, scripts/device-jobs/axis_short_rows.py):
 // staged_short_rows 79-83 % of the peak at rows of 2, 8 and 16 in float32 against
-// thread_columns' 54-77 %; in bfloat16 58 %, where staged with vec 8 reaches 73 % (this rule
-// does not know the type yet, and vec 8 is not valid for 4- and 8-byte types).
+// thread_columns' 54-77 %; in bfloat16 58 %, where staged with vec 8 (16-byte loads) reaches
+// 73 %: the 2-byte types get staged_short_rows_vec8 (vec 8 is not valid for 4- and 8-byte
+// types).
 constexpr std::uint64_t staged_row = 16;
 constexpr std::uint64_t short_row = 256;      // rows up to this: sub-warp groups of 8 lanes
 constexpr std::uint64_t warp_row = 1u << 14;  // rows up to this: a warp per row
@@ -33,7 +35,10 @@ constexpr std::uint64_t narrow = 16;          // fewer columns: 4-column tiles, 
 constexpr std::uint64_t split_row = 1u << 18;
 constexpr std::uint64_t split_column = 1u << 14;
 
-axis_rule_pick row_rule(const reduction_shape &s) {
+axis_rule_pick row_rule(const reduction_shape &s, dtype t) {
+  if (s.r <= staged_row && size_of(t) == 2)
+    return {"staged_short_rows_vec8", "rows of at most 16 elements of a 2-byte type: whole rows "
+                                      "staged through shared memory with 16-byte loads"};
   if (s.r <= staged_row)
     return {"staged_short_rows", "rows of at most 16 elements: whole rows staged through "
                                  "shared memory, a thread per row"};
@@ -56,9 +61,9 @@ axis_rule_pick column_rule(const reduction_shape &s) {
   return {"tile_few_columns", "fewer than 16 columns, too few tiles: 4-column tiles, r split 512"};
 }
 
-axis_rule_pick invariant_row_rule(const reduction_shape &s) {
+axis_rule_pick invariant_row_rule(const reduction_shape &s, dtype t) {
   if (s.r <= warp_row)
-    return row_rule(s); // r alone already
+    return row_rule(s, t); // r alone already
   if (s.r <= split_row)
     return {"block_rows", "batch_invariant rows of 2^14 to 2^18 elements: a block per row"};
   return {"split_long_rows", "batch_invariant rows over 2^18 elements: 32 blocks per row"};
@@ -103,10 +108,10 @@ const axis_entry *table_entry(const std::vector<axis_entry> &table, const reduct
   return i ? &table[*i] : nullptr;
 }
 
-axis_rule_pick axis_rule(const reduction_shape &s, axis_determinism d) {
+axis_rule_pick axis_rule(const reduction_shape &s, axis_determinism d, dtype t) {
   if (d == axis_determinism::batch_invariant)
-    return s.inner == 1 ? invariant_row_rule(s) : invariant_column_rule(s);
-  return s.inner == 1 ? row_rule(s) : column_rule(s);
+    return s.inner == 1 ? invariant_row_rule(s, t) : invariant_column_rule(s);
+  return s.inner == 1 ? row_rule(s, t) : column_rule(s);
 }
 
 } // namespace reducetune

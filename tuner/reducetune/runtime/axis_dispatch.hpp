@@ -58,13 +58,16 @@ inline constexpr axis_determinism axis_determinisms[] = {axis_determinism::run_t
 // may be reduced in another order in a larger batch. Under batch_invariant it looks at r and
 // inner only: rows of 2^14 to 2^18 elements get a block each, longer ones 32 blocks each;
 // columns split r (8 or 512 blocks) only from r = 2^14 on, where the partials stay within
-// 1/32 of the input however many outputs there are.
+// 1/32 of the input however many outputs there are. The element type matters only for short
+// staged rows: 2-byte types read them with 16-byte loads (staged_short_rows_vec8), which 4- and
+// 8-byte types cannot (vec 8 is valid for the 2-byte types only).
 struct axis_rule_pick {
   std::string preset;
   std::string why;
 };
 [[nodiscard]] axis_rule_pick axis_rule(const reduction_shape &s,
-                                       axis_determinism d = axis_determinism::run_to_run);
+                                       axis_determinism d = axis_determinism::run_to_run,
+                                       dtype t = dtype::float32);
 
 // What reducer::reduce_axis launches for one shape on the current device, and why.
 struct axis_choice {

@@ -69,7 +69,7 @@ std::unique_ptr<axis_device::prepared> axis_device::prepare(const axis_entry *en
       return nullptr;
     }
   } else {
-    const axis_rule_pick pick = axis_rule(shape, level());
+    const axis_rule_pick pick = axis_rule(shape, level(), m_context.type);
     // base(): the preset, or the family's first valid one where it is invalid for this type
     out->p = s.base(pick.preset, {false, true});
     if (!out->p || !invariant_enough(s, *out->p, shape))
@@ -108,7 +108,7 @@ const axis_device::prepared &axis_device::point_for(const reduction_shape &shape
 }
 
 const axis_device::prepared &axis_device::rule_point(const reduction_shape &shape) {
-  auto &slot = m_points["rule " + axis_rule(shape, level()).preset];
+  auto &slot = m_points["rule " + axis_rule(shape, level(), m_context.type).preset];
   if (!slot)
     slot = prepare(nullptr, false, shape);
   return *slot;
@@ -173,7 +173,7 @@ axis_choice axis_device::choice(const reduction_shape &shape) {
   axis_choice c = pl.point->choice;
   // one prepared point serves several shapes: this shape's reason
   if (c.source == "rule")
-    c.why = axis_rule(shape, level()).why;
+    c.why = axis_rule(shape, level(), m_context.type).why;
   else if (const auto [entry, tuned] = entry_for(shape); entry != nullptr)
     c.why = why_of(*entry, tuned);
   c.batch_invariant = pl.plan.batch_invariant;
