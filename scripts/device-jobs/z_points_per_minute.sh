@@ -50,6 +50,12 @@ run new
   python3 scripts/device-jobs/z_summary.py header
   python3 scripts/device-jobs/z_summary.py units "$W/old.json" e304aed
   python3 scripts/device-jobs/z_summary.py units "$W/new.json" new
+  echo
+  echo "Where measuring went (the run's \"time\"; parts from the evaluators' own times, summed):"
+  echo
+  python3 scripts/device-jobs/z_summary.py time-header
+  python3 scripts/device-jobs/z_summary.py time "$W/old.json" e304aed
+  python3 scripts/device-jobs/z_summary.py time "$W/new.json" new
 } > "$W/summary.md" 2>> "$W/job.log"
 rm -f "$W"/*.db "$W"/*.db.studies.journal
 z_pack

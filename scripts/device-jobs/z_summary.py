@@ -6,6 +6,10 @@ report: each unit's best deterministic point against CUB measured in the same ru
     z_summary.py header                     the rows' header
     z_summary.py units RUN.json [LABEL]     one markdown row: units at >= 0.98 and >= 1.0 x CUB,
                                             the lowest and where, float32 sum 2^30 % of peak
+    z_summary.py time-header                the time rows' header
+    z_summary.py time RUN.json [LABEL]      one markdown row: where measuring went (its "time":
+                                            tuning/timing.py, measuring_parts), summed over
+                                            the workers; "-" where the run reported no parts
 
 A document is one workload's ({"sizes": [...]}), several ({"runs": [...]}), or a --devices
 run's ({"workers": [...]}, each worker one of those).
@@ -60,13 +64,42 @@ HEADER = ("| run | units | >= 0.98 x CUB | >= 1.0 x CUB | lowest x CUB | float32
           "% of peak | points measured |\n|---|---|---|---|---|---|---|")
 
 
+PARTS = ("compile_s", "prepare_s", "sampling_s", "verify_s", "other_s")
+TIME_HEADER = ("| run | evaluations | measuring s | ms per evaluation | compile s | prepare s | "
+               "sampling s | verify s | other s |\n|---|---|---|---|---|---|---|---|---|")
+
+
+def _times(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The document's breakdowns: its own "time", or each worker's."""
+    if "workers" in doc:
+        return [t for w in doc["workers"] for t in _times(w)]
+    return [doc["time"]] if isinstance(doc.get("time"), dict) else []
+
+
+def time_row(doc: dict[str, Any], label: str) -> str:
+    """Measuring and its parts, seconds summed over the workers."""
+    times = _times(doc)
+    measuring = sum(float(t["phases"]["measuring"]) for t in times)
+    parts = [t.get("measuring_parts") for t in times]
+    if not times or not all(parts):
+        return f"| {label} | - | {measuring:.1f} | - |" + " - |" * len(PARTS)
+    evaluations = sum(int(p["evaluations"]) for p in parts)
+    per = 1000 * measuring / evaluations if evaluations else 0.0
+    return (f"| {label} | {evaluations} | {measuring:.1f} | {per:.1f} | "
+            + " | ".join(f"{sum(float(p[k]) for p in parts):.1f}" for k in PARTS) + " |")
+
+
 def main(argv: list[str]) -> int:
-    if argv[0] == "header":
-        print(HEADER)
+    if argv[0] in ("header", "time-header"):
+        print(HEADER if argv[0] == "header" else TIME_HEADER)
         return 0
     with open(argv[1]) as f:
         doc = json.load(f)
-    print(points(doc) if argv[0] == "points" else units_row(doc, argv[2] if argv[2:] else argv[1]))
+    label = argv[2] if argv[2:] else argv[1]
+    if argv[0] == "points":
+        print(points(doc))
+    else:
+        print(time_row(doc, label) if argv[0] == "time" else units_row(doc, label))
     return 0
 
 

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from reducetune.evaluate.base import percent_of
 from reducetune.tuning.shapes import unit_text
-from reducetune.tuning.timing import PHASES
+from reducetune.tuning.timing import MEASURING_PARTS, PHASES
 
 
 def _fmt(v: Any, spec: str) -> str:
@@ -109,7 +109,7 @@ def time_table(workers: list[tuple[str, dict[str, Any]]], wall_s: float | None =
     """One row per worker (its name and ``time`` document): seconds per phase, and the share
     of its wall time in brackets. With ``wall_s`` (a --devices run's whole command), ``idle``
     is that less the worker's own wall time (its start, and its wait for the others)."""
-    t = Table(title="where the time went (s; % of wall)")
+    t = Table(title="where the time went (s; % of wall)", caption_justify="left")
     phases = [*PHASES, *(["idle"] if wall_s is not None else [])]
     for c in ("worker", "points", "points/s", "wall", *phases):
         t.add_column(c, justify="left" if c == "worker" else "right", no_wrap=True)
@@ -122,4 +122,19 @@ def time_table(workers: list[tuple[str, dict[str, Any]]], wall_s: float | None =
         t.add_row(name, str(doc["points"]), f"{doc['points_per_s']:.1f}", f"{wall:.2f}",
                   *(f"{seconds[p]:.2f} ({percent_of(seconds[p], wall) or 0.0:.0f}%)" if wall else "-"
                     for p in phases))
+    parts = [f"{name}: {line}" for name, doc in workers if (line := measuring_text(doc))]
+    t.caption = "\n".join(parts) or None
     return t
+
+
+def measuring_text(doc: dict[str, Any]) -> str | None:
+    """Measuring's parts (tuning/timing.py, summed over the evaluations), seconds and share of
+    measuring, in one line; None where the results reported no times (a replay, an older run)."""
+    parts = doc.get("measuring_parts") or {}
+    if not parts.get("evaluations"):
+        return None
+    total = doc["phases"]["measuring"]
+    shown = [(k.removesuffix("_s"), float(parts.get(k) or 0.0))
+             for k in (*MEASURING_PARTS, "other_s")]
+    return (f"measuring, {parts['evaluations']} evaluations: "
+            + ", ".join(f"{k} {v:.2f} s ({percent_of(v, total) or 0.0:.0f}%)" for k, v in shown))

@@ -100,7 +100,7 @@ def _answer(proposal: Proposal, evaluation: Evaluation, result: SizeResult,
         with phase("measuring"):  # timed here, not by a wrapper the point would pass through
             measured = evaluation.evaluator.evaluate(point, evaluation.problem, evaluation.data,
                                                      **race)
-        point_measured()  # the run's first and last points (a --devices run's span)
+        point_measured(measured)  # first and last points (a --devices run), its times
         source, row = evaluation.answer(point, measured)
     if source == KNOWN:
         outcome = "served" if new else "repeat"

@@ -18,6 +18,14 @@ Phases (PHASES):
 - ``tuner``: the rest of the run (checking points, the budget, opening studies): wall time
   less the phases above.
 
+Measuring's parts (MEASURING_PARTS, the ``measuring_parts`` of ``to_json``): what the
+evaluator's results say of their own time (``times`` of a result: measure/measurement.hpp,
+evaluation_times), summed over the run's evaluations: ``compile_s`` (NVRTC or the build cache's
+lookup), ``prepare_s`` (input data, reference, buffers, module, graphs), ``sampling_s`` (the
+timed loops, L2 flushes and syncs included), ``verify_s`` (each copy run and checked before and
+after sampling); ``other_s`` is measuring less those (the worker's round trip, the streaming
+ceiling, a recording's rows in replay); ``evaluations`` counts the results that had times.
+
 A ``--devices`` run adds ``idle`` per worker: the command's wall time less the worker's, and
 splits it into ``start_s`` (from the command's start to the worker's run: its process, imports,
 the results file and the studies' storage opened) and ``wait_s`` (from its end to the last
@@ -36,11 +44,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PHASES", "Breakdown", "TimedEvaluator", "TimedStore", "current", "measured",
-           "phase", "timed_lock", "timed_storage", "running"]
+__all__ = ["MEASURING_PARTS", "PHASES", "Breakdown", "TimedEvaluator", "TimedStore", "current",
+           "measured", "phase", "timed_lock", "timed_storage", "running"]
 
 PHASES = ("measuring", "compiling", "lock_wait", "storage_read", "storage_write", "sampler",
           "results", "tuner")
+# The parts of measuring an evaluator's result reports (its "times"), in the order they happen.
+MEASURING_PARTS = ("compile_s", "prepare_s", "sampling_s", "verify_s")
 
 # Optuna's storage API (optuna.storages.BaseStorage) by what each call does to the storage.
 _WRITES = ("create_new_study", "delete_study", "set_study_user_attr", "set_study_system_attr",
@@ -84,6 +94,8 @@ class Breakdown:
         self.wall_s = 0.0
         self.thread = threading.get_ident()
         self._stack: list[list[Any]] = []  # [phase, when it (last) resumed]
+        self.parts = dict.fromkeys(MEASURING_PARTS, 0.0)  # summed over the results' times
+        self.timed_results = 0
 
     def phase(self, name: str) -> _Phase:
         return _Phase(self, name)
@@ -112,19 +124,39 @@ class Breakdown:
             now = time.perf_counter() - self.began
             self.points_s = [self.points_s[0] if self.points_s else now, now]
 
+    def note_times(self, result: Any) -> None:
+        """Adds an evaluator result's own times (its ``times``: compile, prepare, sampling,
+        verify) to measuring's parts; a result without them (a recording's row, a worker's
+        crash) adds nothing."""
+        times = result.get("times") if isinstance(result, dict) else None
+        if not isinstance(times, dict):
+            return
+        for part in MEASURING_PARTS:
+            self.parts[part] += float(times.get(part) or 0.0)
+        self.timed_results += 1
+
+    def measuring_parts(self) -> dict[str, Any]:
+        """Measuring's parts, ``other_s`` (measuring less them) and ``evaluations``."""
+        parts: dict[str, Any] = dict(self.parts)
+        parts["other_s"] = max(0.0, self.seconds["measuring"] - sum(self.parts.values()))
+        parts["evaluations"] = self.timed_results
+        return parts
+
     def stop(self) -> None:
         if self.began is not None:
             self.wall_s = time.perf_counter() - self.began
 
     def to_json(self, points: int = 0) -> dict[str, Any]:
-        """{"wall_s", "points", "points_per_s", "phases": {phase: seconds}, "calls": {...}}:
-        ``tuner`` is the wall time the other phases leave."""
+        """{"wall_s", "points", "points_per_s", "phases": {phase: seconds}, "calls": {...},
+        "measuring_parts": {part: seconds, "other_s", "evaluations"}}: ``tuner`` is the wall
+        time the other phases leave."""
         phases = dict(self.seconds)
         phases["tuner"] = max(0.0, self.wall_s - sum(self.seconds.values()))
         first, last = self.points_s or (None, None)
         return {"wall_s": self.wall_s, "points": points,
                 "points_per_s": points / self.wall_s if self.wall_s else 0.0,
-                "phases": phases, "calls": dict(self.calls), "began_at": self.began_at,
+                "phases": phases, "calls": dict(self.calls),
+                "measuring_parts": self.measuring_parts(), "began_at": self.began_at,
                 "first_point_s": first, "last_point_s": last}
 
 
@@ -176,11 +208,27 @@ def phase(name: str) -> _Phase | _Untimed:
     return b.phase(name)
 
 
-def measured() -> None:
-    """Notes, in the current breakdown, that a point was measured now."""
+def measured(result: Any = None) -> None:
+    """Notes, in the current breakdown, that a point was measured now, and the evaluator's
+    result's own times (measuring's parts)."""
     b = _CURRENT[0]
     if b is not None:
         b.measured()
+        b.note_times(result)
+
+
+def _noting_times(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (an evaluator call returning a result) whose result's times are added to the
+    current breakdown's measuring parts, on its thread only."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        result = fn(*args, **kwargs)
+        b = _CURRENT[0]
+        if b is not None and threading.get_ident() == b.thread:
+            b.note_times(result)
+        return result
+
+    return call
 
 
 def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -242,7 +290,7 @@ class TimedEvaluator:
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
-        self.cub = timed("measuring", inner.cub)
+        self.cub = _noting_times(timed("measuring", inner.cub))
         self.ceiling_bytes_per_s = timed("measuring", inner.ceiling_bytes_per_s)
         self.precompile = timed("compiling", inner.precompile)
 
