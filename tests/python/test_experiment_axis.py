@@ -121,6 +121,17 @@ def test_recorded_transfers_give_their_ratios_and_geometric_mean(cli, tmp_path, 
         assert s["best_batch_invariant"]["name"] == row["tune"]["best_batch_invariant"]
 
 
+def test_a_recorded_transfer_stands_for_the_shape_in_place_of_the_candidates_lookup(tmp_path):
+    """Given both GPUs' files, a shape whose run recorded the H200's point counts once in the
+    H200 -> H100 direction, with the run's measurement, not also the candidates lookup."""
+    path, ratios = _with_transfer(tmp_path)
+    report = axis.run([path, H200], tmp_path / "axis")
+    (direction,) = [d for d in report["transfers"] if d["to"] == "NVIDIA H100 80GB HBM3"]
+    assert [t["r"] for t in direction["shapes"]] == [r["r"] for r in _raw(H100)["rows"]]
+    assert all("--transfer" in t["source"] for t in direction["shapes"])
+    assert [t["ratio"] for t in direction["shapes"]] == pytest.approx(ratios)
+
+
 def test_a_transferred_point_that_failed_verification_has_no_ratio(cli, tmp_path):
     path, ratios = _with_transfer(tmp_path)
     raw = json.loads(path.read_text())

@@ -216,17 +216,17 @@ def _among_candidates(s: dict[str, Any], other: dict[str, Any] | None,
 def transfers(gpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per direction (a best tuned on one GPU, run on another): per shape the ratio of its
     median to this GPU's best (1.00: as fast as this GPU's own best), and their geometric
-    mean. Recorded transfer entries first; else the other file's best found among this
-    file's candidates. Two files of one GPU (one UUID) make no direction."""
+    mean. A transfer entry the run recorded for a GPU first; else that GPU's file's best
+    found among this file's candidates. Two files of one GPU (one UUID) make no direction."""
     directions: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for here in gpus:
         others = [g for g in gpus if g is not here and
                   (g["uuid"] is None or g["uuid"] != here["uuid"])]
         for s in here["shapes"]:
-            found = _recorded(s)
-            found = [found] if found else [
-                t for o in others if (t := _among_candidates(
-                    s, _same_shape(o, s), o["device"])) is not None]
+            recorded = _recorded(s)
+            found = [recorded] if recorded else []
+            found += [t for o in others if not recorded or o["device"] != recorded["from"]
+                      if (t := _among_candidates(s, _same_shape(o, s), o["device"]))]
             for t in found:
                 key = (t["from"], here["device"])
                 directions.setdefault(key, []).append(
