@@ -237,3 +237,25 @@ def test_the_committed_report_is_the_one_the_committed_inputs_rebuild(tmp_path, 
     kept = committed.read_text().splitlines()
     assert kept[2].startswith("- Command: `reducetune experiment axis ")
     assert kept[:2] + kept[3:] == rebuilt[:2] + rebuilt[3:]
+
+
+def test_a_row_without_candidates_reports_what_it_recorded_and_a_bare_shape_as_not_measured(
+        tmp_path):
+    """Rows as older or trimmed files hold them: no candidates (the recorded best and best
+    batch_invariant times stand), no variant (no strategy), or no tune at all."""
+    best, bi = 2.0e-3, 2.1e-3
+    path = tmp_path / "bare.json"
+    path.write_text(json.dumps({"device": {"name": "Test GPU", "peak_bytes_per_s": 4e12},
+                                "rows": [
+        {"kind": "rows", "view": [1 << 23, 2, 1], "point": {"name": "warp_rows"},
+         "tune": {"best_s": best, "best_batch_invariant": "thread_columns",
+                  "best_batch_invariant_s": bi}},
+        {"kind": "columns", "view": [1, 16, 1 << 20]}]}))
+    report = axis.run([path], tmp_path / "axis")
+    measured, bare = report["gpus"][0]["shapes"]
+    assert measured["best"]["name"] == "warp_rows" and measured["best"]["strategy"] is None
+    assert measured["best_batch_invariant"]["name"] == "thread_columns"
+    assert measured["bi_cost_pct"] == pytest.approx(100 * (bi / best - 1))
+    assert bare["best"] is None and bare["bi_cost_pct"] is None and bare["pct_peak"] is None
+    assert "| columns | 2^4 | 2^20 | – | not measured |" in (
+        tmp_path / "axis" / "axis_experiment.md").read_text()

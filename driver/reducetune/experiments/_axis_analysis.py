@@ -103,16 +103,25 @@ def candidates(row: dict[str, Any]) -> list[dict[str, Any]]:
     """The row's own measured candidates (a median time): neither one screened out before its
     median nor the other GPU's point a --transfer run timed beside them (this GPU's tune did
     not find it: it is the transfer's, not the winner's). A file without candidates leaves
-    the row's best point and time if it has them."""
+    what the row recorded of its bests (_recorded_bests)."""
     tune = row.get("tune") if isinstance(row.get("tune"), dict) else {}
     moved = _transferred(row)
     cands = [c for c in tune.get("candidates") or []
              if _median(c) is not None and c.get("name") != moved]
-    point, best_s = row.get("point"), tune.get("best_s")
-    if not cands and isinstance(point, dict) and _median({"median_s": best_s}):
-        cands = [{**point, "median_s": best_s,
-                  "batch_invariant": bool(point.get("batch_invariant"))}]
-    return cands
+    return cands or _recorded_bests(row.get("point"), tune)
+
+
+def _recorded_bests(point: Any, tune: dict[str, Any]) -> list[dict[str, Any]]:
+    """A row without candidates: the best point with its time, and the best batch_invariant
+    point's name and time, as the row recorded them (none where it did not)."""
+    out = []
+    if isinstance(point, dict) and _median({"median_s": tune.get("best_s")}):
+        out.append({**point, "median_s": tune["best_s"],
+                    "batch_invariant": bool(point.get("batch_invariant"))})
+    if _median({"median_s": tune.get("best_batch_invariant_s")}):
+        out.append({"name": tune.get("best_batch_invariant"), "batch_invariant": True,
+                    "median_s": tune["best_batch_invariant_s"]})
+    return out
 
 
 def _entry(c: dict[str, Any], strategy: str | None) -> dict[str, Any]:

@@ -99,10 +99,10 @@ def _costs(report: dict[str, Any], images: list[str]) -> list[str]:
         costs = [s["bi_cost_pct"] for s in g["shapes"] if s["bi_cost_pct"] is not None]
         if costs:
             free = sum(1 for c in costs if c == 0)
-            lines += [f"- {g['device']}: batch invariance costs {min(costs):.2f}–"
-                          f"{max(costs):.2f} % over {len(costs)} shapes (nothing at {free}: the "
-                          "best point is batch_invariant)"]
-    return lines + [""]
+            lines.append(f"- {g['device']}: batch invariance costs {min(costs):.2f}–"
+                         f"{max(costs):.2f} % over {len(costs)} shapes (nothing at {free}: the "
+                         "best point is batch_invariant)")
+    return lines + ([""] if lines[-1] else [])
 
 
 def _transfers(report: dict[str, Any]) -> list[str]:
