@@ -17,12 +17,6 @@ const char *to_string(stop_reason r) noexcept {
 
 namespace {
 
-// Whether the samples so far already show the point slower than the caller's bound.
-bool outpaced(const stopping_rule &rule, std::span<const double> samples) {
-  if (rule.outpaced_above_s <= 0 || samples.size() < rule.outpaced_min_samples) return false;
-  return summarize(samples).median > rule.outpaced_above_s;
-}
-
 // Either noise (the header says why two): nvbench's rel_stddev, or the median's interval.
 bool converged(const stopping_rule &rule, const sample_statistics &s) {
   return s.rel_stddev < rule.max_noise || s.median_rel_halfwidth() <= rule.max_noise;
@@ -30,11 +24,17 @@ bool converged(const stopping_rule &rule, const sample_statistics &s) {
 
 } // namespace
 
+// The sampler asks after every sample while the GPU waits for the next one: the samples are
+// summarized once per call, for racing and convergence alike (a sort: ~2 us at 200 samples).
 stop_reason should_stop(const stopping_rule &rule, std::span<const double> samples,
                         double elapsed_s) {
-  if (outpaced(rule, samples)) return stop_reason::outpaced;
-  if (samples.size() < rule.min_samples) return stop_reason::keep_going;
+  // racing: the median of the first few samples may already show the point slower than the
+  // caller's bound
+  const bool racing = rule.outpaced_above_s > 0 && samples.size() >= rule.outpaced_min_samples;
+  if (!racing && samples.size() < rule.min_samples) return stop_reason::keep_going;
   const sample_statistics s = summarize(samples);
+  if (racing && s.median > rule.outpaced_above_s) return stop_reason::outpaced;
+  if (samples.size() < rule.min_samples) return stop_reason::keep_going;
   const bool enough_time = s.mean * static_cast<double>(samples.size()) >= rule.min_time_s;
   if (enough_time && converged(rule, s)) return stop_reason::converged;
   if (samples.size() >= rule.max_samples) return stop_reason::max_samples;
