@@ -90,18 +90,19 @@ def _heatmap(plt: Any, colours: dict[str, Any], gpu: dict[str, Any], dtype: str,
 
 
 def _cost_plot(plt: Any, report: dict[str, Any], path: Path) -> None:
-    """Per GPU, type and kind: batch_invariant best ÷ best − 1 (%) against log2 r."""
+    """Per GPU, type, total and kind: batch_invariant best ÷ best − 1 (%) against log2 r."""
     fig, ax = plt.subplots(figsize=(8, 4.5))
     markers = {"rows": "o", "columns": "s"}
     for gpu in report["gpus"]:
-        for dtype in sorted({s["dtype"] for s in gpu["shapes"]}):
-            for kind in KINDS:
-                pts = sorted((math.log2(s["r"]), s["bi_cost_pct"]) for s in gpu["shapes"]
-                             if s["dtype"] == dtype and s["kind"] == kind
-                             and s["bi_cost_pct"] is not None)
-                if pts:
-                    ax.plot(*zip(*pts), marker=markers[kind], ls="-",
-                            label=f"{gpu['device']} {dtype} {kind}")
+        # a line per type, total and kind: the same r at another total is another problem
+        for dtype, total, kind in sorted({(s["dtype"], s["total"], s["kind"])
+                                          for s in gpu["shapes"]}):
+            pts = sorted((math.log2(s["r"]), s["bi_cost_pct"]) for s in gpu["shapes"]
+                         if (s["dtype"], s["total"], s["kind"]) == (dtype, total, kind)
+                         and s["bi_cost_pct"] is not None)
+            if pts:
+                ax.plot(*zip(*pts), marker=markers[kind], ls="-",
+                        label=f"{gpu['device']} {dtype} 2^{total.bit_length() - 1} {kind}")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("log2 r")
     ax.set_ylabel("batch_invariant best / best − 1 (%)")
