@@ -72,7 +72,8 @@ def _protocol(args: argparse.Namespace) -> str:
     return (f"the tuned point and CUB's DeviceReduce measured alike in one worker, seconds "
             f"apart: L2 flushed before each cold sample, at least {MIN_SAMPLES} and at most "
             f"{args.max_samples} cold samples, stopping at {100 * MAX_NOISE:g} % relative "
-            f"standard deviation or after {args.sample_time:g} s; median and relative standard "
+            f"standard deviation or {100 * MAX_NOISE:g} % relative half-width of the median's "
+            f"95 % interval, or after {args.sample_time:g} s; median and relative standard "
             "deviation (rel_stddev) per point")
 
 

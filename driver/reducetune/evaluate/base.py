@@ -24,7 +24,8 @@ CEILING_WORKLOAD = {"dtype": "float32", "op": "sum", "n": 1 << 28, "data_pattern
 
 
 # The measurement protocol of issue 3, defined in C++ (measure/stopping_rule.hpp): at least
-# MIN_SAMPLES cold samples, stop once their relative standard deviation is below MAX_NOISE.
+# MIN_SAMPLES cold samples, stop once their relative standard deviation, or the relative
+# half-width of their median's 95 % interval, is MAX_NOISE or less.
 # Tuning changes only the caps (time, count) and hot samples. WORKLOAD_SEED is the data seed of
 # a workload that names none (verify/patterns.hpp). Kept here as names other modules import.
 MIN_SAMPLES: int = _core.MIN_SAMPLES
