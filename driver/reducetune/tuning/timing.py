@@ -24,7 +24,8 @@ evaluation_times), summed over the run's evaluations: ``compile_s`` (NVRTC or th
 lookup), ``prepare_s`` (input data, reference, buffers, module, graphs), ``sampling_s`` (the
 timed loops, L2 flushes and syncs included), ``verify_s`` (each copy run and checked before and
 after sampling); ``other_s`` is measuring less those (the worker's round trip, the streaming
-ceiling, a recording's rows in replay); ``evaluations`` counts the results that had times.
+ceiling, CUB's workload and compile, which its result does not report, a recording's rows in
+replay); ``evaluations`` counts the results that had times.
 
 A ``--devices`` run adds ``idle`` per worker: the command's wall time less the worker's, and
 splits it into ``start_s`` (from the command's start to the worker's run: its process, imports,
