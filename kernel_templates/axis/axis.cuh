@@ -33,7 +33,16 @@ __global__ void __launch_bounds__(BS)
   static_assert(S == 1 || St == strategy::split || St == strategy::tile,
                 "only split and tile divide r across blocks");
   if constexpr (St == strategy::thread) {
-    static_assert(L == 1 && VEC == 1, "a thread per output: one lane, scalar loads");
+    static_assert(L == 1, "a thread per output: one lane");
+    // VEC > 1: each thread owns VEC adjacent columns, read with vector loads (a column tile
+    // of one row of BS lanes: no tree, each column still combined in k order by one thread,
+    // the scalar form's order and bits). Rows (inner == 1) have no adjacent outputs to load.
+    if constexpr (VEC > 1) {
+      if (inner > 1) {
+        column_tiles<T, Op, BS, BS, UNROLL, VEC, 1>(in, out, outer, r, inner, partials);
+        return;
+      }
+    }
     rows_by_lanes<T, Op, BS, 1, UNROLL, 1>(in, out, outer, r, inner);
   } else if constexpr (St == strategy::group) {
     static_assert(L >= 2 && L <= 16, "sub-warp groups have 2 to 16 lanes");

@@ -112,6 +112,16 @@ TEST_CASE("every preset's shared_bytes is its kernels' static shared memory in t
         for (const auto &v : s.sample(12, 7))
           points.push_back(
               {"sampled " + to_label(f, v), point{v, s.valid_launch_configs(v).at(0)}, false});
+        // A thread per output with vector loads along inner (a one-row column tile: no tree,
+        // so no shared memory once compiled): every valid width, exactly.
+        if (f.name == "axis")
+          for (const std::int64_t vec : {2, 4, 8}) {
+            const point p = s.point_of({{"strategy", std::string("thread")},
+                                        {"block_size", std::int64_t{256}},
+                                        {"lanes", std::int64_t{1}}, {"vec", vec},
+                                        {"unroll", std::int64_t{4}}, {"split", std::int64_t{1}}});
+            if (s.check(p).ok()) points.push_back({"thread vec " + std::to_string(vec), p, true});
+          }
         std::vector<compile_request> requests;
         for (const auto &c : points) requests.push_back(request_for(f, c.p.compile, arch));
         const auto outcomes = jit.compile_batch(requests);
