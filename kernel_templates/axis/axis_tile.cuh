@@ -67,6 +67,10 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
   const unsigned long long chunk = sp.chunk;
   const bool aligned = VEC > 1 && inner % VEC == 0 &&
                        reinterpret_cast<unsigned long long>(in) % (VEC * sizeof(T)) == 0;
+  // A lane's VEC results are adjacent outputs too: one vector store where out allows it
+  // (strided scalar stores made a thread per output with vec 4 slower than with vec 1).
+  const bool out_aligned = VEC > 1 && inner % VEC == 0 &&
+                           reinterpret_cast<unsigned long long>(out) % (VEC * sizeof(T)) == 0;
   for (unsigned long long b = blockIdx.x; b < outer * tiles * sp.parts; b += gridDim.x) {
     const unsigned long long t = b / sp.parts, part = b % sp.parts, o = t / tiles;
     const unsigned long long c0 = (t % tiles) * width + tx * VEC;
@@ -98,14 +102,21 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
       for (unsigned e = 0; e < VEC; ++e) acc[e] = s[tx * VEC + e];
       __syncthreads(); // every lane has read its result before the next tile writes s
     }
-    if (ty == 0)
-      for (unsigned e = 0; e < columns; ++e) {
-        const unsigned long long j = o * inner + c0 + e;
-        if constexpr (S == 1)
-          out[j] = from_acc<T>(acc[e]);
-        else
-          partials[j * S + part] = acc[e];
+    if (ty == 0) {
+      const unsigned long long j0 = o * inner + c0;
+      if constexpr (S == 1) {
+        if (out_aligned && columns == VEC) {
+          vec<T, VEC> y;
+#pragma unroll
+          for (unsigned e = 0; e < VEC; ++e) y.v[e] = from_acc<T>(acc[e]);
+          *reinterpret_cast<vec<T, VEC> *>(out + j0) = y;
+        } else {
+          for (unsigned e = 0; e < columns; ++e) out[j0 + e] = from_acc<T>(acc[e]);
+        }
+      } else {
+        for (unsigned e = 0; e < columns; ++e) partials[(j0 + e) * S + part] = acc[e];
       }
+    }
   }
 }
 

@@ -65,6 +65,13 @@ class Tuner:
             self._reducers[key] = AxisReducer(self.dtype, self.op, table=table)
         return self._reducers[key]
 
+    def release(self) -> None:
+        """Drops this shape's reducers and the device memory they hold: a split point keeps
+        partials of outputs x split accumulators (32 GiB for a 512-way split of 2^24 columns),
+        and a hundred such reducers kept across shapes ran an H200 out of memory. Modules are
+        compiled once either way (the runtime's compile cache)."""
+        self._reducers.clear()
+
     def presets(self) -> list[Candidate]:
         return [Candidate(p.name, p.variant_label, p.launch_label) for p in self.space.presets()
                 if not p.reasons]

@@ -198,6 +198,7 @@ def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_lim
             break
         result["rows"].append(_row(s, tuners[s["dtype"]], jax, lib, samples,
                                    transfer.get(_key(s))))
+        tuners[s["dtype"]].release()
         torch.cuda.empty_cache()
         save(result)
         print(f"axis bench: {s['dtype']} {s['kind']} 2^{s['total'].bit_length() - 1} r={s['r']}: "
