@@ -205,3 +205,36 @@ def test_the_wrapper_asks_the_eager_path_first_and_the_operator_otherwise(monkey
         torch_op.reduce_axis(Plain((4, 6), world.float32, contiguous=False), "sum", 1, False)
     with pytest.raises(InvalidConfiguration, match="host"):
         torch_op.reduce_axis(Plain((4, 6), world.float32, cuda=False), "sum", 1, False)
+
+
+def test_a_forgotten_reducer_is_looked_up_again_and_only_its_own_launches_go():
+    """AxisReducer.close() makes the eager path let go of the closed reducer's launches (they
+    hold its C++ reducer, and the device memory close() frees), and of no one else's."""
+    world, reducer, call, asked = _setup()
+    x = Plain((3, 7, 5), world.float32)
+    call(x, "sum", 1, False, 4, None)
+    call(x, "sum", 1, False, 9, None)
+    call.forget(4)
+    call(x, "sum", 1, False, 4, None)
+    call(x, "sum", 1, False, 9, None)
+    assert asked == [("float32", "sum", 4), ("float32", "sum", 9), ("float32", "sum", 4)]
+
+
+def test_a_closed_axis_reducer_says_so_on_every_use(monkeypatch):
+    """close() swaps the C++ reducer for one that refuses every use with a clear message (no
+    AttributeError on None), and tells the eager path to forget it."""
+    from reducetune.errors import InvalidConfiguration
+    from reducetune.runtime import axis as axis_module
+    from reducetune.runtime import torch_op
+
+    forgotten = []
+    monkeypatch.setattr(torch_op, "forget_reducer", forgotten.append)
+    red = axis_module.AxisReducer.__new__(axis_module.AxisReducer)
+    red.id, red.dtype, red.op = 7, "float32", "sum"
+    red._core = FakeReducer()._core
+    red.close()
+    assert forgotten == [7]
+    with pytest.raises(InvalidConfiguration, match="closed"):
+        red.launch(0, (1, 2, 1), 0, 0, 0)
+    with pytest.raises(InvalidConfiguration, match="make a new one"):
+        red.choice(1, 2, 1)

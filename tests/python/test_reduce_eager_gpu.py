@@ -127,3 +127,32 @@ def test_the_eager_path_runs_on_the_current_stream(operator_calls):
     side.synchronize()
     assert operator_calls == []
     assert float((got.double() - (x.double() * 3).sum(dim=1)).abs().max()) <= 1e-1
+
+
+def test_close_frees_a_split_points_partials_and_refuses_later_calls():
+    """A 512-way split of 2^16 columns keeps 128 MiB of partials per stream: close() gives it
+    back (the axis benchmark ran an H200 out of memory before its reducers were closed), and
+    the eager path no longer reaches the closed reducer."""
+    from reducetune.errors import InvalidConfiguration
+    from reducetune.runtime.axis import AxisReducer
+
+    torch = _torch()
+    x = torch.randn(1024, 1 << 16, device="cuda")
+    from reducetune import _core
+
+    limits = reducetune.limits_for_arch(_core.query_device(0)["arch"])
+    p = next(p for p in reducetune.Space("axis", "float32", "sum", limits).presets()
+             if p.name == "tile_tall_columns")
+    red = AxisReducer("float32", "sum", table=[{"outer": 1, "r": 1024, "inner": 1 << 16,
+                                                 "variant": p.variant_label,
+                                                 "launch": p.launch_label}])
+    got = red(x, 0)
+    assert red.choice(1, 1024, 1 << 16)["split"] == 512
+    torch.testing.assert_close(got.double(), x.double().sum(0), rtol=1e-5, atol=1e-3)
+    torch.cuda.synchronize()
+    held = torch.cuda.mem_get_info()[0]
+    red.close()
+    torch.cuda.synchronize()
+    assert torch.cuda.mem_get_info()[0] - held >= (1 << 16) * 512 * 4  # its partials at least
+    with pytest.raises(InvalidConfiguration, match="closed"):
+        red(x, 0)

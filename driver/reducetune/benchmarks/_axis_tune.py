@@ -66,10 +66,12 @@ class Tuner:
         return self._reducers[key]
 
     def release(self) -> None:
-        """Drops this shape's reducers and the device memory they hold: a split point keeps
-        partials of outputs x split accumulators (32 GiB for a 512-way split of 2^24 columns),
-        and a hundred such reducers kept across shapes ran an H200 out of memory. Modules are
-        compiled once either way (the runtime's compile cache)."""
+        """Closes this shape's reducers, freeing the device memory they hold: a split point
+        keeps partials of outputs x split accumulators (32 GiB for a 512-way split of 2^24
+        columns), and the reducers kept across shapes ran an H200 out of memory. Modules are
+        compiled once either way (the runtime's compile cache on disk)."""
+        for reducer in self._reducers.values():
+            reducer.close()
         self._reducers.clear()
 
     def presets(self) -> list[Candidate]:

@@ -107,6 +107,14 @@ def _sources(db: str | os.PathLike | None, table: Any) -> tuple[str | None, str 
     return db, None, read_table(table)
 
 
+class _Closed:
+    """A closed AxisReducer's core: any call says so."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise InvalidConfiguration("this AxisReducer was closed (close() freed its device "
+                                   "memory): make a new one to reduce again")
+
+
 class AxisReducer:
     """Reductions along axes of one element type and operator (sum, mean, min, max, prod);
     ``db``: a results database, or ``table``: its exported JSON table (the tuned point of each
@@ -130,6 +138,14 @@ class AxisReducer:
                                    None, entries, determinism)
         self.id = len(AxisReducer._by_id)  # reducers live as long as the process, as reduce()'s
         AxisReducer._by_id.append(self)
+
+    def close(self) -> None:
+        """Frees what this reducer holds on the device (its modules and each stream's partials:
+        outputs x split accumulators for a point that splits r, gigabytes over many columns)
+        before the process ends. A call after close() raises InvalidConfiguration; a CUDA graph
+        that captured one of its calls must not be replayed after it."""
+        torch_op.forget_reducer(self.id)
+        self._core = _Closed()
 
     def choice(self, outer: int, r: int, inner: int) -> dict:
         """What a call on the view (outer, r, inner) launches on the current GPU, and why."""

@@ -113,4 +113,11 @@ def make_call(torch: Any, reducer_for: Callable[[str, str, int], Any],
             out.div_(r)  # as the operator does: the same bits
         return out
 
+    def forget(reducer_id: int) -> None:
+        """Drops the launches kept for a reducer (AxisReducer.close): they hold its C++
+        reducer, and with it the device memory the reducer would free."""
+        for key in [k for k in entries if k[2] == reducer_id]:
+            del entries[key]
+
+    call.forget = forget  # type: ignore[attr-defined]
     return call

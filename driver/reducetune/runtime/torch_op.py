@@ -25,7 +25,7 @@ from reducetune.runtime.arrays import torch_dtype
 from reducetune.runtime.axis_args import axis_call, check_dtype, core_op, empty_fill
 from reducetune.runtime.eager import make_call, make_gate
 
-__all__ = ["bind_reducers", "operator", "reduce_axis"]
+__all__ = ["bind_reducers", "forget_reducer", "operator", "reduce_axis"]
 
 # (dtype, op, reducer_id) -> the reducer: set by runtime/axis.py, which owns the reducers
 _reducer_for: Callable[[str, str, int], Any] | None = None
@@ -84,6 +84,12 @@ def _backward(ctx: Any, grad: Any) -> tuple:
     if ctx.op == "mean":
         g = g / r
     return g.reshape(ctx.shape), None, None, None, None, None
+
+
+def forget_reducer(reducer_id: int) -> None:
+    """The eager path lets go of a closed reducer (AxisReducer.close)."""
+    if _eager is not None:
+        _eager.forget(reducer_id)  # type: ignore[attr-defined]
 
 
 def operator() -> Any:
