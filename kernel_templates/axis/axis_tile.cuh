@@ -42,13 +42,21 @@ __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned l
 #pragma unroll
       for (unsigned e = 0; e < VEC; ++e) acc[e] = op(acc[e], to_acc(x[u].v[e]));
   }
+  // The rows left (all of them when cnt < UNROLL * W: a few rows of many columns), with the
+  // same loads as above: scalar ones here made vec > 1 slower than vec 1 over 2 rows.
 #pragma unroll
   for (unsigned u = 0; u < UNROLL; ++u)
     if (k + u * W < cnt) {
       const T *row = p + (k + u * W) * inner;
+      if constexpr (Vector) {
+        const vec<T, VEC> x = *reinterpret_cast<const vec<T, VEC> *>(row);
 #pragma unroll
-      for (unsigned e = 0; e < VEC; ++e)
-        if (e < columns) acc[e] = op(acc[e], to_acc(row[e]));
+        for (unsigned e = 0; e < VEC; ++e) acc[e] = op(acc[e], to_acc(x.v[e]));
+      } else {
+#pragma unroll
+        for (unsigned e = 0; e < VEC; ++e)
+          if (e < columns) acc[e] = op(acc[e], to_acc(row[e]));
+      }
     }
 }
 
