@@ -48,7 +48,8 @@ __device__ __forceinline__ void rows_by_lanes(const T *__restrict__ in, T *out,
     const unsigned long long j = base + lane / L;
     acc_t<T> v = Op::template identity<acc_t<T>>();
     if (j < outputs) {
-      const unsigned long long o = j / inner, i = j % inner;
+      unsigned long long o, i;
+      div_mod(j, inner, o, i);
       v = lane_reduce<T, Op, L, UNROLL, VEC>(in + o * r * inner + i, r, inner, lane % L);
     }
     if constexpr (L > 1) v = group_reduce<acc_t<T>, Op, L>(v);
@@ -68,8 +69,9 @@ __device__ __forceinline__ void rows_by_blocks(const T *__restrict__ in, T *out,
   const row_split sp = split_row(r, S);
   const unsigned long long chunk = sp.chunk;
   for (unsigned long long b = blockIdx.x; b < outputs * sp.parts; b += gridDim.x) {
-    const unsigned long long j = b / sp.parts, part = b % sp.parts;
-    const unsigned long long o = j / inner, i = j % inner;
+    unsigned long long j, part, o, i;
+    div_mod(b, sp.parts, j, part);
+    div_mod(j, inner, o, i);
     const unsigned long long k0 = min_u64(r, part * chunk), cnt = min_u64(r, k0 + chunk) - k0;
     const A v = lane_reduce<T, Op, BS, UNROLL, VEC>(in + (o * r + k0) * inner + i, cnt, inner,
                                                     threadIdx.x);

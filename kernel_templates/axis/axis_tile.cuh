@@ -80,8 +80,10 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
   const bool out_aligned = VEC > 1 && inner % VEC == 0 &&
                            reinterpret_cast<unsigned long long>(out) % (VEC * sizeof(T)) == 0;
   for (unsigned long long b = blockIdx.x; b < outer * tiles * sp.parts; b += gridDim.x) {
-    const unsigned long long t = b / sp.parts, part = b % sp.parts, o = t / tiles;
-    const unsigned long long c0 = (t % tiles) * width + tx * VEC;
+    unsigned long long t, part, o, tile;
+    div_mod(b, sp.parts, t, part);
+    div_mod(t, tiles, o, tile);
+    const unsigned long long c0 = tile * width + tx * VEC;
     const unsigned long long k0 = min_u64(r, part * chunk), cnt = min_u64(r, k0 + chunk) - k0;
     const unsigned columns = c0 < inner ? static_cast<unsigned>(min_u64(VEC, inner - c0)) : 0;
     A acc[VEC];
