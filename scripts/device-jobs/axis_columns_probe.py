@@ -32,7 +32,8 @@ def median_ms(fn, n=20):
 def main():
     limits = reducetune.limits_for_arch(_core.query_device(0)["arch"])
     ncu = os.environ.get("PROBE_NCU") == "1"
-    for dtype in ("float32", "bfloat16"):
+    only = [n for n in os.environ.get("PROBE_ONLY", "").split(",") if n]
+    for dtype in os.environ.get("PROBE_DTYPES", "float32,bfloat16").split(","):
         x = torch.randn(R, INNER, device="cuda", dtype=getattr(torch, dtype))
         space = reducetune.Space("axis", dtype, "sum", limits)
         base = dict(next(p for p in space.presets() if p.name == "thread_columns").point.params)
@@ -41,8 +42,9 @@ def main():
             for bs in (128, 256, 1024):
                 for unroll in (1, 4):
                     p = space.point({**base, "vec": vec, "block_size": bs, "unroll": unroll})
-                    if not space.check(p):
-                        points.append((f"thread bs={bs} vec={vec} u={unroll}", p))
+                    name = f"thread bs={bs} vec={vec} u={unroll}"
+                    if not space.check(p) and (not only or name in only):
+                        points.append((name, p))
         gb = x.numel() * x.element_size() * 1.5 / 1e9
         print(f"{torch.cuda.get_device_name()} {dtype} (1, {R}, {INNER}): {gb:.2f} GB moved")
         rows = {"torch x[0] + x[1]": lambda: x[0] + x[1], "torch.sum(x, 0)": lambda: x.sum(0)}
