@@ -115,14 +115,18 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
     if (ty == 0) {
       const unsigned long long j0 = o * inner + c0;
       if constexpr (S == 1) {
-        if (out_aligned && columns == VEC) {
-          vec<T, VEC> y;
+        bool stored = false;
+        if constexpr (sizeof(T) * VEC >= 4) {
+          if (out_aligned && columns == VEC) {
+            vec<T, VEC> y;
 #pragma unroll
-          for (unsigned e = 0; e < VEC; ++e) y.v[e] = from_acc<T>(acc[e]);
-          *reinterpret_cast<vec<T, VEC> *>(out + j0) = y;
-        } else {
-          for (unsigned e = 0; e < columns; ++e) out[j0 + e] = from_acc<T>(acc[e]);
+            for (unsigned e = 0; e < VEC; ++e) y.v[e] = from_acc<T>(acc[e]);
+            store_vec(out + j0, y);
+            stored = true;
+          }
         }
+        if (!stored)
+          for (unsigned e = 0; e < columns; ++e) out[j0 + e] = from_acc<T>(acc[e]);
       } else {
         for (unsigned e = 0; e < columns; ++e) partials[(j0 + e) * S + part] = acc[e];
       }
