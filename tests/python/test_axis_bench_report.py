@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from reducetune.benchmarks import _axis_report
-from reducetune.benchmarks.axis import RS, TOTALS, app_stats, progress, read_transfer, shapes
+from reducetune.benchmarks.axis import (RS, TOTALS, _transfer_candidate, app_stats, progress,
+                                       read_transfer, shapes)
 
 
 def _row(kind: str, r: int, t: float, peers: dict[str, float], noise: float = 0.01,
@@ -124,6 +125,30 @@ def test_the_transfer_entry_is_read_and_reported(tmp_path: Path):
     assert "| staged_short_rows vec=8: 1.10 |" in md
     assert "| staged_short_rows vec=8: wrong or not runnable |" in md
     assert md.count("| – |\n") == 1  # the shape the other run did not hold
+
+
+@pytest.mark.parametrize("recorded", ["tile_columns_split lanes=16",
+                                      "transfer tile_columns_split lanes=16",
+                                      "transfer transfer tile_columns_split lanes=16"])
+def test_a_transferred_point_carries_one_transfer_prefix_whatever_the_other_run_named_it(
+        tmp_path: Path, recorded: str):
+    """The other GPU's best may itself be a point its run was given (named "transfer ..."
+    there, and "transfer transfer ..." by the H200's run of 2026-11-26 when given the H100's
+    file): its candidate here says "transfer" once, and the row's transfer entry names the
+    point by its own name, variant and launch as the other run recorded them."""
+    point = {"name": recorded, "variant": "axis.float32.sum.v", "launch": "l"}
+    other = _result([{**_row("columns", 2, 1e-3, {"torch": 2e-3}), "point": point}])
+    path = tmp_path / "h100.json"
+    path.write_text(json.dumps(other))
+    (entry,) = read_transfer(str(path)).values()
+    assert entry["point"] == {**point, "name": "tile_columns_split lanes=16"}
+    moved = _transfer_candidate(entry)
+    assert moved is not None
+    assert (moved.name, moved.variant, moved.launch) == (
+        "transfer tile_columns_split lanes=16", point["variant"], point["launch"])
+    # an entry built by hand (as the GPU test builds one) gets the same name
+    hand = _transfer_candidate({"from_device": "x", "point": point})
+    assert hand is not None and hand.name == moved.name
 
 
 def test_the_progress_line_counts_shapes_and_estimates_the_time_left():

@@ -36,6 +36,21 @@ SCREEN_CALLS = 3  # timed calls per point in the screening pass
 GIVE_UP = 50.0  # a first timed call this many times the fastest so far: no more calls
 KEEP_WITHIN = 1.5  # screened points within this factor of the best go on to the rounds
 STEPPED = ("block_size", "unroll", "vec", "split", "lanes")
+TRANSFER = "transfer "  # the name of a transferred point's candidate: "transfer <its name>"
+
+
+def own_name(name: str) -> str:
+    """A point's name without the "transfer " prefixes runs gave it: the other GPU's best may
+    itself be a point that GPU's run was given (the H200's run of 2026-11-26 named such a
+    point "transfer transfer tile_columns_split lanes=16"); its name is its preset's."""
+    while name.startswith(TRANSFER):
+        name = name[len(TRANSFER):]
+    return name
+
+
+def transfer_name(name: str) -> str:
+    """The candidate name of another GPU's point `name`: one "transfer " prefix, never two."""
+    return TRANSFER + own_name(name)
 
 
 @dataclass

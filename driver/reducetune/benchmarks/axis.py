@@ -36,8 +36,8 @@ from reducetune._space import limits_for_arch
 from reducetune.benchmarks import _axis_report
 from reducetune.benchmarks._axis_peers import (PEERS, Peers, jax_module, segmented_lib,
                                                streaming_ceiling_s)
-from reducetune.benchmarks._axis_tune import (GIVE_UP, KEEP_WITHIN, Candidate, Tuner, screen,
-                                              sum_bound, tune_shape)
+from reducetune.benchmarks._axis_tune import (GIVE_UP, KEEP_WITHIN, Candidate, Tuner, own_name,
+                                              screen, sum_bound, transfer_name, tune_shape)
 from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.benchmarks.runtime import _torch_timer, interleaved_stats
 from reducetune.cli.args import integer
@@ -106,11 +106,14 @@ def _key(row: dict[str, Any]) -> tuple[str, int, str, int]:
 
 
 def read_transfer(path: str | None) -> dict[tuple[str, int, str, int], dict[str, Any]]:
-    """Another GPU's axis.json: its device and best point for each of its shapes."""
+    """Another GPU's axis.json: its device and best point for each of its shapes, the point
+    under its own name (where that GPU's best was a point its run was given, the name
+    recorded there says "transfer ...")."""
     if path is None:
         return {}
     doc = json.loads(Path(path).read_text())
-    return {_key(r): {"from_device": doc["device"]["name"], "point": r["point"]}
+    return {_key(r): {"from_device": doc["device"]["name"],
+                      "point": {**r["point"], "name": own_name(r["point"]["name"])}}
             for r in doc["rows"]}
 
 
@@ -118,7 +121,7 @@ def _transfer_candidate(entry: dict[str, Any] | None) -> Candidate | None:
     if entry is None:
         return None
     p = entry["point"]
-    return Candidate(f"transfer {p['name']}", p["variant"], p["launch"])
+    return Candidate(transfer_name(p["name"]), p["variant"], p["launch"])
 
 
 def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
