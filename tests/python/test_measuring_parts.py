@@ -17,8 +17,7 @@ import pytest
 
 from reducetune.cli.report import measuring_text, time_table
 from reducetune.tuning.timing import MEASURING_PARTS, Breakdown, running
-from reducetune.evaluate import gpu as _evaluators
-from test_tune_options import FakeWorker, gpu_tune
+from test_tune_options import FakeWorker, gpu_tune, install_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 # a point's made-up times (s): powers of two, so that sums over points are exact
@@ -43,10 +42,7 @@ class TimedFakeWorker(FakeWorker):
 
 @pytest.fixture
 def timed_worker(monkeypatch):
-    FakeWorker.instances = []
-    FakeWorker.precompile_reply = None
-    monkeypatch.setattr(_evaluators, "WorkerClient", TimedFakeWorker)
-    return TimedFakeWorker
+    return install_worker(monkeypatch, TimedFakeWorker)
 
 
 def test_a_tune_sums_its_evaluations_times_into_measurings_parts(timed_worker, cli, tmp_path):

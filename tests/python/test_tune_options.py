@@ -83,12 +83,18 @@ def _ok(t: float, n: int) -> dict[str, Any]:
                                    "pct_of_ceiling": gbps / 30.0}}
 
 
-@pytest.fixture
-def fake_worker(monkeypatch):
+def install_worker(monkeypatch, cls: type) -> type:
+    """`cls` (FakeWorker or a subclass) answers the GPU evaluator's worker calls, from a clean
+    record of instances and precompile replies."""
     FakeWorker.instances = []
     FakeWorker.precompile_reply = None
-    monkeypatch.setattr(_evaluators, "WorkerClient", FakeWorker)
-    return FakeWorker
+    monkeypatch.setattr(_evaluators, "WorkerClient", cls)
+    return cls
+
+
+@pytest.fixture
+def fake_worker(monkeypatch):
+    return install_worker(monkeypatch, FakeWorker)
 
 
 def gpu_tune(cli, db, *extra):

@@ -7,7 +7,7 @@
 // - the second call's compile (the compiler's cache) and prepare (the workload cached) are far
 //   below the first's.
 #include "catch.hpp"
-#include "gpu_context.hpp"
+#include "good_point_context.hpp"
 #include "short_sampling.hpp"
 
 #include "reducetune/jit/compiler.hpp"
@@ -30,17 +30,11 @@ double sum_of(const evaluation_times &t) {
 
 TEST_CASE("an evaluation reports its compile, prepare, sampling and verify times",
           "[gpu][times]") {
-  const rt_test::gpu_context gpu;
-  const family f = family::load(gpu.lib, "tunable");
-  const search_space space(f, dtype::float32, reduce_op::sum, gpu.limits);
-  const point p = space.base("good", point_selection{}).value();
-  const problem pr = problem::whole_array(dtype::float32, reduce_op::sum, 1ull << 24);
-  compiler jit(gpu.lib);
-  evaluation_cache cache;
+  rt_test::good_point_context gpu;
   const evaluate_options options = rt_test::short_sampling(50, 0.2);
 
   const auto begin = std::chrono::steady_clock::now();
-  const evaluation first = evaluate(space, pr, p, {}, jit, gpu.device, options, cache);
+  const evaluation first = gpu.run(options);
   const double first_wall = seconds_since(begin);
   REQUIRE(std::holds_alternative<measurement>(first));
   const auto &m = std::get<measurement>(first);
@@ -53,7 +47,7 @@ TEST_CASE("an evaluation reports its compile, prepare, sampling and verify times
   const double gpu_s = std::accumulate(m.cold.samples_s.begin(), m.cold.samples_s.end(), 0.0);
   CHECK(t.sampling_s >= gpu_s);
 
-  const evaluation again = evaluate(space, pr, p, {}, jit, gpu.device, options, cache);
+  const evaluation again = gpu.run(options);
   REQUIRE(std::holds_alternative<measurement>(again));
   const evaluation_times &warm = times_of(again);
   CHECK(warm.compile_s < t.compile_s / 2); // the compiler's cache, not NVRTC

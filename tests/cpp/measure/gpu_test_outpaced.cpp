@@ -5,7 +5,7 @@
 // - with a bound no kernel reaches (10 s), the same point gets the full protocol (at least 10
 //   cold samples, hot samples) and a stop reason other than outpaced.
 #include "catch.hpp"
-#include "gpu_context.hpp"
+#include "good_point_context.hpp"
 #include "short_sampling.hpp"
 
 #include "reducetune/jit/compiler.hpp"
@@ -29,15 +29,9 @@ evaluate_options racing(double above_s) {
 } // namespace
 
 TEST_CASE("an outpaced point stops after 3 cold samples and takes no hot ones", "[gpu][race]") {
-  const rt_test::gpu_context gpu;
-  const family f = family::load(gpu.lib, "tunable");
-  const search_space space(f, dtype::float32, reduce_op::sum, gpu.limits);
-  const point p = space.base("good", point_selection{}).value();
-  const problem pr = problem::whole_array(dtype::float32, reduce_op::sum, 1ull << 24);
-  compiler jit(gpu.lib);
-  evaluation_cache cache;
+  rt_test::good_point_context gpu;
 
-  const evaluation raced = evaluate(space, pr, p, {}, jit, gpu.device, racing(1e-9), cache);
+  const evaluation raced = gpu.run(racing(1e-9));
   REQUIRE(std::holds_alternative<measurement>(raced));
   const auto &r = std::get<measurement>(raced);
   CHECK(r.check.ok);
@@ -46,7 +40,7 @@ TEST_CASE("an outpaced point stops after 3 cold samples and takes no hot ones", 
   CHECK(r.hot.samples_s.empty());
   CHECK(r.cold.stats.median > 1e-9);
 
-  const evaluation full = evaluate(space, pr, p, {}, jit, gpu.device, racing(10.0), cache);
+  const evaluation full = gpu.run(racing(10.0));
   REQUIRE(std::holds_alternative<measurement>(full));
   const auto &m = std::get<measurement>(full);
   CHECK(m.check.ok);
