@@ -170,3 +170,19 @@ def test_the_longest_free_run_of_a_circle(free, run):
     from reducetune.tuning.grid_walk import _longest_free_run
 
     assert _longest_free_run(free) == run
+
+
+def test_the_summary_names_a_shape_as_tune_shapes_spells_it(capsys):
+    """A --devices run's summary line says n=<size> for a size and shape=OUTERxRxINNER for an
+    axis shape (it said n=<r> for a shape, which names no shape)."""
+    from reducetune.cli import tune_devices
+
+    dev = {"name": "GPU", "uuid": "GPU-x"}
+    sizes = [{"n": 1024, "evaluated": 3, "points": 4, "stopped": "budget", "best": None},
+             {"n": 64, "shape": [4096, 64, 1], "evaluated": 2, "points": 2, "stopped": "budget",
+              "best": None}]
+    tune_devices._print_summary([{"ordinal": 0, "runs": [{"device": dev, "sizes": sizes,
+                                                          "dtype": "float32", "op": "sum"}]}])
+    out = capsys.readouterr().out.splitlines()
+    assert "float32 sum n=1024:" in out[0]
+    assert "float32 sum shape=4096x64x1:" in out[1] and "n=64" not in out[1]

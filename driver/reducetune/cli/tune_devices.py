@@ -179,7 +179,10 @@ def _print_summary(docs: list[dict[str, Any]]) -> None:
             for s in run["sizes"]:
                 best = s.get("best") or {}
                 label = f"{best.get('variant_label', '-')} {best.get('launch_label', '')}"
+                # a size as n=..., a shape as tune --shapes spells it (OUTERxRxINNER)
+                unit = ("shape=" + "x".join(map(str, s["shape"])) if s.get("shape")
+                        else f"n={s['n']}")
                 print(f"GPU {d['ordinal']} {dev['name']} ({dev['uuid']}) "
-                      f"{run.get('dtype', '')} {run.get('op', '')} n={s['n']}: "
+                      f"{run.get('dtype', '')} {run.get('op', '')} {unit}: "
                       f"{s['evaluated']} measured, {s['points']} points in the study "
                       f"({s['stopped']}); best {label}")
