@@ -21,11 +21,12 @@ Phases (PHASES):
 Measuring's parts (MEASURING_PARTS, the ``measuring_parts`` of ``to_json``): what the
 evaluator's results say of their own time (``times`` of a result: measure/measurement.hpp,
 evaluation_times), summed over the run's evaluations: ``compile_s`` (NVRTC or the build cache's
-lookup), ``prepare_s`` (input data, reference, buffers, module, graphs), ``sampling_s`` (the
+lookup), ``prepare_s`` (input data, reference, buffers, module, graphs; CUB's call, the first
+of each unit, is where a unit's data, reference and input copies are made), ``sampling_s`` (the
 timed loops, L2 flushes and syncs included), ``verify_s`` (each copy run and checked before and
-after sampling); ``other_s`` is measuring less those (the worker's round trip, the streaming
-ceiling, CUB's workload and compile, which its result does not report, a recording's rows in
-replay); ``evaluations`` counts the results that had times.
+after sampling); ``other_s`` is measuring less those (the worker's round trip and the point's
+decoding, the streaming ceiling, a recording's rows in replay); ``evaluations`` counts the
+results that had times.
 
 A ``--devices`` run adds ``idle`` per worker: the command's wall time less the worker's, and
 splits it into ``start_s`` (from the command's start to the worker's run: its process, imports,

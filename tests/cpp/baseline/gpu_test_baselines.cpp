@@ -5,6 +5,7 @@
 #include "reducetune/baseline/cub_baseline.hpp"
 #include "reducetune/baseline/streaming_ceiling.hpp"
 #include "reducetune/cuda/device_info.hpp"
+#include "reducetune/measure/prepared_workload.hpp"
 
 #include <variant>
 
@@ -61,4 +62,26 @@ TEST_CASE("no reduction streams faster than the ceiling: CUB at 2^30 floats stay
   const double cub = std::get<measurement>(e).bytes_per_s;
   INFO("CUB " << cub / 1e9 << " GB/s");
   CHECK(cub <= 1.01 * c.bytes_per_s); // 1 %: the two medians' own noise
+}
+
+TEST_CASE("CUB's result reports the time its call spent preparing the workload",
+          "[gpu][baseline][times]") {
+  // The tuner asks CUB first in each unit, so CUB's call is where the unit's data, reference
+  // and input copies are made: its times must say so, or the tuner's breakdown shows seconds
+  // per unit as "other" (issue 25 Z, item 1).
+  const device_info d = query_device();
+  evaluate_options quick;
+  quick.cold_rule.max_samples = quick.cold_rule.min_samples = 10;
+  quick.hot = false;
+  evaluation_cache cache;
+  const workload w{dtype::float32, reduce_op::sum, 1ULL << 24};
+  const evaluation first = evaluate_cub(w, d, quick, cache);
+  if (const auto *f = std::get_if<failure>(&first)) FAIL(f->reason);
+  const evaluation_times &cold = times_of(first);
+  CHECK(cold.prepare_s > 0);
+  CHECK(cold.sampling_s > 0);
+  CHECK(cold.compile_s == 0); // CUB is compiled into the library by nvcc
+  const evaluation second = evaluate_cub(w, d, quick, cache);
+  if (const auto *f = std::get_if<failure>(&second)) FAIL(f->reason);
+  CHECK(times_of(second).prepare_s < cold.prepare_s / 2); // 2^24 elements made once
 }
