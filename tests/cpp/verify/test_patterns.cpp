@@ -105,3 +105,24 @@ TEMPLATE_TEST_CASE("a shorter generation is the prefix of a longer one, sum, min
     }
   }
 }
+
+// generate_bytes writes the elements straight into its bytes (the evaluation cache's input for
+// every workload); they must be generate's values, for every type, the half types included,
+// every pattern and operator.
+TEST_CASE("generate_bytes holds generate's values for every type, pattern and operator",
+          "[verify][patterns]") {
+  for (const dtype t : {dtype::int32, dtype::int64, dtype::float32, dtype::float64,
+                        dtype::float16, dtype::bfloat16})
+    for (const data_pattern p : all_data_patterns())
+      for (const reduce_op op : {reduce_op::sum, reduce_op::min, reduce_op::max, reduce_op::prod})
+        for (const std::uint64_t n : {1ULL, 1001ULL}) {
+          const auto bytes = generate_bytes(t, p, op, n, 11);
+          const bool same = visit_dtype(t, [&](auto zero) {
+            const auto values = generate<decltype(zero)>(p, op, n, 11);
+            return bytes.size() == n * sizeof(zero) &&
+                   std::memcmp(bytes.data(), values.data(), bytes.size()) == 0;
+          });
+          INFO(to_string(t) << " " << to_string(p) << " " << to_string(op) << " n=" << n);
+          CHECK(same);
+        }
+}
