@@ -125,10 +125,17 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
             stored = true;
           }
         }
+        // e runs to VEC, a constant, so acc stays in registers (a loop to `columns` indexed it
+        // at run time and put it in local memory, every lane's accumulators a round trip
+        // through L1 and L2)
         if (!stored)
-          for (unsigned e = 0; e < columns; ++e) out[j0 + e] = from_acc<T>(acc[e]);
+#pragma unroll
+          for (unsigned e = 0; e < VEC; ++e)
+            if (e < columns) out[j0 + e] = from_acc<T>(acc[e]);
       } else {
-        for (unsigned e = 0; e < columns; ++e) partials[(j0 + e) * S + part] = acc[e];
+#pragma unroll
+        for (unsigned e = 0; e < VEC; ++e)
+          if (e < columns) partials[(j0 + e) * S + part] = acc[e];
       }
     }
   }
