@@ -4,9 +4,12 @@
 #include "reducetune/verify/random.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 
 namespace reducetune {
@@ -121,15 +124,63 @@ data_generator generator_for(data_pattern p, std::uint64_t n, std::uint64_t seed
   return data_generator(seed ^ (static_cast<std::uint64_t>(p) << 56));
 }
 
-// The elements of a sum, min or max, one after the other, each handed to put(i, value).
+// The elements [begin, end) of a sum, min or max, one after the other, each handed to
+// put(i, value); g stands where element begin draws (begin even: alternating pairs an even
+// element with the next).
 template <class T, class Put>
-void fill(data_pattern p, std::uint64_t n, data_generator &g, Put put) {
+void fill(data_pattern p, std::uint64_t begin, std::uint64_t end, data_generator &g, Put put) {
   T previous{};
-  for (std::uint64_t i = 0; i < n; ++i) {
+  for (std::uint64_t i = begin; i < end; ++i) {
     if constexpr (std::is_integral_v<T>) previous = integer_value<T>(p, i, previous, g);
     else previous = float_value<T>(p, i, previous, g);
     put(i, previous);
   }
+}
+
+// The generator's draws before element i (even) of a sum, min or max: integer_value and
+// float_value draw a fixed number per element (alternating integers: one per pair), so a chunk
+// of the data can start at any even element with the generator skipped ahead.
+template <class T> std::uint64_t draws_before(data_pattern p, std::uint64_t i) {
+  switch (p) {
+  case data_pattern::constant:
+  case data_pattern::ascending: return 0;
+  case data_pattern::alternating: return std::is_integral_v<T> ? i / 2 : i;
+  case data_pattern::wide_range: return std::is_integral_v<T> ? i : 3 * i; // unit, exponent, sign
+  case data_pattern::uniform:
+  case data_pattern::all_negative:
+  case data_pattern::small_integers: return i;
+  }
+  return 0;
+}
+
+// Elements per chunk of a generation split over threads (even). The chunks depend on n only,
+// not on the machine's threads: the same bytes on every machine, and the split is exercised
+// by a test on one core too.
+constexpr std::uint64_t chunk_elements = 1ULL << 20;
+
+// fill() of n elements in chunks over the machine's threads (at most 16). Why: one thread
+// generated 2^30 float64 in ~6 s, and a tune makes each type's data at 2^30 inside a unit.
+template <class T, class Put>
+void fill_chunks(data_pattern p, std::uint64_t n, std::uint64_t seed, Put put) {
+  const std::uint64_t chunks = (n + chunk_elements - 1) / chunk_elements;
+  std::atomic<std::uint64_t> next{0};
+  auto work = [&] {
+    for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+      const std::uint64_t begin = c * chunk_elements;
+      data_generator g = generator_for(p, n, seed);
+      g.skip(draws_before<T>(p, begin));
+      fill<T>(p, begin, std::min(n, begin + chunk_elements), g, put);
+    }
+  };
+  const auto threads = std::min<std::uint64_t>(
+      {chunks, 16, std::max(1U, std::thread::hardware_concurrency())});
+  std::vector<std::thread> pool;
+  try {
+    for (std::uint64_t k = 1; k < threads; ++k) pool.emplace_back(work);
+  } catch (const std::system_error &) { // no more threads: this one does the rest
+  }
+  work();
+  for (auto &t : pool) t.join();
 }
 
 } // namespace
@@ -139,7 +190,7 @@ std::vector<T> generate(data_pattern p, reduce_op op, std::uint64_t n, std::uint
   data_generator g = generator_for(p, n, seed);
   if (op == reduce_op::prod) return product_data<T>(p, n, g);
   std::vector<T> v(n);
-  fill<T>(p, n, g, [&](std::uint64_t i, T x) { v[i] = x; });
+  fill<T>(p, 0, n, g, [&](std::uint64_t i, T x) { v[i] = x; });
   return v;
 }
 
@@ -157,9 +208,9 @@ template std::vector<bfloat16> generate<bfloat16>(data_pattern, reduce_op, std::
 
 std::vector<unsigned char> generate_bytes(dtype t, data_pattern p, reduce_op op,
                                           std::uint64_t n, std::uint64_t seed) {
-  // The elements written straight into the bytes: generating them as values first and copying
-  // cost a second buffer of the whole input and its copy, 0.72 against 0.40 s for 2^26 float64
-  // on the build machine (tens of seconds for a tune's four types at 2^30).
+  // The elements written straight into the bytes, in chunks over threads (fill_chunks):
+  // generating them as values first and copying cost a second buffer of the whole input and
+  // its copy, 0.72 against 0.40 s for 2^26 float64 on the build machine, one thread.
   return visit_dtype(t, [&](auto zero) {
     using T = decltype(zero);
     std::vector<unsigned char> bytes;
@@ -169,9 +220,12 @@ std::vector<unsigned char> generate_bytes(dtype t, data_pattern p, reduce_op op,
       std::memcpy(bytes.data(), values.data(), bytes.size());
       return bytes;
     }
-    data_generator g = generator_for(p, n, seed);
+    (void)generator_for(p, n, seed); // refuses n = 0 before any thread starts
     bytes.resize(n * sizeof(T));
-    fill<T>(p, n, g, [&](std::uint64_t i, T x) { std::memcpy(&bytes[i * sizeof(T)], &x, sizeof(T)); });
+    unsigned char *out = bytes.data();
+    fill_chunks<T>(p, n, seed, [out](std::uint64_t i, T x) {
+      std::memcpy(out + i * sizeof(T), &x, sizeof(T));
+    });
     return bytes;
   });
 }
