@@ -1,9 +1,9 @@
-"""The axis experiment (``reducetune experiment axis``), without a GPU, from real axis
-benchmark JSONs: the H100's (tests/data/recorded/experiments/h100_2026-11-26_axis_bench.json,
-python -m reducetune.benchmarks.axis on 2026-11-26, 9 float32 shapes at 2^28) and the H200's
-committed first look (docs/results/h200_2026-11-26_axis_first_look/axis.json, an older file
-whose rows name no dtype). Every expected number is computed here from the files' own fields
-(the benchmark's recorded best, best batch_invariant point and candidates' medians)."""
+"""The axis experiment (``reducetune experiment axis``), without a GPU, from the axis
+benchmark's JSONs of 2026-11-26 as committed under docs/results (64 shapes each: totals 2^28
+and 2^24, float32 and bfloat16, rows and columns, r = 2..2^22): the H100's, run with
+--transfer of an earlier H200 run's file, and the H200's, run with --transfer of that H100
+file. Every expected number is computed here from the files' own fields (the candidates'
+medians, the batch_invariant flags, the transfer entries)."""
 
 from __future__ import annotations
 
@@ -18,39 +18,71 @@ from reducetune.experiments import axis
 from reducetune.experiments._axis_analysis import analyse, load
 
 REPO = Path(__file__).resolve().parents[2]
-H100 = REPO / "tests" / "data" / "recorded" / "experiments" / "h100_2026-11-26_axis_bench.json"
-H200 = REPO / "docs" / "results" / "h200_2026-11-26_axis_first_look" / "axis.json"
+RESULTS = REPO / "docs" / "results"
+H100 = RESULTS / "h100_2026-11-26_axis_bench" / "axis.json"
+H200 = RESULTS / "h200_2026-11-26_axis_bench" / "axis.json"
 
 
 def _raw(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def _medians(row: dict) -> dict[str, float]:
-    return {c["name"]: c["median_s"] for c in row["tune"]["candidates"]}
+def _moved(c: dict) -> bool:
+    """The other GPU's point, timed beside the run's own candidates (named "transfer ...",
+    "transfer transfer ..." in the H200's file where the H100's best was itself moved)."""
+    return c["name"].startswith("transfer ")
 
 
-def _preset_strategies() -> dict[str, str]:
-    """Preset name -> its strategy, from the family's presets (not from a label): the
-    benchmark's candidates are named '<preset>' or '<preset> <param>=<value>', and its
-    neighbours step block_size, unroll, vec, split or lanes, never the strategy."""
-    space = Space("axis", "float32", "sum", limits_for_arch("90"))
-    return {p.name: str(p.params["strategy"]) for p in space.presets()}
+def _own(row: dict) -> list[dict]:
+    """The row's own candidates that reached the rounds (a median)."""
+    return [c for c in row["tune"]["candidates"] if "median_s" in c and not _moved(c)]
 
 
-def test_the_winner_per_shape_is_the_benchmarks_best_with_its_presets_strategy():
+def _fastest(cands: list[dict]) -> dict:
+    return min(cands, key=lambda c: c["median_s"])
+
+
+def _strategy(dtype: str, variant: str, launch: str) -> str:
+    space = Space("axis", dtype, "sum", limits_for_arch("90"))
+    return str(space.parse(variant, launch).params["strategy"])
+
+
+def _geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def _without_transfers(path: Path, tmp_path: Path) -> Path:
+    """A copy of a file as a run without --transfer writes it: no transfer entries, no
+    transferred candidate, each row's recorded best its own fastest."""
+    raw = _raw(path)
+    for row in raw["rows"]:
+        row["tune"]["candidates"] = [c for c in row["tune"]["candidates"] if not _moved(c)]
+        row["point"] = {k: _fastest(_own(row))[k] for k in ("name", "variant", "launch")}
+        row["transfer"] = None
+    out = tmp_path / f"{path.parent.name}_without_transfers.json"
+    out.write_text(json.dumps(raw))
+    return out
+
+
+def test_the_winner_per_shape_is_the_fastest_of_the_runs_own_candidates():
+    """Not the transferred point, even where it won the run's rounds (the recorded best of 15
+    of the H100's 64 rows): the heatmap shows what each GPU's own tune found."""
     raw = _raw(H100)
     shapes = analyse(load(H100))["shapes"]
-    presets = _preset_strategies()
-    assert len(shapes) == len(raw["rows"]) == 9
+    assert len(shapes) == len(raw["rows"]) == 64
+    moved_won = 0
     for row, s in zip(raw["rows"], shapes):
-        assert s["best"]["name"] == row["point"]["name"]
-        assert s["best"]["median_s"] == row["tune"]["best_s"]
-        assert s["best"]["strategy"] == presets[row["point"]["name"].split(" ")[0]]
-        assert (s["kind"], s["r"], s["outer_inner"]) == (
-            row["kind"], row["view"][1], row["view"][0] * row["view"][2])
-    # the H100's rows move from a thread per short row to split rows as r grows
-    rows = [s["best"]["strategy"] for s in shapes if s["kind"] == "rows"]
+        best = _fastest(_own(row))
+        assert (s["best"]["name"], s["best"]["median_s"]) == (best["name"], best["median_s"])
+        assert s["best"]["strategy"] == _strategy(row["dtype"], best["variant"], best["launch"])
+        assert (s["dtype"], s["kind"], s["r"], s["outer_inner"], s["total"]) == (
+            row["dtype"], row["kind"], row["view"][1], row["view"][0] * row["view"][2],
+            row["total"])
+        moved_won += _moved(row["point"])
+    assert moved_won > 0  # the data hold rows where the transferred point won the rounds
+    # float32 rows of 2^28: a short-row strategy at r = 2, split rows at r = 2^22
+    rows = [s["best"]["strategy"] for s in shapes
+            if (s["dtype"], s["total"], s["kind"]) == ("float32", 1 << 28, "rows")]
     assert rows[0] == "staged" and rows[-1] == "split" and len(set(rows)) >= 4
 
 
@@ -59,114 +91,158 @@ def test_percent_of_peak_counts_bytes_read_and_written():
     for row, s in zip(raw["rows"], analyse(load(H100))["shapes"]):
         outer, r, inner = row["view"]
         moved = row["itemsize"] * (outer * r * inner + outer * inner)
-        assert s["pct_peak"] == pytest.approx(100 * moved / row["tune"]["best_s"] / row["peak"])
+        best_s = _fastest(_own(row))["median_s"]
+        assert s["pct_peak"] == pytest.approx(100 * moved / best_s / row["peak"])
         assert 0 < s["pct_peak"] < 100
 
 
-def test_the_determinism_cost_per_shape_is_the_recorded_one():
-    raw = _raw(H100)
-    costs = []
-    for row, s in zip(raw["rows"], analyse(load(H100))["shapes"]):
-        t = row["tune"]
-        assert s["best_batch_invariant"]["name"] == t["best_batch_invariant"]
-        want = 100 * (t["best_batch_invariant_s"] / t["best_s"] - 1)
-        assert s["bi_cost_pct"] == pytest.approx(want, abs=1e-9)
-        costs.append(s["bi_cost_pct"])
-    assert min(costs) == 0 and max(costs) > 1  # free at some shapes, not at all
+@pytest.mark.parametrize("path", [H100, H200], ids=["h100", "h200"])
+def test_the_determinism_cost_per_shape_is_the_fastest_batch_invariant_candidate(path):
+    raw = _raw(path)
+    costs = {"rows": [], "columns": []}
+    for row, s in zip(raw["rows"], analyse(load(path))["shapes"]):
+        best = _fastest(_own(row))
+        bi = _fastest([c for c in _own(row) if c["batch_invariant"]])
+        assert s["best_batch_invariant"]["name"] == bi["name"]
+        assert s["bi_cost_pct"] == pytest.approx(100 * (bi["median_s"] / best["median_s"] - 1))
+        costs[row["kind"]].append(s["bi_cost_pct"])
+    # free for every column shape (the fastest column points are batch_invariant), not for
+    # every row shape
+    assert max(costs["columns"]) == 0 and min(costs["rows"]) == 0 and max(costs["rows"]) > 5
 
 
-def _with_transfer(tmp_path: Path, keep_ratio: bool = True) -> tuple[Path, list[float]]:
-    """A copy of the H100 file as a --transfer run writes it: each row's 'other GPU's best'
-    (here this GPU's second-best candidate) timed beside its candidates under the name
-    "transfer <name>", with its median and its ratio to this run's own best. In the first
-    row it is made faster than that best (a transferred point may beat the tune): the
-    winner is still this GPU's own best."""
-    raw = _raw(H100)
-    ratios = []
-    for i, row in enumerate(raw["rows"]):
-        ranked = sorted(row["tune"]["candidates"], key=lambda c: c["median_s"])
-        second, best = ranked[1], ranked[0]
-        median = 0.9 * best["median_s"] if i == 0 else second["median_s"]
-        point = {k: second[k] for k in ("name", "variant", "launch")}
-        row["tune"]["candidates"].append({**point, "name": f"transfer {second['name']}",
-                                          "batch_invariant": True, "median_s": median})
-        row["transfer"] = {"from_device": "NVIDIA H200", "point": point, "verified": True,
-                           "median_s": median}
-        if keep_ratio:
-            row["transfer"]["ratio_to_best"] = median / best["median_s"]
-        ratios.append(median / best["median_s"])
-    path = tmp_path / "h100_with_transfer.json"
-    path.write_text(json.dumps(raw))
-    return path, ratios
+def _direction(report: dict, to: str) -> dict:
+    (d,) = [d for d in report["transfers"] if d["to"] == to]
+    return d
 
 
-@pytest.mark.parametrize("keep_ratio", [True, False], ids=["ratio_to_best", "median_only"])
-def test_recorded_transfers_give_their_ratios_and_geometric_mean(cli, tmp_path, keep_ratio):
-    path, ratios = _with_transfer(tmp_path, keep_ratio)
-    out = tmp_path / "axis"
-    code, _, err = cli("experiment", "axis", "--inputs", path, "--out", out)
-    assert code == 0, err
-    report = json.loads((out / "axis_experiment.json").read_text())
-    (direction,) = report["transfers"]
-    assert (direction["from"], direction["to"]) == ("NVIDIA H200", "NVIDIA H100 80GB HBM3")
-    assert [t["ratio"] for t in direction["shapes"]] == pytest.approx(ratios)
-    assert ratios[0] < 1 and all(r > 1 for r in ratios[1:])  # a second best is slower
-    want = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-    assert direction["geomean"] == pytest.approx(want)
-    assert f"Geometric mean {want:.3f} over {len(ratios)} shape(s)" in (
-        out / "axis_experiment.md").read_text()
-    # the transferred point is not this GPU's winner, nor its batch_invariant best
-    for row, s in zip(_raw(H100)["rows"], report["gpus"][0]["shapes"]):
-        assert s["best"]["name"] == row["point"]["name"]
-        assert s["best_batch_invariant"]["name"] == row["tune"]["best_batch_invariant"]
-
-
-def test_a_recorded_transfer_stands_for_the_shape_in_place_of_the_candidates_lookup(tmp_path):
-    """Given both GPUs' files, a shape whose run recorded the H200's point counts once in the
-    H200 -> H100 direction, with the run's measurement, not also the candidates lookup."""
-    path, ratios = _with_transfer(tmp_path)
-    report = axis.run([path, H200], tmp_path / "axis")
-    (direction,) = [d for d in report["transfers"] if d["to"] == "NVIDIA H100 80GB HBM3"]
-    assert [t["r"] for t in direction["shapes"]] == [r["r"] for r in _raw(H100)["rows"]]
-    assert all("--transfer" in t["source"] for t in direction["shapes"])
-    assert [t["ratio"] for t in direction["shapes"]] == pytest.approx(ratios)
-
-
-def test_a_transferred_point_that_failed_verification_has_no_ratio(cli, tmp_path):
-    path, ratios = _with_transfer(tmp_path)
-    raw = json.loads(path.read_text())
-    raw["rows"][1]["transfer"] = {"from_device": "NVIDIA H200", "verified": False,
-                                  "point": raw["rows"][1]["transfer"]["point"],
-                                  "median_s": None, "ratio_to_best": None}
-    path.write_text(json.dumps(raw))
-    report = axis.run([path], tmp_path / "axis")
-    (direction,) = report["transfers"]
-    assert direction["shapes"][1]["ratio"] is None
-    assert "verification" in direction["shapes"][1]["source"]
-    kept = ratios[:1] + ratios[2:]
-    assert direction["geomean"] == pytest.approx(
-        math.exp(sum(math.log(x) for x in kept) / len(kept)))
-
-
-def test_a_best_found_among_the_other_gpus_candidates_transfers(cli, tmp_path):
-    """Without --transfer entries: the H200's best at a shape that the H100's run measured
-    among its own candidates. The H200's file names no dtype per row: float32."""
+def test_recorded_transfers_give_the_runs_ratios_and_their_geometric_mean(cli, tmp_path):
     out = tmp_path / "axis"
     code, _, err = cli("experiment", "axis", "--inputs", H100, H200, "--out", out)
     assert code == 0, err
     report = json.loads((out / "axis_experiment.json").read_text())
+    md = (out / "axis_experiment.md").read_text()
+    assert len(report["transfers"]) == 2
+    for here, there in ((H100, H200), (H200, H100)):
+        raw = _raw(here)
+        d = _direction(report, raw["device"]["name"])
+        assert d["from"] == _raw(there)["device"]["name"]
+        ratios = [row["transfer"]["ratio_to_best"] for row in raw["rows"]]
+        assert [t["ratio"] for t in d["shapes"]] == pytest.approx(ratios)
+        assert all("--transfer" in t["source"] for t in d["shapes"])
+        assert d["geomean"] == pytest.approx(_geomean(ratios))
+        assert f"Geometric mean {_geomean(ratios):.3f} over 64 shape(s)" in md
+        assert min(ratios) < 1 < max(ratios)  # the other's point beat the tune somewhere
+
+
+def test_a_ratio_the_run_did_not_record_is_the_transfers_median_over_the_own_best(tmp_path):
+    raw = _raw(H100)
+    for row in raw["rows"]:
+        del row["transfer"]["ratio_to_best"]
+    path = tmp_path / "h100_median_only.json"
+    path.write_text(json.dumps(raw))
+    d = axis.run([path], tmp_path / "axis")["transfers"][0]
+    want = [row["transfer"]["median_s"] / _fastest(_own(row))["median_s"]
+            for row in raw["rows"]]
+    assert [t["ratio"] for t in d["shapes"]] == pytest.approx(want)
+    # the run's own ratio is the same quotient: its best is its own fastest candidate
+    assert want == pytest.approx([r["transfer"]["ratio_to_best"] for r in _raw(H100)["rows"]])
+
+
+def test_a_doubled_transfer_prefix_is_read_as_the_transferred_point(tmp_path):
+    """The H200's run named the H100's moved points "transfer transfer ..." (the H100's best
+    was itself the H200 point it had been given): such a candidate is still the transfer's,
+    never the H200's own winner, and the transfer table names the point once, unprefixed."""
+    raw = _raw(H200)
+    doubled = [i for i, row in enumerate(raw["rows"]) if any(
+        c["name"].startswith("transfer transfer ") for c in row["tune"]["candidates"])]
+    assert len(doubled) == 15  # as docs/research/README.md says
+    report = axis.run([H200], tmp_path / "axis")
+    shapes = report["gpus"][0]["shapes"]
+    (d,) = report["transfers"]
+    for i in doubled:
+        row = raw["rows"][i]
+        assert not _moved(shapes[i]["best"]) and not _moved(shapes[i]["best_batch_invariant"])
+        assert shapes[i]["best"]["name"] == _fastest(_own(row))["name"]
+        assert d["shapes"][i]["point"] == row["transfer"]["point"]["name"][len("transfer "):]
+    assert not any(t["point"].startswith("transfer") for t in d["shapes"])
+    assert "transfer transfer" not in (tmp_path / "axis" / "axis_experiment.md").read_text(
+        ).replace(raw["command"], "")
+
+
+def test_the_report_says_which_transferred_points_are_the_other_files_bests(tmp_path):
+    """The H100's run was given an earlier H200 run's file: at some shapes its point is not
+    the best the H200 file here records. The H200's run was given the H100 file here."""
+    report = axis.run([H100, H200], tmp_path / "axis")
     h100, h200 = _raw(H100), _raw(H200)
+    same = sum((r["transfer"]["point"]["variant"], r["transfer"]["point"]["launch"])
+               == (o["point"]["variant"], o["point"]["launch"])
+               for r, o in zip(h100["rows"], h200["rows"]))
+    assert 0 < same < 64
+    d = _direction(report, h100["device"]["name"])
+    assert (d["files_best"], d["not_files_best"]) == (same, 64 - same)
+    assert (_direction(report, h200["device"]["name"])["files_best"],
+            _direction(report, h200["device"]["name"])["not_files_best"]) == (64, 0)
+    md = (tmp_path / "axis" / "axis_experiment.md").read_text()
+    assert f"recorded best at {same} of 64 shapes, another point at {64 - same}" in md
+
+
+def test_the_moved_points_twin_among_the_own_candidates_gives_the_rounds_noise(tmp_path):
+    """Where the moved point is also one of the run's own candidates (the same variant and
+    launch under its own name), the report gives that candidate's ratio to the own best and
+    how far the two medians of one point fall apart."""
+    raw = _raw(H100)
+    report = axis.run([H100], tmp_path / "axis")
+    pairs = []
+    for row in raw["rows"]:
+        t = row["transfer"]
+        twin = [c for c in _own(row) if (c["variant"], c["launch"]) ==
+                (t["point"]["variant"], t["point"]["launch"])]
+        if twin:
+            best = _fastest(_own(row))["median_s"]
+            pairs.append((t["median_s"] / best, twin[0]["median_s"] / best))
+    assert len(pairs) > 32
+    (d,) = report["transfers"]
+    assert [x for pair in d["twins"] for x in pair] == pytest.approx(
+        [x for pair in pairs for x in pair])
+    apart = [max(r / t, t / r) for r, t in pairs]
+    assert max(apart) > 1.1  # the same point, 10 % apart in one run's rounds somewhere
+    md = (tmp_path / "axis" / "axis_experiment.md").read_text()
+    assert (f"differ by a factor {_geomean(apart):.3f} in the geometric mean, at most "
+            f"{max(apart):.3f}") in md
+
+
+def test_a_transferred_point_that_failed_verification_has_no_ratio(tmp_path):
+    raw = _raw(H100)
+    raw["rows"][1]["transfer"].update(verified=False, median_s=None, ratio_to_best=None)
+    path = tmp_path / "h100_failed.json"
+    path.write_text(json.dumps(raw))
+    (d,) = axis.run([path], tmp_path / "axis")["transfers"]
+    assert d["shapes"][1]["ratio"] is None and "verification" in d["shapes"][1]["source"]
+    kept = [r["transfer"]["ratio_to_best"] for i, r in enumerate(raw["rows"]) if i != 1]
+    assert d["geomean"] == pytest.approx(_geomean(kept))
+
+
+def test_a_best_found_among_the_other_gpus_candidates_transfers(cli, tmp_path):
+    """Without --transfer entries: the H200's best at a shape that the H100's run measured
+    among its own candidates, over the H100's best."""
+    h100, h200 = (_without_transfers(p, tmp_path) for p in (H100, H200))
+    out = tmp_path / "axis"
+    code, _, err = cli("experiment", "axis", "--inputs", h100, h200, "--out", out)
+    assert code == 0, err
+    report = json.loads((out / "axis_experiment.json").read_text())
     want = {}
-    for theirs in h200["rows"]:
-        here = next(r for r in h100["rows"] if r["view"] == theirs["view"])
-        medians = _medians(here)
-        if theirs["point"]["name"] in medians:
-            want[theirs["view"][1]] = medians[theirs["point"]["name"]] / min(medians.values())
-    assert want  # the two files share at least one such shape
-    (direction,) = [d for d in report["transfers"] if d["to"] == h100["device"]["name"]]
-    assert direction["from"] == h200["device"]["name"]
-    assert {t["r"]: t["ratio"] for t in direction["shapes"]} == pytest.approx(want)
-    assert {s["dtype"] for s in report["gpus"][1]["shapes"]} == {"float32"}
+    for here, theirs in zip(_raw(h100)["rows"], _raw(h200)["rows"]):
+        same = [c for c in _own(here) if (c["variant"], c["launch"]) ==
+                (theirs["point"]["variant"], theirs["point"]["launch"])]
+        if same:
+            key = (here["dtype"], here["kind"], here["r"], here["total"] // here["r"])
+            want[key] = same[0]["median_s"] / _fastest(_own(here))["median_s"]
+    assert len(want) > 10  # most H200 bests are among the H100's candidates
+    d = _direction(report, _raw(H100)["device"]["name"])
+    assert all(t["source"] == "among this GPU's candidates" for t in d["shapes"])
+    got = {(t["dtype"], t["kind"], t["r"], t["outer_inner"]): t["ratio"] for t in d["shapes"]}
+    assert got == pytest.approx(want)
 
 
 def test_the_report_names_its_inputs_and_writes_a_heatmap_per_gpu_and_type(cli, tmp_path):
@@ -174,16 +250,18 @@ def test_the_report_names_its_inputs_and_writes_a_heatmap_per_gpu_and_type(cli, 
     out = tmp_path / "axis"
     code, _, err = cli("experiment", "axis", "--replay", H100, "--replay", H200, "--out", out)
     assert code == 0, err
-    pngs = ["heatmap_nvidia_h100_80gb_hbm3_float32.png", "heatmap_nvidia_h200_float32.png",
-            "determinism_cost.png"]
+    pngs = [f"heatmap_{gpu}_{dtype}.png" for gpu in ("nvidia_h100_80gb_hbm3", "nvidia_h200")
+            for dtype in ("float32", "bfloat16")] + ["determinism_cost.png"]
     assert sorted(p.name for p in out.glob("*.png")) == sorted(pngs)
     assert all((out / p).stat().st_size > 0 for p in pngs)
     md = (out / "axis_experiment.md").read_text()
     for raw in (_raw(H100), _raw(H200)):
         assert raw["device"]["name"] in md and raw["date"] in md and raw["command"] in md
     assert all(f"]({p})" in md for p in pngs)
-    command = json.loads((out / "axis_experiment.json").read_text())["command"]
-    assert f"- Command: `{command}`" in md  # the command line that built it (sys.argv)
+    written = json.loads((out / "axis_experiment.json").read_text())
+    assert f"- Command: `{written['command']}`" in md  # the command line that built it
+    # the candidates stay in the inputs it names, not in the report's JSON
+    assert all("candidates" not in s for g in written["gpus"] for s in g["shapes"])
 
 
 def test_replay_and_inputs_build_the_same_report(cli, tmp_path):

@@ -16,6 +16,7 @@ from typing import Any
 
 from reducetune import _core
 from reducetune._space import Space, limits_for_arch
+from reducetune.benchmarks._axis_tune import own_name, transfer_name
 from reducetune.errors import Error, InvalidConfiguration
 from reducetune.evaluate.base import percent_of
 
@@ -91,12 +92,15 @@ def _median(c: Any) -> float | None:
     return float(v) if isinstance(v, (int, float)) and math.isfinite(v) and v > 0 else None
 
 
-def _transferred(row: dict[str, Any]) -> str | None:
-    """The name under which a --transfer run timed the other GPU's point among the row's
-    candidates (benchmarks/axis.py names it "transfer <its name>"), or None."""
+def _transferred(row: dict[str, Any]) -> set[str]:
+    """The names under which a --transfer run may have timed the other GPU's point among the
+    row's candidates: "transfer <its name>" (benchmarks/axis.py, transfer_name) and, in files
+    before that name lost its doubled prefix, "transfer " before the name the other run
+    recorded, itself "transfer ..." where that run's best was a point it was given."""
     t = row.get("transfer")
     point = t.get("point") if isinstance(t, dict) else None
-    return f"transfer {point['name']}" if isinstance(point, dict) and point.get("name") else None
+    name = point.get("name") if isinstance(point, dict) else None
+    return {f"transfer {name}", transfer_name(name)} if isinstance(name, str) else set()
 
 
 def candidates(row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -107,7 +111,7 @@ def candidates(row: dict[str, Any]) -> list[dict[str, Any]]:
     tune = row.get("tune") if isinstance(row.get("tune"), dict) else {}
     moved = _transferred(row)
     cands = [c for c in tune.get("candidates") or []
-             if _median(c) is not None and c.get("name") != moved]
+             if _median(c) is not None and c.get("name") not in moved]
     return cands or _recorded_bests(row.get("point"), tune)
 
 
@@ -179,7 +183,15 @@ def _shape(row: dict[str, Any], device: dict[str, Any], strategies: Strategies
     s["candidates"] = [_entry(c, None) for c in cands]
     t = row.get("transfer")
     s["recorded_transfer"] = t if isinstance(t, dict) else None
+    s["recorded_best"] = _point(row.get("point"))
     return s
+
+
+def _point(p: Any) -> dict[str, Any] | None:
+    """A point as a row records it: its name (as recorded), variant and launch."""
+    if not isinstance(p, dict):
+        return None
+    return {"name": p.get("name"), "variant": p.get("variant"), "launch": p.get("launch", "")}
 
 
 def _name(device: Any) -> str:
@@ -193,10 +205,11 @@ def _recorded(s: dict[str, Any]) -> dict[str, Any] | None:
     t = s["recorded_transfer"]
     if not t or not s["best"]:
         return None
-    point = t.get("point")
+    point = _point(t.get("point")) or {"name": t.get("point")}
+    name = point["name"] or point.get("variant")
     found = {"from": _name(t.get("from_device")), "median_s": _median(t),
-             "point": point.get("name") or point.get("variant")
-             if isinstance(point, dict) else point}
+             "point": own_name(name) if isinstance(name, str) else name,
+             "variant": point.get("variant"), "launch": point.get("launch")}
     if t.get("verified") is False:
         return {**found, "ratio": None, "source": "failed this GPU's verification"}
     ratio = t.get("ratio_to_best")
@@ -204,7 +217,18 @@ def _recorded(s: dict[str, Any]) -> dict[str, Any] | None:
         ratio = _median(t) / s["best"]["median_s"]
     if not isinstance(ratio, (int, float)) or ratio <= 0:
         return None
-    return {**found, "ratio": float(ratio), "source": "measured by this GPU's run (--transfer)"}
+    return {**found, "ratio": float(ratio), "source": "measured by this GPU's run (--transfer)",
+            "twin": _twin(s, found)}
+
+
+def _twin(s: dict[str, Any], t: dict[str, Any]) -> float | None:
+    """Where the moved point is also one of this GPU's own candidates (the same variant and
+    launch, timed under two names in the same rounds): that candidate's median over this
+    GPU's best, the same ratio measured under the point's own name. The two differ only
+    through the rounds' noise: what a transfer ratio can resolve."""
+    twins = [c for c in s["candidates"]
+             if (c["variant"], c["launch"]) == (t["variant"], t["launch"])]
+    return twins[0]["median_s"] / s["best"]["median_s"] if twins else None
 
 
 def _among_candidates(s: dict[str, Any], other: dict[str, Any] | None,
@@ -233,6 +257,8 @@ def transfers(gpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
                   (g["uuid"] is None or g["uuid"] != here["uuid"])]
         for s in here["shapes"]:
             recorded = _recorded(s)
+            if recorded:
+                recorded["files_best"] = _files_best(recorded, others, s)
             found = [recorded] if recorded else []
             found += [t for o in others if not recorded or o["device"] != recorded["from"]
                       if (t := _among_candidates(s, _same_shape(o, s), o["device"]))]
@@ -241,8 +267,26 @@ def transfers(gpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 directions.setdefault(key, []).append(
                     {**t, **{k: s[k] for k in ("dtype", "op", "kind", "r", "outer_inner")}})
     return [{"from": a, "to": b, "shapes": rows,
-             "geomean": geomean([t["ratio"] for t in rows if t["ratio"] is not None])}
+             "geomean": geomean([t["ratio"] for t in rows if t["ratio"] is not None]),
+             "files_best": _count(rows, True), "not_files_best": _count(rows, False),
+             "twins": [(t["ratio"], t["twin"]) for t in rows if t.get("twin") and t["ratio"]]}
             for (a, b), rows in directions.items()]
+
+
+def _files_best(t: dict[str, Any], others: list[dict[str, Any]], s: dict[str, Any]
+                ) -> bool | None:
+    """Whether the point a --transfer run was given is the best that the file here of the GPU
+    it came from records at this shape (None: no file here of that GPU). A run may have been
+    given another run's file: the H100's run of 2026-11-26 took an earlier H200 run's."""
+    theirs = [o for g in others if g["device"] == t["from"] if (o := _same_shape(g, s))]
+    bests = [o["recorded_best"] for o in theirs if o.get("recorded_best")]
+    if not bests:
+        return None
+    return any((b["variant"], b["launch"]) == (t["variant"], t["launch"]) for b in bests)
+
+
+def _count(rows: list[dict[str, Any]], value: bool) -> int:
+    return sum(1 for t in rows if t.get("files_best") is value)
 
 
 def _same_shape(gpu: dict[str, Any], s: dict[str, Any]) -> dict[str, Any] | None:

@@ -4,9 +4,11 @@ heatmaps), the cost of batch invariance per shape, and the transfer table per di
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
-from reducetune.experiments._axis_plots import COST_PLOT, heatmap_name
+from reducetune.experiments._axis_analysis import geomean
+from reducetune.experiments._axis_plots import COST_PLOT, KINDS, heatmap_name
 
 __all__ = ["markdown"]
 
@@ -60,10 +62,32 @@ def _skipped(g: dict[str, Any]) -> list[str]:
                         for (t, n, kind), rs in groups.items()) + "."]
 
 
-def _winners(report: dict[str, Any], images: list[str]) -> list[str]:
-    lines = ["", "## Which strategy wins where", ""]
+def _dtypes(shapes: list[dict[str, Any]]) -> list[str]:
+    """The types of `shapes` in the order the run measured them."""
+    return list(dict.fromkeys(s["dtype"] for s in shapes))
+
+
+def _regions(report: dict[str, Any]) -> list[str]:
+    """The winning strategy per GPU, type, total and kind (a line) and r (a column): where each
+    strategy wins, in one table."""
+    rs = sorted({s["r"] for g in report["gpus"] for s in g["shapes"]})
+    lines = ["The winning strategy per shape, every GPU in one table (details below):", "",
+             "| GPU | type | total | kind | " + " | ".join(f"r {_pow2(r)}" for r in rs) + " |",
+             "|---|---|---|---|" + "---|" * len(rs)]
     for g in report["gpus"]:
-        for dtype in sorted({s["dtype"] for s in g["shapes"]}):
+        groups = dict.fromkeys((s["dtype"], s["total"], s["kind"]) for s in g["shapes"])
+        for dtype, total, kind in groups:
+            won = {s["r"]: (s["best"] or {}).get("strategy") or "–" for s in g["shapes"]
+                   if (s["dtype"], s["total"], s["kind"]) == (dtype, total, kind)}
+            lines.append(f"| {g['device']} | {dtype} | {_pow2(total)} | {kind} | "
+                         + " | ".join(won.get(r, "") for r in rs) + " |")
+    return lines + [""]
+
+
+def _winners(report: dict[str, Any], images: list[str]) -> list[str]:
+    lines = ["", "## Which strategy wins where", "", *_regions(report)]
+    for g in report["gpus"]:
+        for dtype in _dtypes(g["shapes"]):
             lines += [f"### {g['device']}, {dtype}", ""]
             name = heatmap_name(g["device"], dtype)
             if name in images:
@@ -96,13 +120,30 @@ def _costs(report: dict[str, Any], images: list[str]) -> list[str]:
                          f"{_us(bi.get('median_s'))} | {_x(s['bi_cost_pct'], '.2f')} |")
     lines.append("")
     for g in report["gpus"]:
-        costs = [s["bi_cost_pct"] for s in g["shapes"] if s["bi_cost_pct"] is not None]
-        if costs:
-            free = sum(1 for c in costs if c == 0)
-            lines.append(f"- {g['device']}: batch invariance costs {min(costs):.2f}–"
-                         f"{max(costs):.2f} % over {len(costs)} shapes (nothing at {free}: the "
-                         "best point is batch_invariant)")
+        groups = [(None, None)] + [(d, k) for d in _dtypes(g["shapes"]) for k in KINDS]
+        lines += [line for dtype, kind in groups if (line := _cost_line(g, dtype, kind))]
     return lines + ([""] if lines[-1] else [])
+
+
+def _cost_line(g: dict[str, Any], dtype: str | None, kind: str | None) -> str | None:
+    """What batch invariance costs on one GPU (over every shape: dtype and kind None; else
+    over one type and kind): the median and the largest cost, the shape of the largest, the
+    median where it costs something, and how many shapes it costs nothing."""
+    shapes = [s for s in g["shapes"] if s["bi_cost_pct"] is not None
+              and dtype in (None, s["dtype"]) and kind in (None, s["kind"])]
+    if not shapes:
+        return None
+    costs = sorted(s["bi_cost_pct"] for s in shapes)
+    paid = [c for c in costs if c > 0]
+    what = (f"- {g['device']}, every shape" if dtype is None else f"  - {dtype} {kind}")
+    if not paid:
+        return f"{what}: nothing at any of {len(costs)} shapes (the best is batch_invariant)"
+    top = max(shapes, key=lambda s: s["bi_cost_pct"])
+    return (f"{what}: median {statistics.median(costs):.2f} %, at most {costs[-1]:.2f} % "
+            f"({top['dtype']} {_pow2(top['total'])} {top['kind']} r = {_pow2(top['r'])}) over "
+            f"{len(costs)} shapes; nothing at {len(costs) - len(paid)} (the best point is "
+            f"batch_invariant), a median {statistics.median(paid):.2f} % at the other "
+            f"{len(paid)}")
 
 
 def _transfers(report: dict[str, Any]) -> list[str]:
@@ -122,6 +163,36 @@ def _transfers(report: dict[str, Any]) -> list[str]:
                   f"{t['source']} |" for t in d["shapes"]]
         ratios = [t["ratio"] for t in d["shapes"] if t["ratio"] is not None]
         lines += ["", f"Geometric mean {_x(d['geomean'], '.3f')} over {len(ratios)} "
-                      f"shape(s); worst {_x(max(ratios, default=None), '.3f')}.", ""]
+                      f"shape(s); worst {_x(max(ratios, default=None), '.3f')}, best "
+                      f"{_x(min(ratios, default=None), '.3f')}; below 1.00 (the other's point "
+                      f"beat this GPU's own tune) at {sum(1 for r in ratios if r < 1)}.",
+                  *_given(d), *_noise(d), ""]
     return lines
 
+
+def _noise(d: dict[str, Any]) -> list[str]:
+    """The same point timed twice in one run's rounds (moved, and among the run's own
+    candidates): the transfer ratio under the point's own name, and how far apart the two
+    medians fall: the noise under every ratio above."""
+    pairs = d.get("twins") or []
+    if not pairs:
+        return []
+    apart = [max(r / t, t / r) for r, t in pairs]
+    return ["", f"At {len(pairs)} shape(s) the moved point is also one of the {d['to']}'s own "
+                "candidates, the same point timed under two names in the same rounds. Under "
+                "its own name its ratio has the geometric mean "
+                f"{geomean([t for _, t in pairs]):.3f}; its two medians differ by a factor "
+                f"{geomean(apart):.3f} in the geometric mean, at most {max(apart):.3f}: the "
+                "rounds' noise, against which each ratio above is to be read."]
+
+
+def _given(d: dict[str, Any]) -> list[str]:
+    """Whether the points a --transfer run was given are the bests of the other GPU's file in
+    this report (a run may have been given an earlier run's file)."""
+    same, other = d.get("files_best", 0), d.get("not_files_best", 0)
+    if not other:
+        return ["", f"The points measured are the {d['from']} file's recorded bests at all "
+                    f"{same} shape(s) where the run was given one."] if same else []
+    return ["", f"The {d['to']}'s run was given another {d['from']} file than this report's "
+                f"(an earlier run): its point is this report's {d['from']} file's recorded "
+                f"best at {same} of {same + other} shapes, another point at {other}."]
