@@ -127,16 +127,18 @@ TEST_CASE("generate_bytes holds generate's values for every type, pattern and op
         }
 }
 
-// Past a chunk (2^20 elements) generate_bytes starts each chunk with the generator skipped
+// Past a chunk (2^20 elements) generate_into starts each chunk with the generator skipped
 // ahead (patterns.cpp, fill_chunks) on the machine's threads: the bytes must be those of one
 // pass, whatever the pattern's draws per element (wide_range floats draw three, alternating
-// integers one per pair). The chunks depend on n only, so one core checks the split too.
-TEST_CASE("generate_bytes split into chunks gives the bytes of one pass", "[verify][patterns]") {
+// integers one per pair), and every byte of the caller's uninitialised buffer written (here
+// filled with 0xAB first). The chunks depend on n only, so one core checks the split too.
+TEST_CASE("generate_into split into chunks gives the bytes of one pass", "[verify][patterns]") {
   const std::uint64_t n = (2ULL << 20) + 3; // two whole chunks and a short one
   for (const dtype t : {dtype::int32, dtype::int64, dtype::float32, dtype::float64,
                         dtype::float16, dtype::bfloat16})
     for (const data_pattern p : all_data_patterns()) {
-      const auto bytes = generate_bytes(t, p, reduce_op::sum, n, 5);
+      std::vector<unsigned char> bytes(n * size_of(t), 0xAB);
+      generate_into(bytes.data(), t, p, reduce_op::sum, n, 5);
       const bool same = visit_dtype(t, [&](auto zero) {
         const auto values = generate<decltype(zero)>(p, reduce_op::sum, n, 5);
         return bytes.size() == n * sizeof(zero) &&

@@ -17,7 +17,8 @@ std::shared_ptr<const host_data> generate_host_data(const workload &w) {
   d->product = w.op == reduce_op::prod;
   d->seed = w.seed;
   d->n = w.n;
-  d->bytes = generate_bytes(w.type, w.pattern, w.op, w.n, w.seed);
+  d->bytes.reset(new unsigned char[w.n * size_of(w.type)]); // uninitialised: see host_data
+  generate_into(d->bytes.get(), w.type, w.pattern, w.op, w.n, w.seed);
   return d;
 }
 
@@ -34,7 +35,7 @@ prepared_workload::prepared_workload(const workload &w)
     : prepared_workload(w, generate_host_data(w)) {}
 
 prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const host_data> data)
-    : m_spec(w), m_host(std::move(data)), m_reference(w.type, w.op, m_host->bytes.data(), w.n) {
+    : m_spec(w), m_host(std::move(data)), m_reference(w.type, w.op, m_host->bytes.get(), w.n) {
   if (!m_host->serves(w))
     throw invalid_configuration("prepared_workload: the host data does not hold this workload");
   const std::size_t bytes = (w.n + w.offset_elements) * size_of(w.type);
@@ -52,7 +53,7 @@ std::size_t prepared_workload::copies_for(std::uint64_t input_bytes) noexcept {
 
 void prepared_workload::restore_input() {
   for (auto &b : m_inputs)
-    b.upload(m_host->bytes.data(), m_spec.n * size_of(m_spec.type),
+    b.upload(m_host->bytes.get(), m_spec.n * size_of(m_spec.type),
              m_spec.offset_elements * size_of(m_spec.type));
 }
 

@@ -26,7 +26,7 @@
 
 namespace reducetune {
 
-// A workload's host data: generate_bytes() at some n. For sum, min and max, element i depends
+// A workload's host data: generate_into() at some n. For sum, min and max, element i depends
 // only on the seed, the pattern and the elements before it (not on n, nor on which of the
 // three), so the first m elements of one generation ARE the data of every such workload of
 // m <= n elements with the same type, pattern and seed (verify/test_patterns.cpp checks it).
@@ -37,7 +37,9 @@ struct host_data {
   bool product = false;
   std::uint64_t seed = 0;
   std::uint64_t n = 0;
-  std::vector<unsigned char> bytes;
+  // Not a std::vector: its zeroing is one thread's page faults over the whole input (2 s for
+  // 4 GiB on the build machine); generate_into's threads touch these pages first.
+  std::unique_ptr<unsigned char[]> bytes;
 
   // Whether w's data is a prefix of these bytes.
   [[nodiscard]] bool serves(const workload &w) const noexcept;
@@ -56,7 +58,7 @@ public:
   // Device pointer of copy i (offset applied); copy 0 is "the" input.
   [[nodiscard]] const void *input(std::size_t i = 0) const noexcept;
   // The workload's host data (the first n elements of a possibly longer generation).
-  [[nodiscard]] const unsigned char *host() const noexcept { return m_host->bytes.data(); }
+  [[nodiscard]] const unsigned char *host() const noexcept { return m_host->bytes.get(); }
   [[nodiscard]] bool holds(const workload &w) const noexcept; // the same data and operator
 
   // Uploads every copy again: after a wrong result, in case the variant wrote into it.

@@ -206,28 +206,30 @@ template std::vector<float16> generate<float16>(data_pattern, reduce_op, std::ui
 template std::vector<bfloat16> generate<bfloat16>(data_pattern, reduce_op, std::uint64_t,
                                                   std::uint64_t);
 
-std::vector<unsigned char> generate_bytes(dtype t, data_pattern p, reduce_op op,
-                                          std::uint64_t n, std::uint64_t seed) {
-  // The elements written straight into the bytes, in chunks over threads (fill_chunks):
-  // generating them as values first and copying cost a second buffer of the whole input and
-  // its copy, 0.72 against 0.40 s for 2^26 float64 on the build machine, one thread.
-  return visit_dtype(t, [&](auto zero) {
+void generate_into(unsigned char *out, dtype t, data_pattern p, reduce_op op, std::uint64_t n,
+                   std::uint64_t seed) {
+  // The elements written straight into out, in chunks over threads (fill_chunks): generating
+  // them as values first and copying cost a second buffer of the whole input and its copy,
+  // 0.72 against 0.40 s for 2^26 float64 on the build machine, one thread.
+  visit_dtype(t, [&](auto zero) {
     using T = decltype(zero);
-    std::vector<unsigned char> bytes;
     if (op == reduce_op::prod) {
       const auto values = generate<T>(p, op, n, seed);
-      bytes.resize(values.size() * sizeof(T));
-      std::memcpy(bytes.data(), values.data(), bytes.size());
-      return bytes;
+      std::memcpy(out, values.data(), values.size() * sizeof(T));
+      return;
     }
     (void)generator_for(p, n, seed); // refuses n = 0 before any thread starts
-    bytes.resize(n * sizeof(T));
-    unsigned char *out = bytes.data();
     fill_chunks<T>(p, n, seed, [out](std::uint64_t i, T x) {
       std::memcpy(out + i * sizeof(T), &x, sizeof(T));
     });
-    return bytes;
   });
+}
+
+std::vector<unsigned char> generate_bytes(dtype t, data_pattern p, reduce_op op,
+                                          std::uint64_t n, std::uint64_t seed) {
+  std::vector<unsigned char> bytes(n * size_of(t));
+  generate_into(bytes.data(), t, p, op, n, seed);
+  return bytes;
 }
 
 } // namespace reducetune

@@ -42,6 +42,12 @@ template <class T>
 [[nodiscard]] std::vector<T> generate(data_pattern p, reduce_op op, std::uint64_t n,
                                       std::uint64_t seed = default_data_seed);
 
+// Type-erased form into out (n · size_of(t) bytes): out need not be initialised, so that a
+// large buffer's pages are first touched by the threads that fill it (the zeroing of a
+// std::vector is one thread: 0.27 s per 512 MiB on the build machine).
+void generate_into(unsigned char *out, dtype t, data_pattern p, reduce_op op, std::uint64_t n,
+                   std::uint64_t seed = default_data_seed);
+
 // Type-erased form: n elements of t as raw bytes (n · size_of(t) bytes).
 [[nodiscard]] std::vector<unsigned char> generate_bytes(dtype t, data_pattern p, reduce_op op,
                                                         std::uint64_t n,
