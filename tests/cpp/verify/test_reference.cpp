@@ -5,6 +5,7 @@
 #include "reducetune/verify/patterns.hpp"
 #include "reducetune/verify/reference.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -137,4 +138,31 @@ TEST_CASE("Exactness in any order is decided from the inputs' lowest set bits, s
   const std::vector<double> rounds64{1.0, std::ldexp(1.0, -53)};
   CHECK_FALSE(
       reference_float(reduce_op::sum, std::span<const double>(rounds64)).exact_in_any_order);
+}
+
+// Past a chunk (2^20 elements) min and max run over chunks on the machine's threads
+// (verify/chunks.hpp) and combine the chunks' extremes in order: one pass's answer, the first
+// of equal values included (a -0 and a +0 compare equal; the one seen first is kept), and a NaN
+// in any chunk seen. The chunks depend on n only, so one core checks the combining too.
+TEMPLATE_TEST_CASE("float min and max over chunks keep one pass's first extreme and its NaN",
+                   "[verify][reference]", float, double) {
+  const std::size_t n = (2U << 20) + 5; // two whole chunks and a short one
+  const std::size_t first = 10, second = (1U << 20) + 7, last = n - 1;
+  std::vector<TestType> v(n, TestType(1));
+  v[first] = TestType(-0.0);
+  v[second] = TestType(0.0);
+  float_reference r = reference_float<TestType>(reduce_op::min, v);
+  CHECK(r.value == 0);
+  CHECK(std::signbit(r.value)); // the -0 of the first chunk, not the later +0
+  std::swap(v[first], v[second]);
+  CHECK_FALSE(std::signbit(reference_float<TestType>(reduce_op::min, v).value));
+  v[last] = TestType(-2);
+  v[second - 1] = std::numeric_limits<TestType>::quiet_NaN();
+  r = reference_float<TestType>(reduce_op::min, v);
+  CHECK(r.value == -2); // in the last, short chunk
+  CHECK(r.has_nan);
+  CHECK_FALSE(r.all_nan);
+  CHECK(reference_float<TestType>(reduce_op::max, v).value == 1);
+  const std::vector<TestType> nans(n, std::numeric_limits<TestType>::quiet_NaN());
+  CHECK(reference_float<TestType>(reduce_op::max, nans).all_nan);
 }

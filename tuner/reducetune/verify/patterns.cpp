@@ -1,15 +1,13 @@
 #include "reducetune/verify/patterns.hpp"
 
 #include "reducetune/errors.hpp"
+#include "reducetune/verify/chunks.hpp"
 #include "reducetune/verify/random.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <system_error>
-#include <thread>
 #include <type_traits>
 
 namespace reducetune {
@@ -153,34 +151,17 @@ template <class T> std::uint64_t draws_before(data_pattern p, std::uint64_t i) {
   return 0;
 }
 
-// Elements per chunk of a generation split over threads (even). The chunks depend on n only,
-// not on the machine's threads: the same bytes on every machine, and the split is exercised
-// by a test on one core too.
-constexpr std::uint64_t chunk_elements = 1ULL << 20;
-
-// fill() of n elements in chunks over the machine's threads (at most 16). Why: one thread
-// generated 2^30 float64 in ~6 s, and a tune makes each type's data at 2^30 inside a unit.
+// fill() of n elements in chunks over the machine's threads (verify/chunks.hpp; a chunk
+// starts at an even element). Why: one thread generated 2^30 float64 in ~6 s, and a tune makes
+// each type's data at 2^30 inside a unit.
 template <class T, class Put>
 void fill_chunks(data_pattern p, std::uint64_t n, std::uint64_t seed, Put put) {
-  const std::uint64_t chunks = (n + chunk_elements - 1) / chunk_elements;
-  std::atomic<std::uint64_t> next{0};
-  auto work = [&] {
-    for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
-      const std::uint64_t begin = c * chunk_elements;
-      data_generator g = generator_for(p, n, seed);
-      g.skip(draws_before<T>(p, begin));
-      fill<T>(p, begin, std::min(n, begin + chunk_elements), g, put);
-    }
-  };
-  const auto threads = std::min<std::uint64_t>(
-      {chunks, 16, std::max(1U, std::thread::hardware_concurrency())});
-  std::vector<std::thread> pool;
-  try {
-    for (std::uint64_t k = 1; k < threads; ++k) pool.emplace_back(work);
-  } catch (const std::system_error &) { // no more threads: this one does the rest
-  }
-  work();
-  for (auto &t : pool) t.join();
+  static_assert(chunk_elements % 2 == 0);
+  for_each_chunk(n, [&](std::uint64_t, std::uint64_t begin, std::uint64_t end) {
+    data_generator g = generator_for(p, n, seed);
+    g.skip(draws_before<T>(p, begin));
+    fill<T>(p, begin, end, g, put);
+  });
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "reducetune/verify/reference.hpp"
 
 #include "reducetune/errors.hpp"
+#include "reducetune/verify/chunks.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -130,21 +131,48 @@ template <class T> float_reference float_prod(std::span<const T> data) {
   return r;
 }
 
-template <class T> float_reference float_minmax(reduce_op op, std::span<const T> data) {
-  float_reference r;
-  r.count = data.size();
+// The first of the most extreme non-NaN values of one chunk (min or max): found, the value,
+// and whether a NaN was seen.
+struct extreme {
   bool any = false;
   long double best = 0;
+  bool has_nan = false;
+};
+
+template <class T> extreme chunk_extreme(reduce_op op, std::span<const T> data) {
+  extreme e;
   for (T x : data) {
     if (std::isnan(x)) {
-      r.has_nan = true;
+      e.has_nan = true;
       continue;
     }
     // -0 and +0 compare equal; the first one seen is kept, the comparison treats them as one.
-    if (!any || (op == reduce_op::min ? x < best : x > best)) best = x;
-    any = true;
+    if (!e.any || (op == reduce_op::min ? x < e.best : x > e.best)) e.best = x;
+    e.any = true;
   }
-  r.all_nan = !any;
+  return e;
+}
+
+// Min and max over chunks on the machine's threads (verify/chunks.hpp), the chunks' extremes
+// combined in order with the same strict comparison: the value one pass keeps, the first of
+// equal ones (a -0 before a +0) included. One thread took 1.3 s for 2^30 floats (x87 compares).
+template <class T> float_reference float_minmax(reduce_op op, std::span<const T> data) {
+  std::vector<extreme> parts(chunks_of(data.size()));
+  for_each_chunk(data.size(), [&](std::uint64_t c, std::uint64_t begin, std::uint64_t end) {
+    parts[c] = chunk_extreme(op, data.subspan(begin, end - begin));
+  });
+  float_reference r;
+  r.count = data.size();
+  extreme all;
+  for (const extreme &e : parts) {
+    all.has_nan = all.has_nan || e.has_nan;
+    if (e.any && (!all.any || (op == reduce_op::min ? e.best < all.best : e.best > all.best)))
+      all.best = e.best;
+    all.any = all.any || e.any;
+  }
+  const long double best = all.best;
+  r.has_nan = all.has_nan;
+  r.all_nan = !all.any;
   r.value = r.value_without_nan = best;
   if (r.all_nan) r.special = special_result::nan;
   else if (std::isinf(best)) r.special = best > 0 ? special_result::pos_inf : special_result::neg_inf;

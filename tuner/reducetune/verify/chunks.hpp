@@ -1,0 +1,44 @@
+// Work over the elements [0, n) in fixed chunks on the machine's threads. The chunks depend on
+// n only, never on the thread count, so that what is combined in chunk order is the same on
+// every machine. Why: a tune makes each element type's data at 2^30 elements and a reference
+// of every workload; one thread took seconds for each (issue 25 Z, item 1).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace reducetune {
+
+// Elements per chunk: large enough that a thread's start is noise, small enough that 2^30
+// elements make a thousand chunks to share out.
+inline constexpr std::uint64_t chunk_elements = 1ULL << 20;
+
+[[nodiscard]] constexpr std::uint64_t chunks_of(std::uint64_t n) noexcept {
+  return (n + chunk_elements - 1) / chunk_elements;
+}
+
+// fn(c, begin, end) for each chunk c of [0, n), on up to 16 threads (this one included); fn
+// must not throw.
+template <class Fn> void for_each_chunk(std::uint64_t n, Fn fn) {
+  const std::uint64_t chunks = chunks_of(n);
+  std::atomic<std::uint64_t> next{0};
+  auto work = [&] {
+    for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;)
+      fn(c, c * chunk_elements, std::min(n, (c + 1) * chunk_elements));
+  };
+  const auto threads = std::min<std::uint64_t>(
+      {chunks, 16, std::max(1U, std::thread::hardware_concurrency())});
+  std::vector<std::thread> pool;
+  try {
+    for (std::uint64_t k = 1; k < threads; ++k) pool.emplace_back(work);
+  } catch (const std::system_error &) { // no more threads: the ones started do the rest
+  }
+  work();
+  for (auto &t : pool) t.join();
+}
+
+} // namespace reducetune
