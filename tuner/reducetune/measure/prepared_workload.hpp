@@ -50,6 +50,11 @@ public:
   explicit prepared_workload(const workload &w);
   // w's data as the prefix of `data` (which must serve w): no generation of its own.
   prepared_workload(const workload &w, std::shared_ptr<const host_data> data);
+  // The same, keeping the device copies of `before`, which holds the same input for another
+  // operator (same_input): sum, min and max of one size read the same bytes, and uploading
+  // them again cost each unit of a tune a copy of up to 8 GiB from pageable memory.
+  prepared_workload(const workload &w, std::shared_ptr<const host_data> data,
+                    prepared_workload &&before);
 
   [[nodiscard]] const workload &spec() const noexcept { return m_spec; }
   // Copies kept for rotation: as many as fit in 256 MiB, at least 1, at most 8.
@@ -60,6 +65,8 @@ public:
   // The workload's host data (the first n elements of a possibly longer generation).
   [[nodiscard]] const unsigned char *host() const noexcept { return m_host->bytes.get(); }
   [[nodiscard]] bool holds(const workload &w) const noexcept; // the same data and operator
+  // The same device input as w's, whatever the operator (neither a product: its data is its own)
+  [[nodiscard]] bool same_input(const workload &w) const noexcept;
 
   // Uploads every copy again: after a wrong result, in case the variant wrote into it.
   void restore_input();
