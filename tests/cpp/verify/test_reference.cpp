@@ -166,3 +166,15 @@ TEMPLATE_TEST_CASE("float min and max over chunks keep one pass's first extreme 
   const std::vector<TestType> nans(n, std::numeric_limits<TestType>::quiet_NaN());
   CHECK(reference_float<TestType>(reduce_op::max, nans).all_nan);
 }
+
+// Past a chunk (2^20 elements) integer sums, mins and maxes run over chunks on the machine's
+// threads and combine the chunks' results: still exact, the sum wrapping modulo 2^bits (uniform
+// data over the whole type wraps many times).
+TEMPLATE_TEST_CASE("integer reductions over chunks are exact with wrap-around",
+                   "[verify][reference]", int, long long) {
+  const std::uint64_t n = (2ULL << 20) + 5; // two whole chunks and a short one
+  for (data_pattern p : {data_pattern::uniform, data_pattern::all_negative}) {
+    INFO(to_string(p));
+    check_integer_ops(generate<TestType>(p, reduce_op::sum, n, 9));
+  }
+}

@@ -131,6 +131,24 @@ template <class T> float_reference float_prod(std::span<const T> data) {
   return r;
 }
 
+// An integer sum, min or max over chunks on the machine's threads (verify/chunks.hpp), the
+// chunks' results combined in order: exact in any order (the sum modulo 2^bits), so one pass's
+// value. One thread took 0.2 s for 2^28 int64 (min or max).
+template <class T> T integer_over_chunks(reduce_op op, std::span<const T> data) {
+  auto reduce = [op](std::span<const T> part) {
+    switch (op) {
+    case reduce_op::min: return *std::min_element(part.begin(), part.end());
+    case reduce_op::max: return *std::max_element(part.begin(), part.end());
+    default: return integer_sum(part);
+    }
+  };
+  std::vector<T> parts(chunks_of(data.size()));
+  for_each_chunk(data.size(), [&](std::uint64_t c, std::uint64_t begin, std::uint64_t end) {
+    parts[c] = reduce(data.subspan(begin, end - begin));
+  });
+  return reduce(std::span<const T>(parts));
+}
+
 // The first of the most extreme non-NaN values of one chunk (min or max): found, the value,
 // and whether a NaN was seen.
 struct extreme {
@@ -185,13 +203,8 @@ template <class T> float_reference float_minmax(reduce_op op, std::span<const T>
 template <class T> T reference_integer(reduce_op op, std::span<const T> data) {
   static_assert(std::is_integral_v<T> && std::is_signed_v<T>);
   if (data.empty()) throw invalid_configuration("a reduction needs n >= 1 elements");
-  switch (op) {
-  case reduce_op::sum: return integer_sum(data);
-  case reduce_op::prod: return integer_prod(data);
-  case reduce_op::min: return *std::min_element(data.begin(), data.end());
-  case reduce_op::max: return *std::max_element(data.begin(), data.end());
-  }
-  throw invalid_configuration("unknown operator");
+  if (op == reduce_op::prod) return integer_prod(data);
+  return integer_over_chunks(op, data);
 }
 
 template <class T> float_reference reference_float(reduce_op op, std::span<const T> data) {
