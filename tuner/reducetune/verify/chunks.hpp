@@ -30,8 +30,8 @@ template <class Fn> void for_each_chunk(std::uint64_t n, Fn fn) {
     for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;)
       fn(c, c * chunk_elements, std::min(n, (c + 1) * chunk_elements));
   };
-  const auto threads = std::min<std::uint64_t>(
-      {chunks, 16, std::max(1U, std::thread::hardware_concurrency())});
+  const auto threads =
+      std::min<std::uint64_t>({chunks, 16, std::max(1U, std::thread::hardware_concurrency())});
   std::vector<std::thread> pool;
   try {
     for (std::uint64_t k = 1; k < threads; ++k) pool.emplace_back(work);
