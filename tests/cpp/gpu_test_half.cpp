@@ -6,6 +6,7 @@
 // 2^24 ones in bfloat16 sum to exactly 2^24 (16-bit partials would stop at 256). CUB, the
 // baseline, reduces the half types with a float32 accumulator and is verified the same way.
 #include "catch.hpp"
+#include "short_sampling.hpp"
 #include "gpu_context.hpp"
 #include "half_inputs.hpp"
 #include "loaded_presets.hpp"
@@ -121,9 +122,7 @@ TEST_CASE("2^24 ones in bfloat16 sum to exactly 2^24 with every tunable preset",
 TEST_CASE("CUB reduces float16 and bfloat16 with a float32 accumulator, verified",
           "[gpu][half][baseline]") {
   const device_info d = query_device();
-  evaluate_options quick;
-  quick.cold_rule.max_samples = quick.cold_rule.min_samples = 10;
-  quick.hot = false;
+  const evaluate_options quick = rt_test::short_sampling(10, 1.0); // 10 cold samples, no hot
   for (const dtype t : half_types)
     for (const reduce_op op : all_ops)
       for (const data_pattern p : all_data_patterns())

@@ -1,6 +1,7 @@
 // On the GPU: device attributes are sane, CUB gives verified results for every dtype × op on
 // hostile inputs, and the streaming ceiling stays below the theoretical peak and above CUB.
 #include "catch.hpp"
+#include "short_sampling.hpp"
 
 #include "reducetune/baseline/cub_baseline.hpp"
 #include "reducetune/baseline/streaming_ceiling.hpp"
@@ -24,9 +25,7 @@ TEST_CASE("the device reports what the peak formula needs", "[gpu][cuda]") {
 
 TEST_CASE("CUB is verified for every type x operator x pattern", "[gpu][baseline]") {
   const device_info d = query_device();
-  evaluate_options quick;
-  quick.cold_rule.max_samples = quick.cold_rule.min_samples = 10;
-  quick.hot = false;
+  const evaluate_options quick = rt_test::short_sampling(10, 1.0); // 10 cold samples, no hot
   for (dtype t : {dtype::int32, dtype::int64, dtype::float32, dtype::float64})
     for (reduce_op op : {reduce_op::sum, reduce_op::min, reduce_op::max, reduce_op::prod})
       for (data_pattern p : all_data_patterns())
@@ -70,9 +69,7 @@ TEST_CASE("CUB's result reports the time its call spent preparing the workload",
   // and input copies are made: its times must say so, or the tuner's breakdown shows seconds
   // per unit as "other" (issue 25 Z, item 1).
   const device_info d = query_device();
-  evaluate_options quick;
-  quick.cold_rule.max_samples = quick.cold_rule.min_samples = 10;
-  quick.hot = false;
+  const evaluate_options quick = rt_test::short_sampling(10, 1.0); // 10 cold samples, no hot
   evaluation_cache cache;
   const workload w{dtype::float32, reduce_op::sum, 1ULL << 24};
   const evaluation first = evaluate_cub(w, d, quick, cache);
