@@ -227,6 +227,10 @@ class Problem:
         """outer x inner: results written."""
 
     @property
+    def bytes_read_and_written(self) -> int:
+        """Bytes an axis reduction moves: elements read and outputs written."""
+
+    @property
     def label(self) -> str:
         """'float32.sum.(1,1048576,1)', for people (never parsed back)."""
 

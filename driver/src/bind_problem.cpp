@@ -42,6 +42,8 @@ void bind_problem(nb::module_ &m) {
       .def_prop_ro("is_whole_array", &rt::problem::is_whole_array)
       .def_prop_ro("elements", &rt::problem::elements, "outer x r x inner: elements read.")
       .def_prop_ro("outputs", &rt::problem::outputs, "outer x inner: results written.")
+      .def_prop_ro("bytes_read_and_written", &rt::problem::bytes_read_and_written,
+                   "Bytes an axis reduction moves: elements read and outputs written.")
       .def_prop_ro("label", [](const rt::problem &p) { return rt::to_label(p); },
                    "'float32.sum.(1,1048576,1)', for people (never parsed back).")
       .def("__eq__", [](const rt::problem &a, const rt::problem &b) { return a == b; },

@@ -16,14 +16,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reducetune import _core
 from reducetune.benchmarks._axis_peers import PEERS
+from reducetune.evaluate.base import percent_of
 
 CEILINGS = ("memcpy", "streaming")
 
 
 def _bytes(row: dict[str, Any]) -> int:
-    outer, r, inner = row["view"]
-    return row.get("itemsize", 4) * (outer * r * inner + outer * inner)  # read + written
+    """Bytes read plus written, as the core counts an axis problem's (the runner prices the
+    same); a row without a type is float32 (the first look's rows)."""
+    problem = _core.Problem(row.get("dtype", "float32"), "sum", tuple(row["view"]))
+    return problem.bytes_read_and_written
 
 
 def _pow2(n: int) -> str:
@@ -48,7 +52,7 @@ def ratios(row: dict[str, Any]) -> dict[str, Any]:
             "x_peer_py": peers[peer] / py if peer and py else None,
             "x_ceiling": min(ceilings) / t if ceilings else None,
             "x_torch": app["torch"] / t if app.get("torch") else None,
-            "pct_peak": 100 * _bytes(row) / t / row["peak"] if row.get("peak") else None,
+            "pct_peak": percent_of(_bytes(row) / t, row.get("peak")),
             "bi_cost": bi / tune["best_s"] if bi else None}
 
 
@@ -171,7 +175,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
             ax, rows = axes[i][j], [r for r in result["rows"] if r["total"] == total and
                                     r["kind"] == kind and r.get("dtype", "float32") == dtype]
             for name in ("reducetune", "reducetune_py") + PEERS + ("memcpy",):
-                pts = [(r["r"], 100 * _bytes(r) / r["app_s"][name] / r["peak"]) for r in rows
+                pts = [(r["r"], percent_of(_bytes(r) / r["app_s"][name], r["peak"])) for r in rows
                        if r["app_s"].get(name)]
                 if pts:
                     ax.plot(*zip(*pts), marker="o", label=name,

@@ -134,11 +134,10 @@ def _entry(c: dict[str, Any], strategy: str | None) -> dict[str, Any]:
             "strategy": strategy}
 
 
-def _bytes(s: dict[str, Any], row: dict[str, Any]) -> int:
-    """Bytes read plus bytes written, as the benchmark's % of peak counts them."""
-    outer, r, inner = s["view"]
-    size = row.get("itemsize") or _core.element_bytes(s["dtype"])
-    return int(size) * (outer * r * inner + outer * inner)
+def _bytes(s: dict[str, Any]) -> int:
+    """Bytes read plus bytes written, as the core counts an axis problem's (the benchmark's
+    % of peak counts the same)."""
+    return _core.Problem(s["dtype"], "sum", tuple(s["view"])).bytes_read_and_written
 
 
 def analyse(data: dict[str, Any]) -> dict[str, Any]:
@@ -178,7 +177,7 @@ def _shape(row: dict[str, Any], device: dict[str, Any], strategies: Strategies
                                                        c.get("launch")))
         for c in (best, bi))
     peak = row.get("peak") or device.get("peak_bytes_per_s")
-    s["pct_peak"] = percent_of(_bytes(s, row) / _median(best), peak) if best else None
+    s["pct_peak"] = percent_of(_bytes(s) / _median(best), peak) if best else None
     s["bi_cost_pct"] = 100 * (_median(bi) / _median(best) - 1) if best and bi else None
     s["candidates"] = [_entry(c, None) for c in cands]
     t = row.get("transfer")

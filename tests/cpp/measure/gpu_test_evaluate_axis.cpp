@@ -54,7 +54,7 @@ void check_every_preset(dtype type, reduce_op op, data_pattern pattern) {
       CHECK(m.check.ok);
       CHECK(m.bytes_per_s > 1e9);
       CHECK(m.percent_of_peak < 110);
-      const double moved = static_cast<double>(axis_bytes_moved(pr));
+      const double moved = static_cast<double>(pr.bytes_read_and_written());
       CHECK(std::abs(m.bytes_per_s * m.cold.stats.median - moved) <= 1e-9 * moved);
     }
   }

@@ -96,7 +96,7 @@ TEST_CASE("the plan the axis runner launches, for rows, columns and a few very l
 
 TEST_CASE("the axis runner prices bytes read plus bytes written", "[measure][evaluate][axis]") {
   // 1000 rows of 4 float32 elements: 16000 bytes read, 4000 written.
-  CHECK(axis_bytes_moved(floats({1000, 4, 1})) == 20000);
+  CHECK(floats({1000, 4, 1}).bytes_read_and_written() == 20000);
   // float64 columns: 2 x 1000 read, 1000 written, 8 bytes each.
-  CHECK(axis_bytes_moved({dtype::float64, reduce_op::max, {1, 2, 1000}}) == 24000);
+  CHECK(problem{dtype::float64, reduce_op::max, {1, 2, 1000}}.bytes_read_and_written() == 24000);
 }

@@ -63,7 +63,7 @@ evaluation measure_axis(const compiled_program &program, const axis_plan &plan,
   stream s;
   sampled_copies r = sample_copies(run, check, copies.size(), s, flush, options);
   evaluation e = measurement_of(std::move(r), in.spec(), plan.launches(), device, options);
-  if (auto *m = std::get_if<measurement>(&e)) price(*m, axis_bytes_moved(pr), device, options);
+  if (auto *m = std::get_if<measurement>(&e)) price(*m, pr.bytes_read_and_written(), device, options);
   return e;
 }
 
@@ -74,10 +74,6 @@ std::string axis_refusal(const search_space &space, const problem &pr) {
   return "family '" + space.decl().name + "' reduces along an axis, not the whole array " +
          to_label(pr) + ": give a shape (outer, r, inner) with outer x inner > 1, or measure " +
          "the whole array with a whole-array family";
-}
-
-std::uint64_t axis_bytes_moved(const problem &pr) noexcept {
-  return (pr.elements() + pr.outputs()) * size_of(pr.type);
 }
 
 evaluation evaluate_axis(const compiled_program &program, const axis_plan &plan,

@@ -19,8 +19,6 @@ namespace reducetune {
 // is the whole-array families' problem, measured by their runner.
 [[nodiscard]] std::string axis_refusal(const search_space &space, const problem &pr);
 
-// Bytes one evaluation of pr moves: its elements read and its outputs written.
-[[nodiscard]] std::uint64_t axis_bytes_moved(const problem &pr) noexcept;
 
 // Measures `program` under `plan` (plan_axis at pr's shape) on pr's input from `data`. Never
 // throws for a failure of the point (a launch error, a wrong output: a failure).

@@ -14,6 +14,10 @@ std::uint64_t problem::elements() const noexcept { return shape.outer * shape.r 
 
 std::uint64_t problem::outputs() const noexcept { return shape.outer * shape.inner; }
 
+std::uint64_t problem::bytes_read_and_written() const noexcept {
+  return (elements() + outputs()) * size_of(type);
+}
+
 std::string to_label(const problem &p) {
   return std::string{to_string(p.type)} + "." + to_string(p.op) + ".(" +
          std::to_string(p.shape.outer) + "," + std::to_string(p.shape.r) + "," +

@@ -36,6 +36,9 @@ struct problem {
   // Elements read (outer x r x inner) and results written (outer x inner).
   [[nodiscard]] std::uint64_t elements() const noexcept;
   [[nodiscard]] std::uint64_t outputs() const noexcept;
+  // Bytes an axis reduction moves, its elements read and its outputs written: the bandwidth
+  // the axis runner prices and the reports' % of peak count.
+  [[nodiscard]] std::uint64_t bytes_read_and_written() const noexcept;
 };
 
 // "float32.sum.(1,1048576,1)": printable, for messages and reports (never parsed back: a
