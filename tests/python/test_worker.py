@@ -166,8 +166,8 @@ def test_the_real_worker_answers_and_reports_errors_as_data():
 
 
 def test_the_worker_command_starts_without_a_warning_and_ends_at_the_end_of_its_input():
-    # The package imports evaluate/gpu.py before -m runs it; runpy's warning of that would
-    # reach the user's terminal at every worker start (the worker's stderr is the tuner's).
+    # The package imports evaluate/gpu.py, which -m would run again; runpy's warning of that
+    # would reach the user's terminal at every worker start (the worker's stderr is the tuner's).
     done = subprocess.run(WorkerClient().argv, input="", text=True, capture_output=True,
                           timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

@@ -28,7 +28,7 @@ from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError
 from reducetune.evaluate.base import outpaced_noted
 
-__all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "serve"]
+__all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "serve", "worker_main"]
 
 # ---- the protocol: what may be asked, and after which replies the worker leaves
 
@@ -109,10 +109,10 @@ class WorkerClient:
 
     def __init__(self, timeout_s: float = 60.0, argv: list[str] | None = None) -> None:
         self.timeout_s = timeout_s
-        # The package's __init__ imports this module before -m runs it, which runpy warns of on
-        # every start: harmless here (the second copy only serves), so not shown to the user.
-        self.argv = argv or [sys.executable, "-W", "ignore::RuntimeWarning:runpy",
-                             "-m", "reducetune.evaluate.gpu"]
+        # -c, not -m: the package's __init__ imports this module, which -m would then run a
+        # second time as __main__ (runpy warns of it at every worker start)
+        self.argv = argv or [sys.executable, "-c",
+                             "from reducetune.evaluate.gpu import worker_main; worker_main()"]
         self.started = 0  # worker processes started so far
         self._proc: subprocess.Popen[str] | None = None
 
@@ -305,7 +305,8 @@ class GpuEvaluator:
         self._worker.close()
 
 
-if __name__ == "__main__":
+def worker_main() -> None:
+    """The worker process: serves until its input ends, then exits with serve's code."""
     code = serve()
     if code:
         # After a sticky CUDA error: leave without the interpreter's teardown, which would
@@ -313,3 +314,7 @@ if __name__ == "__main__":
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)
+
+
+if __name__ == "__main__":
+    worker_main()
