@@ -58,13 +58,12 @@ class Candidate:
     name: str  # the preset, or "<preset> block_size=512"
     variant: str
     launch: str
-    reducer: AxisReducer | None = None
     choice: dict[str, Any] = field(default_factory=dict)
 
 
 class Tuner:
     """Candidates and their reducers for one (type, operator) on this GPU; a reducer per point,
-    kept across shapes (its module is loaded once)."""
+    kept for one shape (release() closes them)."""
 
     def __init__(self, dtype: str, op: str, limits: Any, shapes: list[tuple[int, int, int]]):
         self.dtype, self.op = dtype, op
