@@ -16,6 +16,11 @@ WORKLOAD_SEED: int = 24301
 
 SPACE_SEED: int = 32199629485598068
 
+def summarize(samples: Sequence[float]) -> dict:
+    """
+    Count, median, min, max, mean, stddev, rel_stddev and the median's 95 % interval (median_low, median_high, median_rel_halfwidth) of samples; InvalidConfiguration for none, or a negative or non-finite one.
+    """
+
 class DeviceLimits:
     def __init__(self) -> None: ...
 
