@@ -25,24 +25,27 @@ void bind_protocol(nb::module_ &m) {
   // The statistics the stopping rule computes (measure/statistics.hpp), for samples timed in
   // Python (the axis benchmark's rounds): the median's distribution-free 95 % interval comes
   // from the same order statistics as the tuner's, not from a second formula.
-  m.def("summarize", [](const std::vector<double> &samples) {
-    const rt::sample_statistics st = rt::summarize(samples);
-    nb::dict d;
-    d["count"] = st.count;
-    d["median"] = st.median;
-    d["min"] = st.min;
-    d["max"] = st.max;
-    d["mean"] = st.mean;
-    d["stddev"] = st.stddev;
-    d["rel_stddev"] = st.rel_stddev;
-    d["median_low"] = st.median_low;
-    d["median_high"] = st.median_high;
-    d["median_rel_halfwidth"] = st.median_rel_halfwidth();
-    return d;
-  }, nb::arg("samples"),
-        "Count, median, min, max, mean, stddev, rel_stddev and the median's 95 % interval "
-        "(median_low, median_high, median_rel_halfwidth) of samples; InvalidConfiguration for "
-        "none, or a negative or non-finite one.");
+  m.def(
+      "summarize",
+      [](const std::vector<double> &samples) {
+        const rt::sample_statistics st = rt::summarize(samples);
+        nb::dict d;
+        d["count"] = st.count;
+        d["median"] = st.median;
+        d["min"] = st.min;
+        d["max"] = st.max;
+        d["mean"] = st.mean;
+        d["stddev"] = st.stddev;
+        d["rel_stddev"] = st.rel_stddev;
+        d["median_low"] = st.median_low;
+        d["median_high"] = st.median_high;
+        d["median_rel_halfwidth"] = st.median_rel_halfwidth();
+        return d;
+      },
+      nb::arg("samples"),
+      "Count, median, min, max, mean, stddev, rel_stddev and the median's 95 % interval "
+      "(median_low, median_high, median_rel_halfwidth) of samples; InvalidConfiguration for "
+      "none, or a negative or non-finite one.");
 }
 
 } // namespace rtpy
