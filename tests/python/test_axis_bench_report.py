@@ -1,6 +1,6 @@
 """The axis benchmark's report without a GPU (benchmarks/_axis_report.py), from a synthetic
 result in the benchmark's JSON layout: the ratio to the fastest correct peer, a tie when the
-difference lies within either contender's noise, % of peak counting bytes read + written, the
+ratio's interval (from the medians' 95 % intervals) holds 1, % of peak counting bytes read + written, the
 better of the two ceilings, batch invariance's price, the summary lines, the table and the
 plot. The numbers are made up here; no GPU measured them."""
 
@@ -19,12 +19,14 @@ from reducetune.benchmarks.axis import (RS, TOTALS, _transfer_candidate, app_sta
 
 def _row(kind: str, r: int, t: float, peers: dict[str, float], noise: float = 0.01,
          correct: dict[str, bool] | None = None) -> dict:
+    """A row whose every median is known to +-noise (its 95 % interval)."""
     total = 1 << 24
     view = [total // r, r, 1] if kind == "rows" else [1, r, total // r]
+    app = {"reducetune": t, "memcpy": 2e-5, **peers}
     return {"total": total, "kind": kind, "r": r, "axis": 1, "shape": [view[0], r],
-            "view": view, "point": {"name": "warp_rows"},
-            "app_s": {"reducetune": t, "memcpy": 2e-5, **peers},
-            "app_noise": {k: noise for k in ["reducetune", "memcpy", *peers]},
+            "view": view, "point": {"name": "warp_rows"}, "app_s": app,
+            "app_interval": {k: [v * (1 - noise), v * (1 + noise)] for k, v in app.items()},
+            "app_noise": {k: noise for k in app},
             "peers_correct": correct or {}, "streaming_s": 3e-5,
             "tune": {"best_s": 1.0, "best_batch_invariant": "warp_rows",
                      "best_batch_invariant_s": 1.05}}
@@ -48,9 +50,25 @@ def test_the_ratio_is_to_the_fastest_correct_peer_and_a_small_difference_is_a_ti
     assert q["bi_cost"] == pytest.approx(1.05)
     bytes_ = 4 * ((1 << 24) + (1 << 20))
     assert q["pct_peak"] == pytest.approx(100 * bytes_ / 2e-5 / 4e12)
-    close = _axis_report.ratios({**_row("rows", 16, 2.0e-5, {"torch": 2.02e-5}, noise=0.02),
-                                 "peak": 4e12})
+    assert q["interval"] == pytest.approx([3e-5 * 0.99 / (2e-5 * 1.01),
+                                           3e-5 * 1.01 / (2e-5 * 0.99)])
+    close = _axis_report.ratios({**_row("rows", 16, 2.0e-5, {"torch": 2.02e-5}), "peak": 4e12})
     assert close["tie"] and close["x_peer"] == pytest.approx(1.01)
+    assert close["interval"][0] < 1 < close["interval"][1]
+    line = _axis_report.table(_result([_row("rows", 16, 2.0e-5, {"torch": 2.02e-5})]))[2]
+    assert "| tie (1.01, 0.99–1.03) |" in line  # the tie's ratio and its interval
+    # known to 0.2 % each, the same 1 % margin is no tie
+    known = _row("rows", 16, 2.0e-5, {"torch": 2.02e-5}, noise=0.002)
+    assert not _axis_report.ratios({**known, "peak": 4e12})["tie"]
+
+
+def test_a_file_without_intervals_calls_no_tie():
+    """The files of 2026-11-26 recorded each contender's relative standard deviation only: no
+    interval, no tie (the spread of single calls is not the uncertainty of a median)."""
+    row = _row("rows", 16, 2.0e-5, {"torch": 2.02e-5}, noise=0.05)
+    del row["app_interval"]
+    q = _axis_report.versus_peer(row)
+    assert q["interval"] is None and not q["tie"] and q["x_peer"] == pytest.approx(1.01)
 
 
 def test_the_report_writes_the_summary_the_table_and_the_plot(tmp_path: Path):

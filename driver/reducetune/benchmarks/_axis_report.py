@@ -1,11 +1,12 @@
 """The axis benchmark's report, built from its JSON (rebuild it without a GPU:
 ``python -m reducetune.benchmarks._axis_report PREFIX.json``): one markdown table row per shape
-(reducetune's bandwidth and % of the HBM peak counting bytes read + written, its ratio to the
-fastest peer, "tie" where the difference lies within the measured noise, its ratio to the
-better ceiling, the cost of batch invariance, and where the run had --transfer, the other GPU's
-point's median over this run's best), the issue's targets as measured, the time each phase
-took, and one plot. A fastest peer marked "screened" was timed 3 times only (far slower than
-the fastest contender in the screening pass).
+(reducetune's bandwidth and % of the HBM peak counting bytes read + written, the same point's
+bandwidth in the tuner's protocol, its ratio to the fastest peer, "tie" with the ratio's
+interval where that interval holds 1 (benchmarks/_axis_stats.py: the medians' 95 % intervals),
+its ratio to the better ceiling, the cost of batch invariance, and where the run had
+--transfer, the other GPU's point's median over this run's best), the issue's targets as
+measured, the time each phase took, and one plot. A fastest peer marked "screened" was timed 3
+times only (far slower than the fastest contender in the screening pass).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from reducetune import _core
 from reducetune.benchmarks._axis_peers import PEERS
+from reducetune.benchmarks._axis_stats import is_tie, ratio_interval
 from reducetune.evaluate.base import percent_of
 
 CEILINGS = ("memcpy", "streaming")
@@ -34,22 +36,39 @@ def _pow2(n: int) -> str:
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
-def ratios(row: dict[str, Any]) -> dict[str, Any]:
-    """Reducetune against the fastest peer (> 1: reducetune faster; tie within the noise of
-    either), against the better ceiling (> 1: faster than the ceiling), and batch invariance's
-    price (best batch_invariant point's median / best point's median)."""
-    app, noise = row["app_s"], row["app_noise"]
-    t = app["reducetune"]
+def versus_peer(row: dict[str, Any]) -> dict[str, Any]:
+    """Reducetune against the fastest correct peer: its median over reducetune's (> 1:
+    reducetune faster), the interval of that ratio from the two medians' 95 % intervals
+    (None in a file that recorded none) and whether it is a tie (the interval holds 1)."""
+    app, bounds = row["app_s"], row.get("app_interval", {})
     peers = {k: app[k] for k in PEERS if app.get(k) and row["peers_correct"].get(k, True)}
     peer = min(peers, key=peers.get) if peers else None
-    ratio = peers[peer] / t if peer else None
-    tie = peer is not None and abs(ratio - 1) <= max(noise["reducetune"], noise.get(peer, 0))
+    if peer is None:
+        return {"peer": None, "x_peer": None, "interval": None, "tie": False}
+    both = [bounds.get(k) for k in ("reducetune", peer)]
+    interval = None if None in both else list(ratio_interval(
+        *({"median_low_s": lo, "median_high_s": hi} for lo, hi in both)))
+    return {"peer": peer, "x_peer": peers[peer] / app["reducetune"], "interval": interval,
+            "tie": is_tie(None if interval is None else (interval[0], interval[1]))}
+
+
+def ratios(row: dict[str, Any]) -> dict[str, Any]:
+    """Reducetune against the fastest peer (versus_peer), against the better ceiling (> 1:
+    faster than the ceiling), the Python call against the same peer, the point's bandwidth
+    in the tuner's protocol, and batch invariance's price (best batch_invariant point's
+    median / best point's median)."""
+    app = row["app_s"]
+    t = app["reducetune"]
+    vs = versus_peer(row)
+    peer = vs["peer"]
     ceilings = [s for s in (app.get("memcpy"), row.get("streaming_s")) if s]
     tune = row["tune"]
     bi = tune["best_batch_invariant_s"]
     py = app.get("reducetune_py")
-    return {"peer": peer, "x_peer": ratio, "tie": tie,
-            "x_peer_py": peers[peer] / py if peer and py else None,
+    proto = row.get("protocol") or {}
+    return {**vs, "x_peer_py": app[peer] / py if peer and py else None,
+            "protocol_gbps": (_bytes(row) / proto["median_s"] / 1e9
+                              if proto.get("status") == "ok" else None),
             "x_ceiling": min(ceilings) / t if ceilings else None,
             "x_torch": app["torch"] / t if app.get("torch") else None,
             "pct_peak": percent_of(_bytes(row) / t, row.get("peak")),
@@ -94,23 +113,40 @@ def _transfer(row: dict[str, Any]) -> str:
     return f"{t['point']['name']}: {t['ratio_to_best']:.2f}"
 
 
+def _x_peer(q: dict[str, Any]) -> str:
+    """× peer: the ratio, and for a tie the ratio's interval that holds 1."""
+    if not q["x_peer"]:
+        return "–"
+    if q["tie"]:
+        lo, hi = q["interval"]
+        return f"tie ({q['x_peer']:.2f}, {lo:.2f}–{hi:.2f})"
+    return f"{q['x_peer']:.2f}"
+
+
+def _gbps(gbps: float | None, row: dict[str, Any]) -> str:
+    proto = row.get("protocol")
+    if gbps:
+        return f"{gbps:.0f}"
+    return "–" if not proto else f"{proto.get('status', 'failed')}"
+
+
 def table(result: dict[str, Any]) -> list[str]:
     moved = any(r.get("transfer") for r in result["rows"])
-    head = ("| shape | view (outer, r, inner) | point | GB/s | % peak | fastest peer | × peer "
-            "| × peer, Python call | × ceiling | batch_invariant cost |" +
+    head = ("| shape | view (outer, r, inner) | point | GB/s | % peak | GB/s, tuner's protocol "
+            "| fastest peer | × peer | × peer, Python call | × ceiling | batch_invariant cost |" +
             (" transferred point, its time / this run's best |" if moved else ""))
-    lines = [head, "|" + "---|" * (11 if moved else 10)]
+    lines = [head, "|" + "---|" * (12 if moved else 11)]
     for row in result["rows"]:
         q = ratios(row)
         gbps = _bytes(row) / row["app_s"]["reducetune"] / 1e9
-        xp = "tie" if q["tie"] else (f"{q['x_peer']:.2f}" if q["x_peer"] else "–")
+        xp = _x_peer(q)
         bi = f"{100 * (q['bi_cost'] - 1):+.1f} %" if q["bi_cost"] else "none valid"
         peer = (f"{q['peer']} (screened)" if q["peer"] in row.get("screened", ())
                 else q["peer"] or "–")
         lines.append(f"| {row.get('dtype', 'float32')} {row['kind']} {tuple(row['shape'])} | "
                      f"{tuple(row['view'])} | "
                      f"{row['point']['name']} | {gbps:.0f} | {q['pct_peak'] or 0:.1f} | "
-                     f"{peer} | {xp} | {_num(q['x_peer_py'])} | "
+                     f"{_gbps(q['protocol_gbps'], row)} | {peer} | {xp} | {_num(q['x_peer_py'])} | "
                      f"{q['x_ceiling'] or 0:.2f} | {bi} |" +
                      (f" {_transfer(row)} |" if moved else ""))
     return lines
@@ -141,12 +177,18 @@ def write(result: dict[str, Any], prefix: Path) -> None:
           "Peers: " + ", ".join(PEERS) + (f"; missing: {', '.join(result['peers_missing'])}"
                                          if result["peers_missing"] else "") + ".", "",
           "reducetune: the C++ runtime's axis call (reducer::reduce_axis through the "
-          "extension, output allocated once); 'Python call': reducetune.reduce(x, axis=...) "
-          "through the torch custom operator, its Python and dispatch included.",
+          "extension, output allocated once); 'Python call': an application's call "
+          "reducetune.reduce(x, \"sum\", axis=..., table=FILE), FILE naming the tuned point "
+          "for the shape: the public call's Python, checks, plain eager path (no custom "
+          "operator dispatch outside torch.compile and autograd) and result allocation "
+          "included. 'GB/s, tuner's protocol': the same point measured as 'reducetune tune' "
+          "measures (" + result["protocol"].get("tuner", "not recorded") + ").",
           "Ratios > 1: reducetune faster; × peer against the fastest correct peer, 'tie' where "
-          "the difference lies within either's relative standard deviation; × ceiling against "
-          "the faster of the two ceilings; batch_invariant cost: the best batch_invariant "
-          "point's median over the best point's.", *_transfer_line(result), "",
+          "the ratio's interval holds 1 (the interval from the two medians' distribution-free "
+          "95 % intervals: peer low / reducetune high to peer high / reducetune low; shown as "
+          "'tie (ratio, low–high)'); × ceiling against the faster of the two ceilings; "
+          "batch_invariant cost: the best batch_invariant point's median over the best "
+          "point's.", *_transfer_line(result), "",
           *summary(result), "", *phases(result), "", *table(result)]
     if result["skipped"]:
         md += ["", f"Not run (time limit): {result['skipped']}"]

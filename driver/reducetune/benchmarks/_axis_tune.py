@@ -1,12 +1,13 @@
-"""The axis benchmark's on-the-spot tune (python -m reducetune.benchmarks.axis): the axis
-tuner is not wired into ``reducetune tune`` or the results file yet, so for each shape the
-benchmark screens every valid preset of the axis family, then the neighbourhood of the best
-three (each stepped parameter one declared value up or down, and vec at every valid width:
-16-byte loads lie two steps above a preset's vec 2 for the 2-byte types) and every vec width of
-each preset not GIVE_UP times slower than the best, verifies every point
-against a float64 reference, and keeps the fastest. Every point runs through the runtime (an
-AxisReducer whose table names it), so the point measured is the point the benchmark then times
-as an application calls it.
+"""The axis benchmark's on-the-spot tune (python -m reducetune.benchmarks.axis). ``reducetune
+tune --family axis --shapes default`` tunes the default shape grid into a results file; the
+benchmark tunes each of its own shapes here instead, in the run that times the peers, so that
+it needs no results file and its points are this GPU's. For each shape it screens every valid
+preset of the axis family, then the neighbourhood of the best three (each stepped parameter one
+declared value up or down, and vec at every valid width: 16-byte loads lie two steps above a
+preset's vec 2 for the 2-byte types) and every vec width of each preset not GIVE_UP times
+slower than the best, verifies every point against a float64 reference, and keeps the fastest.
+Every point runs through the runtime (an AxisReducer whose table names it), so the point
+measured is the point the benchmark then times as an application calls it.
 
 Screening (screen()): a few timed calls of each verified point, the verification call its
 warm-up; a point whose first timed call takes more than GIVE_UP times the fastest first call
@@ -16,8 +17,9 @@ the best batch_invariant point (its cost is reported) and a point transferred fr
 GPU's run (--transfer), which are never screened out.
 
 Timing in the rounds: hot data, one launch between two CUDA events, the candidates in rotating
-rounds (benchmarks.runtime.interleaved_stats), the median. This is not the whole-array tuner's
-cold protocol (L2 flushed, graph replay), which does not know shapes yet.
+rounds until each median is known to 1 % (benchmarks._axis_stats.rounds), the median. The
+chosen point is then also measured in the tuner's protocol (protocol_time: the worker's cold
+samples, L2 flushed, graph replay, the tune's stopping rule), as ``reducetune tune`` would.
 """
 
 from __future__ import annotations
@@ -26,9 +28,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from reducetune import _core
 from reducetune._space import Space
-from reducetune.benchmarks.runtime import _torch_timer, interleaved_stats
+from reducetune.benchmarks._axis_stats import rounds, stats
+from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.errors import Error
+from reducetune.evaluate.base import data_of, workload
 from reducetune.runtime.axis import AxisReducer
 
 NEIGHBOURS_OF = 3  # the best screened presets whose neighbourhoods are screened
@@ -228,28 +233,41 @@ def tune_shape(t: Tuner, x: Any, axis: int, samples: int, transfer: Candidate | 
         return [c for c in cands if _verified(t, c, x, axis, want, bound)]
 
     every, screened, rejected = _screened(t, check, x, axis)
-    rounds = kept(every, screened)
+    close = kept(every, screened)
     moved = [transfer] if transfer is not None and check([transfer]) else []
-    stats = interleaved_stats(_timers(t, rounds + moved, x, axis), samples)
-    fastest = min(rounds, key=lambda c: stats[c.name]["median_s"])
-    best = min(rounds + moved, key=lambda c: stats[c.name]["median_s"])
-    invariant = [c for c in rounds + moved if c.choice.get("batch_invariant")]
-    fastest_bi = min(invariant, key=lambda c: stats[c.name]["median_s"]) if invariant else None
-    own_s = stats[fastest.name]["median_s"]
+    timed = rounds(_timers(t, close + moved, x, axis), samples)
+    fastest = min(close, key=lambda c: timed[c.name]["median_s"])
+    best = min(close + moved, key=lambda c: timed[c.name]["median_s"])
+    invariant = [c for c in close + moved if c.choice.get("batch_invariant")]
+    fastest_bi = min(invariant, key=lambda c: timed[c.name]["median_s"]) if invariant else None
+    own_s = timed[fastest.name]["median_s"]
     return {"best": best, "best_batch_invariant": fastest_bi,
-            "candidates": [_entry(c, screened.get(c.name, {}), stats.get(c.name))
+            "candidates": [_entry(c, screened.get(c.name, {}), timed.get(c.name))
                            for c in every + moved],
             "rejected": rejected,
             "transfer": None if transfer is None else {
                 "verified": bool(moved),
-                "median_s": stats[transfer.name]["median_s"] if moved else None,
-                "ratio_to_best": stats[transfer.name]["median_s"] / own_s if moved else None}}
+                "median_s": timed[transfer.name]["median_s"] if moved else None,
+                "ratio_to_best": timed[transfer.name]["median_s"] / own_s if moved else None}}
 
 
-def _entry(c: Candidate, screened: dict[str, float], stats: dict[str, float] | None
+def _entry(c: Candidate, screened: dict[str, float], timed: dict[str, Any] | None
            ) -> dict[str, Any]:
     """A candidate in the JSON: its screening time, and its median where it went on to the
     rounds ("screened_out" where it did not)."""
     return {"name": c.name, "variant": c.variant, "launch": c.launch,
             "batch_invariant": bool(c.choice.get("batch_invariant")), **screened,
-            **(stats if stats is not None else {"screened_out": True})}
+            **(timed if timed is not None else {"screened_out": True})}
+
+
+def protocol_time(ev: Any, t: Tuner, c: Candidate, view: tuple[int, int, int]
+                  ) -> dict[str, Any]:
+    """The point `c` measured in the tuner's protocol by `ev` (a GpuEvaluator whose sampling
+    is the tune's): on the tune's workload data (uniform, its seed), verified, cold samples
+    with L2 flushed; its median and the median's 95 % interval, or why it failed."""
+    w = workload(t.dtype, t.op, view)
+    got = ev.evaluate(t.space.parse(c.variant, c.launch), _core.Problem(t.dtype, t.op, view),
+                      data_of(w))
+    if got.get("status") != "ok" or not got.get("samples_s"):
+        return {"status": got.get("status", "failed"), "reason": got.get("reason", "")}
+    return {"status": "ok", **stats(list(got["samples_s"])), "stopped": got.get("stopped")}

@@ -8,12 +8,15 @@ axis of (total / r, r)) and columns (the first axis of (r, total / r)); sums of 
 bfloat16 with --dtypes float32,bfloat16 (accumulated in float32). Reducetune's point for each
 shape is tuned on the spot (benchmarks/_axis_tune.py: the axis family's presets and the
 neighbourhood of the best three, verified, screened, the close ones timed in rounds, the
-fastest kept), since axis tuning is not in ``reducetune tune`` yet; the output says so. Then
-every contender is timed as an application calls it: hot data, one call between two CUDA
-events, the contenders in rotating rounds, the median; a peer far slower than the fastest
-(screened first) gets 3 calls, not --samples. --transfer another GPU's axis.json times its best
-point of each shape beside this run's (issue 26, item 7: how far a tuned point transfers).
-Progress and an ETA go to stderr after each shape.
+fastest kept; ``reducetune tune --family axis --shapes default`` tunes a grid into a results
+file instead) and measured in the tuner's protocol too (cold L2, the tune's stopping rule).
+Then every contender is timed as an application calls it: hot data, one call between two CUDA
+events, the contenders in rotating rounds until each close one's median is known to 1 %
+(benchmarks/_axis_stats.py), the median and its 95 % interval; a peer far slower than the
+fastest (screened first) gets 3 calls. A shape is a tie when the interval of the ratio to the
+fastest peer holds 1. --transfer another GPU's axis.json times its best point of each shape
+beside this run's (issue 26, item 7: how far a tuned point transfers). Progress and an ETA go
+to stderr after each shape.
 
     python -m reducetune.benchmarks.axis --out docs/results/NAME/axis [--segmented-lib PATH]
         [--transfer OTHER_GPU/axis.json]
@@ -25,8 +28,10 @@ PREFIX.table.json (the tuned points, a table for reducetune.AxisReducer(table=..
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -36,11 +41,16 @@ from reducetune._space import limits_for_arch
 from reducetune.benchmarks import _axis_report
 from reducetune.benchmarks._axis_peers import (PEERS, Peers, jax_module, segmented_lib,
                                                streaming_ceiling_s)
+from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, TIME_CAP_S, rounds
 from reducetune.benchmarks._axis_tune import (GIVE_UP, KEEP_WITHIN, Candidate, Tuner, own_name,
-                                              screen, sum_bound, transfer_name, tune_shape)
+                                              protocol_time, screen, sum_bound, transfer_name,
+                                              tune_shape)
 from reducetune.benchmarks._provenance import reducetune_commit
-from reducetune.benchmarks.runtime import _torch_timer, interleaved_stats
+from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.cli.args import integer
+from reducetune.evaluate.gpu import GpuEvaluator
+from reducetune.runtime import axis as axis_runtime
+from reducetune.tuning.config import TuneConfig
 
 TOTALS = (1 << 24, 1 << 28)
 RS = tuple(1 << k for k in range(1, 23, 3))  # 2, 16, 128, ..., 2^22
@@ -89,16 +99,42 @@ def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int]) -> Any:
 
 
 def app_stats(timers: dict[str, Callable[[], float]], samples: int
-              ) -> tuple[dict[str, dict[str, float]], dict[str, float], list[str]]:
+              ) -> tuple[dict[str, dict[str, Any]], dict[str, float], list[str]]:
     """Every contender timed as an application calls it, in rotating rounds, after a screening
     pass (benchmarks._axis_tune.screen); a peer screened at more than SLOW_PEER times the
     fastest contender gets SLOW_PEER_SAMPLES samples only: far slower, it can never be the
-    fastest peer wrongly. The stats, the screening times and the peers so screened."""
+    fastest peer wrongly. The rounds go on (from `samples` on) until the median of reducetune
+    and of each contender screened within KEEP_WITHIN of the fastest is known to MAX_NOISE
+    (_axis_stats.rounds). The stats, the screening times and the peers so screened."""
     screened = {k: v["screen_s"] for k, v in screen(timers).items()}
     lead = min(screened.values())
     slow = [k for k in PEERS if k in screened and screened[k] > SLOW_PEER * lead]
-    app = interleaved_stats(timers, samples, {k: SLOW_PEER_SAMPLES for k in slow})
+    close = {k for k, v in screened.items() if v <= KEEP_WITHIN * lead} | {"reducetune"}
+    app = rounds(timers, samples, close & set(timers), {k: SLOW_PEER_SAMPLES for k in slow})
     return app, screened, slow
+
+
+def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str
+                    ) -> tuple[Callable[[], float], Callable[[], None]]:
+    """The timer of an application's call, ``reducetune.reduce(x, "sum", axis=...)`` with a
+    table file that names the tuned point for this shape (the public call, its Python, checks
+    and result allocation included), and what frees the reducer reduce() keeps for that file
+    (runtime/axis.py keeps one per file for the process's life; a split point's partials are
+    gigabytes)."""
+    import reducetune  # the public call, as an application imports it
+
+    outer, r, inner = s["view"]
+    path = str(Path(folder) / f"{s['dtype']}_{outer}_{r}_{inner}.json")
+    Path(path).write_text(json.dumps({"entries": [{"outer": outer, "r": r, "inner": inner,
+                                                   "variant": best.variant,
+                                                   "launch": best.launch}]}))
+    axis = s["axis"]
+
+    def release() -> None:
+        for key in [k for k in axis_runtime._tuned if k[4] == path]:
+            axis_runtime._tuned.pop(key).close()
+
+    return _torch_timer(lambda: reducetune.reduce(x, "sum", axis=axis, table=path)), release
 
 
 def _key(row: dict[str, Any]) -> tuple[str, int, str, int]:
@@ -125,7 +161,8 @@ def _transfer_candidate(entry: dict[str, Any] | None) -> Candidate | None:
 
 
 def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
-         transfer: dict[str, Any] | None = None) -> dict[str, Any]:
+         transfer: dict[str, Any] | None = None, ev: Any = None, folder: str = "."
+         ) -> dict[str, Any]:
     import torch  # optional: only for PyTorch tensors
 
     x = torch.randn(s["shape"], device="cuda", dtype=getattr(torch, s["dtype"]))
@@ -135,35 +172,42 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
     best = tuned["best"]
     reducer = tuner.reducer(best)
     clock.append(time.monotonic())
+    protocol = None if ev is None else protocol_time(ev, tuner, best, tuple(s["view"]))
+    clock.append(time.monotonic())
     peers = Peers(x, axis, jax, lib)
+    py_timer, release = _app_call_timer(best, s, x, folder)
     try:
         clock.append(time.monotonic())
         correct = {name: _correct(out, x, axis) for name, out in peers.outputs.items()}
         timers = {"reducetune": _direct_timer(reducer, x, s["view"]),
-                  "reducetune_py": _torch_timer(lambda: reducer(x, axis)), **peers.timers}
+                  "reducetune_py": py_timer, **peers.timers}
         app, screened, slow = app_stats(timers, samples)
         clock.append(time.monotonic())
     finally:
         peers.close()
+        release()
     bi = tuned["best_batch_invariant"]
     medians = {c["name"]: c["median_s"] for c in tuned["candidates"] if "median_s" in c}
-    return {**{k: s[k] for k in ("dtype", "total", "kind", "r", "axis")},
-            "itemsize": x.element_size(), "shape": list(s["shape"]),
-            "view": list(s["view"]), "point": {"name": best.name, "variant": best.variant,
-                                               "launch": best.launch, **best.choice},
-            "app_s": {k: v["median_s"] for k, v in app.items()},
-            "app_noise": {k: v["rel_stddev"] for k, v in app.items()},
-            "app_samples": {k: v["samples"] for k, v in app.items()},
-            "app_screen_s": screened, "screened": slow,
-            "peers_correct": correct,
-            "streaming_s": streaming_ceiling_s(x.numel() * x.element_size()),
-            "phase_s": dict(zip(("tune_s", "peers_setup_s", "rounds_s"),
-                                (b - a for a, b in zip(clock, clock[1:])))),
-            "transfer": None if transfer is None else {**transfer, **tuned["transfer"]},
-            "tune": {"candidates": tuned["candidates"], "rejected": tuned["rejected"],
-                     "best_s": medians[best.name],
-                     "best_batch_invariant": None if bi is None else bi.name,
-                     "best_batch_invariant_s": None if bi is None else medians[bi.name]}}
+    row = {**{k: s[k] for k in ("dtype", "total", "kind", "r", "axis")},
+           "itemsize": x.element_size(), "shape": list(s["shape"]),
+           "view": list(s["view"]), "point": {"name": best.name, "variant": best.variant,
+                                              "launch": best.launch, **best.choice},
+           "app_s": {k: v["median_s"] for k, v in app.items()},
+           "app_interval": {k: [v["median_low_s"], v["median_high_s"]] for k, v in app.items()},
+           "app_noise": {k: v["rel_stddev"] for k, v in app.items()},
+           "app_samples": {k: v["samples"] for k, v in app.items()},
+           "app_stopped": {k: v["stopped"] for k, v in app.items()},
+           "app_screen_s": screened, "screened": slow,
+           "peers_correct": correct, "protocol": protocol,
+           "streaming_s": streaming_ceiling_s(x.numel() * x.element_size()),
+           "phase_s": dict(zip(("tune_s", "protocol_s", "peers_setup_s", "rounds_s"),
+                               (b - a for a, b in zip(clock, clock[1:])))),
+           "transfer": None if transfer is None else {**transfer, **tuned["transfer"]},
+           "tune": {"candidates": tuned["candidates"], "rejected": tuned["rejected"],
+                    "best_s": medians[best.name],
+                    "best_batch_invariant": None if bi is None else bi.name,
+                    "best_batch_invariant_s": None if bi is None else medians[bi.name]}}
+    return {**row, "versus_peer": _axis_report.versus_peer(row)}
 
 
 def progress(done: int, total: int, elapsed: float) -> str:
@@ -175,14 +219,27 @@ def progress(done: int, total: int, elapsed: float) -> str:
 
 def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_limit: float,
         save: Callable[[dict[str, Any]], None] = lambda result: None,
-        transfer: dict[tuple[str, int, str, int], dict[str, Any]] | None = None
-        ) -> dict[str, Any]:
+        transfer: dict[tuple[str, int, str, int], dict[str, Any]] | None = None,
+        protocol: bool = True) -> dict[str, Any]:
     """Every shape of `todo` (none started after `time_limit` seconds); `save` gets the result
     so far after each shape, so that a run cut short still leaves what it measured; `transfer`
-    (read_transfer) adds another GPU's best point to a shape's candidates."""
+    (read_transfer) adds another GPU's best point to a shape's candidates; `protocol` measures
+    each chosen point in the tuner's protocol too (a worker process, the tune's sampling)."""
+    with contextlib.ExitStack() as stack:
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="axis_bench_"))
+        ev = None
+        if protocol:
+            ev = stack.enter_context(contextlib.closing(GpuEvaluator(0)))
+            ev.set_sampling(TuneConfig().sampling())
+        return _run(todo, samples, lib_path, time_limit, save, transfer or {}, ev, folder)
+
+
+def _run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_limit: float,
+         save: Callable[[dict[str, Any]], None],
+         transfer: dict[tuple[str, int, str, int], dict[str, Any]], ev: Any, folder: str
+         ) -> dict[str, Any]:
     import torch  # optional: only for PyTorch tensors
 
-    transfer = transfer or {}
     device = dict(_core.query_device(0))
     views = [tuple(s["view"]) for s in todo]
     tuners = {t: Tuner(t, "sum", limits_for_arch(device["arch"]), views)
@@ -192,7 +249,7 @@ def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_lim
               "commit": reducetune_commit(), "peers_missing": _missing(jax, lib),
               "versions": {"torch": torch.__version__,
                            "jax": getattr(jax, "__version__", None) if jax else None},
-              "protocol": _protocol(samples)}
+              "protocol": _protocol(samples, ev)}
     started = time.monotonic()
     for i, s in enumerate(todo):
         if time.monotonic() - started > time_limit:
@@ -200,7 +257,7 @@ def run(todo: list[dict[str, Any]], samples: int, lib_path: str | None, time_lim
                                  for t in todo[i:]]
             break
         result["rows"].append(_row(s, tuners[s["dtype"]], jax, lib, samples,
-                                   transfer.get(_key(s))))
+                                   transfer.get(_key(s)), ev, folder))
         tuners[s["dtype"]].release()
         torch.cuda.empty_cache()
         save(result)
@@ -214,7 +271,7 @@ def _missing(jax: Any, lib: Any) -> list[str]:
     return out + ([] if lib is not None else ["cub_segmented (helper library not built)"])
 
 
-def _protocol(samples: int) -> dict[str, str]:
+def _protocol(samples: int, ev: Any) -> dict[str, str]:
     return {"reducetune_point": ("tuned on the spot for each shape in this run: the axis "
                                  "family's valid presets, then the neighbourhood of the best "
                                  "three (vec at every valid width), every point verified "
@@ -223,27 +280,44 @@ def _protocol(samples: int) -> dict[str, str]:
                                  "call); those "
                                  f"within {KEEP_WITHIN:g}x of the best screened, the best "
                                  "batch_invariant one and a transferred point timed in "
-                                 "rotating rounds (hot CUDA-event medians); the fastest kept "
-                                 "(axis tuning is not in 'reducetune tune' yet)"),
-            "application": (f"one call between two CUDA events on the current stream (JAX: "
-                            f"host clock around the call and block_until_ready), hot data, "
-                            f"{samples} calls per contender in rounds whose order rotates "
-                            "after 3 warm-up calls each, a screening pass first (up to 3 "
-                            f"calls); a peer screened at over {SLOW_PEER:g}x the fastest "
-                            f"contender gets {SLOW_PEER_SAMPLES} calls in the rounds after 1 "
-                            "warm-up ('screened'); median and relative standard deviation"),
+                                 f"rotating rounds ({_ROUNDS}); the fastest kept ('reducetune "
+                                 "tune --family axis --shapes default' tunes a grid into a "
+                                 "results file instead; the benchmark tunes its own shapes)"),
+            "application": ("one call between two CUDA events on the current stream (JAX: "
+                            "host clock around the call and block_until_ready), hot data, "
+                            "a screening pass first (up to 3 calls), then every contender in "
+                            f"rounds whose order rotates after 3 warm-up calls each, {_ROUNDS}; "
+                            "the rounds wait for reducetune and every contender screened "
+                            f"within {KEEP_WITHIN:g}x of the fastest; a peer screened at over "
+                            f"{SLOW_PEER:g}x the fastest contender gets {SLOW_PEER_SAMPLES} "
+                            "calls in the rounds after 1 warm-up ('screened'); the median and "
+                            "its distribution-free 95 % interval (order statistics, as the "
+                            "tuner's stopping rule)"),
+            "tuner": ("not measured (--no-protocol)" if ev is None else
+                      "the chosen point in the tuner's protocol, in its worker process: the "
+                      "tune's workload data (uniform, its seed), verified, cold samples with "
+                      "L2 flushed before each, the stopping rule of 'reducetune tune' "
+                      f"({TuneConfig().sample_time_s:g} s, {TuneConfig().max_samples} samples "
+                      "at most, 1 % noise); median and its 95 % interval"),
             "ceilings": ("memcpy: cudaMemcpyAsync device to device of (input + output) / 2 "
                          "bytes, so that it reads and writes as many bytes as the reduction, "
                          "in the same rounds; streaming: the project's read-only streaming "
                          "kernel over the input's bytes (cold L2, its fastest shape)")}
 
 
+_ROUNDS = (f"from --samples calls on until each median's 95 % interval is within "
+           f"{100 * MAX_NOISE:g} % (half-width), {MAX_CALLS} calls or {TIME_CAP_S:g} s of "
+           "rounds")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m reducetune.benchmarks.axis",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True, help="output prefix: PREFIX.json, .md, .png")
-    p.add_argument("--samples", type=integer(3, 100_000), default=30,
-                   help="calls timed per contender and per candidate point")
+    p.add_argument("--samples", type=integer(3, MAX_CALLS), default=30,
+                   help="the fewest calls timed per contender and per candidate point (the "
+                   f"rounds go on until each close median is known to {100 * MAX_NOISE:g} %%, "
+                   f"or {MAX_CALLS} calls)")
     p.add_argument("--segmented-lib", help="the CUB helper (tuner/tools/segmented_reduce.cu, "
                    "built by nvcc); default $REDUCETUNE_SEGMENTED_LIB or "
                    "build/libreducetune_segmented.so")
@@ -255,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--transfer", metavar="FILE.json",
                    help="another GPU's axis.json: its best point for each shape it holds is "
                    "timed beside this run's candidates (how far a tuned point transfers)")
+    p.add_argument("--protocol", action=argparse.BooleanOptionalAction, default=True,
+                   help="also measure each chosen point in the tuner's protocol")
     a = p.parse_args(argv)
     totals = tuple(1 << int(t) for t in a.totals.split(","))
     out = Path(a.out)
@@ -265,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     dtypes = tuple(a.dtypes.split(","))
     result = run(shapes(totals, RS, dtypes), a.samples, a.segmented_lib, a.time_limit,
                  lambda result: _save({**result, "command": command, "date": date}, out),
-                 read_transfer(a.transfer))
+                 read_transfer(a.transfer), a.protocol)
     _save({**result, "command": command, "date": date}, out)
     print(out.with_suffix(".md").read_text())
     return 0

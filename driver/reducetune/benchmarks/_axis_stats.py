@@ -1,0 +1,91 @@
+"""The axis benchmark's statistics: how long contenders are timed, and when two of them tie.
+
+Rounds (``rounds``): every round times each contender once, in an order that rotates from round
+to round (the host's drift reaches them alike, as benchmarks.runtime.interleaved_stats does),
+and the rounds go on until the median of every *close* contender is known to ``MAX_NOISE``
+(the relative half-width of its distribution-free 95 % interval, the tuner's stopping rule:
+measure/stopping_rule.hpp), or ``MAX_CALLS`` calls, or ``TIME_CAP_S`` of rounds. A fixed 30
+calls left a 2^24 shape's medians (10-40 µs a call) up to 1.28 x apart in one run; a 2^28
+shape (0.1-0.5 ms a call) mostly converges by 30.
+
+Ties (``ratio_interval``): two medians are compared through their intervals. The ratio
+peer / reducetune lies in [peer_low / reducetune_high, peer_high / reducetune_low] when both
+medians lie in their 95 % intervals (both at once: at least 90 %), and the shape is a tie when
+that interval holds 1. Each interval comes from ``_core.summarize``: the order statistics the
+tuner's stopping rule uses, not a second formula. The relative standard deviation of single
+calls, which the report compared the ratio with before, is the spread of one call, not the
+uncertainty of a median of many: it called a 2 % margin measured over 200 calls a tie.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from reducetune import _core
+
+MAX_NOISE = _core.MAX_NOISE  # 1 %: the median interval's relative half-width that stops
+MAX_CALLS = 200  # per contender, at most
+TIME_CAP_S = 1.0  # of rounds per call of rounds() (a shape's tune, then its peers)
+WARM_UP = 3  # calls per contender before the rounds (one for a contender timed `counts` times)
+
+Timers = dict[str, Callable[[], float]]
+
+
+def stats(samples: list[float]) -> dict[str, Any]:
+    """A contender's median, its 95 % interval, the relative standard deviation and the count
+    (_core.summarize)."""
+    s = _core.summarize(samples)
+    return {"median_s": s["median"], "median_low_s": s["median_low"],
+            "median_high_s": s["median_high"], "rel_stddev": s["rel_stddev"],
+            "median_halfwidth": s["median_rel_halfwidth"], "samples": s["count"]}
+
+
+def rounds(timers: Timers, min_samples: int, close: set[str] | None = None,
+           counts: dict[str, int] | None = None, max_calls: int = MAX_CALLS,
+           time_cap_s: float = TIME_CAP_S, clock: Callable[[], float] = time.monotonic
+           ) -> dict[str, dict[str, Any]]:
+    """Each contender's stats (``stats``) from rotating rounds: at least `min_samples` rounds,
+    then on until every contender of `close` (default: all) has a median interval within
+    MAX_NOISE, or `max_calls` rounds, or `time_cap_s` seconds of rounds. A contender named in
+    `counts` takes part in its first counts[name] rounds only, after one warm-up call (a far
+    slower one, warm from screening). Each entry says why its rounds stopped ("stopped")."""
+    counts, names = counts or {}, list(timers)
+    close = set(names if close is None else close) - set(counts)
+    for name in names:  # warm-up: modules loaded, results pooled, clocks up
+        for _ in range(1 if name in counts else WARM_UP):
+            timers[name]()
+    times: dict[str, list[float]] = {name: [] for name in names}
+    started, stopped, i = clock(), "max_calls", 0
+    while i < max_calls:
+        k = i % len(names)
+        for name in names[k:] + names[:k]:
+            if len(times[name]) < counts.get(name, max_calls):
+                times[name].append(timers[name]())
+        i += 1
+        if i < min_samples:
+            continue
+        if all(_converged(times[n]) for n in close):
+            stopped = "converged"
+            break
+        if clock() - started > time_cap_s:
+            stopped = "time_cap"
+            break
+    return {name: {**stats(t), "stopped": "counted" if name in counts else stopped}
+            for name, t in times.items()}
+
+
+def _converged(samples: list[float]) -> bool:
+    return bool(_core.summarize(samples)["median_rel_halfwidth"] <= MAX_NOISE)
+
+
+def ratio_interval(mine: dict[str, float], other: dict[str, float]) -> tuple[float, float]:
+    """The interval of other's median over mine (> 1: mine faster), from their 95 % median
+    intervals (``median_low_s``, ``median_high_s``)."""
+    return (other["median_low_s"] / mine["median_high_s"],
+            other["median_high_s"] / mine["median_low_s"])
+
+
+def is_tie(interval: tuple[float, float] | None) -> bool:
+    """A ratio whose interval holds 1: the run cannot tell which is faster."""
+    return interval is not None and interval[0] <= 1.0 <= interval[1]
