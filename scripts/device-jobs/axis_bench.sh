@@ -9,17 +9,20 @@
 # Knobs (environment): AXIS_TOTALS (log2 totals, default "28,24": the larger first),
 # AXIS_DTYPES (default float32; float32,bfloat16 for both), AXIS_TIME_LIMIT (seconds after
 # which the benchmark starts no new shape, default 450: one device call of 600 s, the package's
-# build and install included), AXIS_SAMPLES (default 30), AXIS_TRANSFER (another GPU's
+# build and install included), AXIS_SAMPLES (default 30: the fewest calls per contender; the
+# rounds go on until each close median's 95 % interval is within 1 %, 200 calls or 1 s),
+# AXIS_PROTOCOL=0 (the chosen point not measured in the tuner's protocol), AXIS_TRANSFER (another GPU's
 # axis.json, a file in the working tree: its best point of each shape is timed beside this
 # run's, issue 26 item 7), AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and
 # AXIS_BENCH_TIMEOUT (seconds, default 520).
 # Time: the tune screens its candidates (a few calls each; one far slower than the fastest gets
 # one) and times only the close ones in rounds, and a far slower peer (CUB's segmented reduce
-# over 2^27 rows of 2: 150-220 ms a call on an H100) gets 3 samples, so a shape should take
-# under 16 s on average after the first (which compiles the tune's points and the peers);
-# before the screening, 9 float32 shapes of 2^28 took 240 s on an H100
-# (/tmp/h100_profile_axis.md, not committed). Not yet measured: stderr's progress line gives
-# the ETA after each shape, the JSON each shape's phase_s. The benchmark writes its files into
+# over 2^27 rows of 2: 150-220 ms a call on an H100) gets 3 samples. 2026-11-26 (H200, before
+# the adaptive rounds and the protocol column): 64 shapes at about 4 s a shape. Not yet
+# measured: what the adaptive rounds (up to 1 s each, the tune's and the peers') and the
+# tuner's protocol (a worker process that generates the shape's data and compiles the point)
+# add; stderr's progress line gives the ETA after each shape, the JSON each shape's phase_s
+# (tune_s, protocol_s, peers_setup_s, rounds_s). The benchmark writes its files into
 # $OUT after every shape, so a call cut short keeps what it measured (axis.md lists the rest).
 # Files in $OUT (6 or 7 with device-python's pip-install.log): axis_tests.log, axis_bench.log
 # (device, build of the helper, progress), axis.json, axis.table.json, axis.md, axis.png.
@@ -41,6 +44,7 @@ if [ "${AXIS_TESTS:-1}" != 0 ]; then
 fi
 transfer=()
 [ -n "${AXIS_TRANSFER:-}" ] && transfer=(--transfer "$AXIS_TRANSFER")
+[ "${AXIS_PROTOCOL:-1}" = 0 ] && transfer+=(--no-protocol)
 timeout "${AXIS_BENCH_TIMEOUT:-520}" python3 -m reducetune.benchmarks.axis --out "$OUT/axis" \
   --segmented-lib "$W/libreducetune_segmented.so" --totals "${AXIS_TOTALS:-28,24}" \
   --dtypes "${AXIS_DTYPES:-float32}" "${transfer[@]}" \

@@ -3,7 +3,11 @@
 and the progress line. What the screening must not change: the best is a verified candidate
 timed in the rounds and no slower there than any other one in them, the transferred point is
 timed whatever its screening said, every candidate screened out carries its screening time,
-and a peer marked screened has 3 samples."""
+and a peer marked screened has 3 samples. What the statistics add: every contender's median
+lies in its recorded 95 % interval, the rounds took at least --samples calls and at most the
+cap and say why they stopped, the tie follows the ratio's interval, the chosen point is
+measured in the tuner's protocol, and the Python call's reducers are closed after each
+shape."""
 
 from __future__ import annotations
 
@@ -20,7 +24,9 @@ torch = pytest.importorskip("torch", reason="the axis benchmark times PyTorch te
 
 def test_two_shapes_run_end_to_end_with_a_transferred_point(tmp_path: Path, capsys) -> None:
     from reducetune.benchmarks import _axis_report
+    from reducetune.benchmarks._axis_stats import MAX_CALLS
     from reducetune.benchmarks.axis import SLOW_PEER_SAMPLES, run, shapes
+    from reducetune.runtime import axis as axis_runtime
 
     todo = shapes((1 << 20,), (2, 128))
     todo = [s for s in todo if s["kind"] == "rows"] + [todo[-1]]  # rows of 2, 128; columns
@@ -39,9 +45,18 @@ def test_two_shapes_run_end_to_end_with_a_transferred_point(tmp_path: Path, caps
         assert all("median_s" not in c for c in out)
         assert row["tune"]["best_s"] == min(c["median_s"] for c in timed)
         assert row["point"]["name"] in {c["name"] for c in timed}
-        assert set(row["phase_s"]) == {"tune_s", "peers_setup_s", "rounds_s"}
+        assert set(row["phase_s"]) == {"tune_s", "protocol_s", "peers_setup_s", "rounds_s"}
         assert all(row["app_samples"][k] == SLOW_PEER_SAMPLES for k in row["screened"])
-        assert row["app_samples"]["reducetune"] == 10
+        assert 10 <= row["app_samples"]["reducetune"] <= MAX_CALLS
+        assert row["app_stopped"]["reducetune"] in {"converged", "max_calls", "time_cap"}
+        for name, (low, high) in row["app_interval"].items():
+            assert low <= row["app_s"][name] <= high
+        vs = row["versus_peer"]
+        assert vs["tie"] == (vs["interval"][0] <= 1 <= vs["interval"][1])
+        proto = row["protocol"]
+        assert proto["status"] == "ok", proto
+        assert proto["median_low_s"] <= proto["median_s"] <= proto["median_high_s"]
+        assert row["app_s"]["reducetune_py"] > 0
     moved = result["rows"][0]["transfer"]
     assert moved["verified"] and moved["from_device"] == "other GPU"
     assert moved["ratio_to_best"] == pytest.approx(
@@ -49,6 +64,8 @@ def test_two_shapes_run_end_to_end_with_a_transferred_point(tmp_path: Path, caps
                                 if "median_s" in c and not c["name"].startswith("transfer")))
     assert result["rows"][1]["transfer"] is None
     assert "3/3 shapes" in capsys.readouterr().err
+    # the Python call's reducers (one per shape's table file) were closed with their shape
+    assert not [k for k in axis_runtime._tuned if k[4] and "axis_bench_" in k[4]]
     _axis_report.write({**result, "command": "test", "date": "today"}, tmp_path / "axis")
     assert "other GPU's run" in (tmp_path / "axis.md").read_text()
     json.dumps(result)  # the result stays JSON
