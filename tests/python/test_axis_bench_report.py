@@ -181,3 +181,21 @@ def test_the_report_gives_the_mean_phase_times(tmp_path: Path):
              "phase_s": {"tune_s": 6.0, "peers_setup_s": 2.0, "rounds_s": 3.0}}]
     assert _axis_report.phases(_result(rows)) == [
         "Time a shape took, mean of 2: tune_s 5.0 s, peers_setup_s 2.0 s, rounds_s 2.0 s."]
+
+
+def test_the_tuners_protocol_is_a_column_beside_the_application_timing(tmp_path: Path):
+    """The chosen point's median in the tuner's protocol (cold L2) becomes its GB/s and % of
+    peak beside the application's; a point the protocol could not measure says why."""
+    bytes_ = 4 * ((1 << 24) + (1 << 20))
+    ok = {**_row("rows", 16, 2e-5, {"torch": 4e-5}),
+          "protocol": {"status": "ok", "median_s": 2.5e-5}}
+    failed = {**_row("rows", 128, 2e-5, {"torch": 4e-5}),
+              "protocol": {"status": "failed", "reason": "wrong"}}
+    lines = _axis_report.table(_result([ok, failed]))
+    app, proto = bytes_ / 2e-5 / 1e9, bytes_ / 2.5e-5 / 1e9
+    assert f"| warp_rows | {app:.0f} | 0.0 | {proto:.0f} | torch |" in lines[2]
+    assert "| failed | torch |" in lines[3]
+    _axis_report.write(_result([ok, failed]), tmp_path / "axis")
+    md = (tmp_path / "axis.md").read_text()
+    assert f"(tuner's protocol {100 * bytes_ / 2.5e-5 / 4e12:.0f}–" in md
+    assert "0 tie(s) of 2 shapes" in md

@@ -86,18 +86,34 @@ def summary(result: dict[str, Any]) -> list[str]:
                 if r["total"] == total and r.get("dtype", "float32") == dtype]
         rs = [ratios(r) for r in mine]
         xp = [q["x_peer"] for q in rs if q["x_peer"]]
-        ties = sum(q["tie"] for q in rs)
         pct = [q["pct_peak"] for q in rs if q["pct_peak"]]
         xc = [q["x_ceiling"] for q in rs if q["x_ceiling"]]
         lines.append(f"- {dtype}, total {_pow2(total)}: × fastest peer worst {min(xp):.2f}, geometric "
-                     f"mean {_geomean(xp):.2f} ({ties} tie(s) of {len(rs)} shapes); % of peak "
-                     f"{min(pct):.0f}–{max(pct):.0f}; × better ceiling worst {min(xc):.2f}"
+                     f"mean {_geomean(xp):.2f} ({_ties(rs)}); % of peak "
+                     f"{min(pct):.0f}–{max(pct):.0f}{_protocol_pct(mine, rs)}; × better "
+                     f"ceiling worst {min(xc):.2f}"
                      if xp and pct and xc else f"- {dtype}, total {_pow2(total)}: incomplete")
         short = [q["x_torch"] for r, q in zip(mine, rs) if r["kind"] == "rows" and r["r"] <= 16]
         if short and all(short):
             lines.append(f"  rows of 16 or fewer: × torch.sum eager {min(short):.2f}–"
                          f"{max(short):.2f}")
     return lines
+
+
+def _ties(rs: list[dict[str, Any]]) -> str:
+    """The ties of a summary line, or that the file cannot say (no median intervals: the
+    runs before the interval rule)."""
+    if not any(q["interval"] for q in rs):
+        return "ties not judged: no median intervals recorded"
+    return f"{sum(q['tie'] for q in rs)} tie(s) of {len(rs)} shapes"
+
+
+def _protocol_pct(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
+    """The range of % of peak in the tuner's protocol, where the run measured it."""
+    pct = [percent_of(q["protocol_gbps"] * 1e9, r.get("peak")) for r, q in zip(rows, rs)
+           if q["protocol_gbps"]]
+    got = [p for p in pct if p]
+    return f" (tuner's protocol {min(got):.0f}–{max(got):.0f})" if got else ""
 
 
 def _num(x: float | None) -> str:
