@@ -157,6 +157,7 @@ nb::dict evaluate_point(const rt::family &f, const rt::point &p, const rt::probl
   {
     nb::gil_scoped_release release;
     std::lock_guard lock(cache_mutex);
+    make_current(ordinal); // else device 0 measures whatever the ordinal says (issue 25)
     result = rt::evaluate(space, pr, p, in, shared_compiler(), dev, opts, evaluation_cache());
   }
   return evaluation_dict(result);
@@ -196,6 +197,7 @@ void bind_device(nb::module_ &m) {
         {
           nb::gil_scoped_release release;
           std::lock_guard lock(cache_mutex);
+          make_current(ordinal);
           e = rt::evaluate_cub(w, dev, opts, evaluation_cache());
         }
         return evaluation_dict(e);
@@ -208,6 +210,7 @@ void bind_device(nb::module_ &m) {
         rt::ceiling_result r;
         {
           nb::gil_scoped_release release;
+          make_current(ordinal);
           r = rt::measure_streaming_ceiling(dev, bytes);
         }
         nb::dict d;
