@@ -6,6 +6,7 @@ plot. The numbers are made up here; no GPU measured them."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from reducetune.benchmarks import _axis_report
+from reducetune.benchmarks._axis_stats import MAX_CALLS
 from reducetune.benchmarks.axis import (RS, TOTALS, _transfer_candidate, app_stats, progress,
                                        read_transfer, shapes)
 
@@ -199,3 +201,21 @@ def test_the_tuners_protocol_is_a_column_beside_the_application_timing(tmp_path:
     md = (tmp_path / "axis.md").read_text()
     assert f"(tuner's protocol {100 * bytes_ / 2.5e-5 / 4e12:.0f}–" in md
     assert "0 tie(s) of 2 shapes" in md
+
+
+def test_the_rounds_wait_for_the_peers_near_reducetune_not_for_those_far_from_it():
+    """A faster ceiling (memcpy at half reducetune's time) does not move what is close: a
+    noisy peer screened near reducetune keeps the rounds going (its median decides the tie),
+    a noisy one twice as slow does not."""
+    def timer(times: list[float]):
+        it = itertools.cycle(times)
+        return lambda: next(it)
+
+    timers = {"reducetune": timer([1e-3]), "memcpy": timer([0.5e-3]),
+              "torch": timer([1.05e-3, 1.25e-3]), "jax": timer([2e-3, 2.4e-3])}
+    app, _, slow = app_stats(timers, 20)
+    assert slow == []
+    assert app["torch"]["samples"] == MAX_CALLS and app["torch"]["stopped"] == "max_calls"
+    quiet = {**timers, "torch": timer([1.1e-3])}
+    app, _, _ = app_stats(quiet, 20)
+    assert app["jax"]["samples"] == 20 and app["reducetune"]["stopped"] == "converged"

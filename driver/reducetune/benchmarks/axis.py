@@ -104,13 +104,15 @@ def app_stats(timers: dict[str, Callable[[], float]], samples: int
     pass (benchmarks._axis_tune.screen); a peer screened at more than SLOW_PEER times the
     fastest contender gets SLOW_PEER_SAMPLES samples only: far slower, it can never be the
     fastest peer wrongly. The rounds go on (from `samples` on) until the median of reducetune
-    and of each contender screened within KEEP_WITHIN of the fastest is known to MAX_NOISE
-    (_axis_stats.rounds). The stats, the screening times and the peers so screened."""
+    and of each contender screened within KEEP_WITHIN of it, faster or slower (those a tie or
+    a ratio could hinge on), is known to MAX_NOISE (_axis_stats.rounds). The stats, the
+    screening times and the peers so screened."""
     screened = {k: v["screen_s"] for k, v in screen(timers).items()}
-    lead = min(screened.values())
+    lead, mine = min(screened.values()), screened["reducetune"]
     slow = [k for k in PEERS if k in screened and screened[k] > SLOW_PEER * lead]
-    close = {k for k, v in screened.items() if v <= KEEP_WITHIN * lead} | {"reducetune"}
-    app = rounds(timers, samples, close & set(timers), {k: SLOW_PEER_SAMPLES for k in slow})
+    close = {k for k, v in screened.items()
+             if mine / KEEP_WITHIN <= v <= KEEP_WITHIN * mine} | {"reducetune"}
+    app = rounds(timers, samples, close, {k: SLOW_PEER_SAMPLES for k in slow})
     return app, screened, slow
 
 
@@ -288,7 +290,8 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
                             "a screening pass first (up to 3 calls), then every contender in "
                             f"rounds whose order rotates after 3 warm-up calls each, {_ROUNDS}; "
                             "the rounds wait for reducetune and every contender screened "
-                            f"within {KEEP_WITHIN:g}x of the fastest; a peer screened at over "
+                            f"within {KEEP_WITHIN:g}x of it, faster or slower; a peer "
+                            "screened at over "
                             f"{SLOW_PEER:g}x the fastest contender gets {SLOW_PEER_SAMPLES} "
                             "calls in the rounds after 1 warm-up ('screened'); the median and "
                             "its distribution-free 95 % interval (order statistics, as the "
