@@ -219,3 +219,14 @@ def test_the_rounds_wait_for_the_peers_near_reducetune_not_for_those_far_from_it
     quiet = {**timers, "torch": timer([1.1e-3])}
     app, _, _ = app_stats(quiet, 20)
     assert app["jax"]["samples"] == 20 and app["reducetune"]["stopped"] == "converged"
+
+
+def test_the_summary_compares_the_python_calls_host_time_with_its_time_between_events(
+        tmp_path: Path):
+    rows = [{**_row("rows", r, 2e-5, {"torch": 4e-5, "reducetune_py": 2e-5 + extra}),
+             "host_s": {"reducetune": 3e-6, "reducetune_py": 3e-6 + host}}
+            for r, extra, host in ((2, 30e-6, 10e-6), (16, 20e-6, 12e-6), (128, 40e-6, 11e-6))]
+    _axis_report.write(_result(rows), tmp_path / "axis")
+    md = (tmp_path / "axis.md").read_text()
+    assert ("Python call over the C++ call: +30.0 µs between the events, +11.0 µs of host "
+            "time") in md

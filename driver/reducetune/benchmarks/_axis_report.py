@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,23 @@ def summary(result: dict[str, Any]) -> list[str]:
         if short and all(short):
             lines.append(f"  rows of 16 or fewer: × torch.sum eager {min(short):.2f}–"
                          f"{max(short):.2f}")
+        lines += _python_call(mine)
     return lines
+
+
+def _python_call(rows: list[dict[str, Any]]) -> list[str]:
+    """What the Python call costs over the C++ call, the median over the shapes: on the host
+    (perf_counter around the call, the launch included) and between the events. Equal: the
+    difference is the host's Python; more between the events: something else."""
+    both = [r for r in rows if len(r.get("host_s", {})) == 2 and r["app_s"].get("reducetune_py")]
+    if not both:
+        return []
+    host = statistics.median(r["host_s"]["reducetune_py"] - r["host_s"]["reducetune"]
+                             for r in both)
+    events = statistics.median(r["app_s"]["reducetune_py"] - r["app_s"]["reducetune"]
+                               for r in both)
+    return [f"  Python call over the C++ call: +{1e6 * events:.1f} µs between the events, "
+            f"+{1e6 * host:.1f} µs of host time (medians over the shapes)"]
 
 
 def _ties(rs: list[dict[str, Any]]) -> str:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -87,7 +88,18 @@ def _correct(got: Any, x: Any, axis: int) -> bool:
                 .all())
 
 
-def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int]) -> Any:
+def _host_timed(call: Callable[[], Any], host: list[float]) -> Callable[[], None]:
+    """`call`, its host time (until it returns: the Python around the launch and the launch)
+    appended to `host`: what a call's time between the events owes to the host."""
+    def once() -> None:
+        t0 = time.perf_counter()
+        call()
+        host.append(time.perf_counter() - t0)
+
+    return once
+
+
+def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int], host: list[float]) -> Any:
     """The runtime's C++ axis call on the tensor's pointer and stream (what a C++ application
     calls: reducer::reduce_axis), through the extension with its output allocated once."""
     import torch  # optional: only for PyTorch tensors
@@ -95,7 +107,7 @@ def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int]) -> Any:
     out = torch.empty(view[0] * view[2], device=x.device, dtype=x.dtype)
     stream, device, ptr = torch.cuda.current_stream().cuda_stream, x.device.index or 0, x.data_ptr()
     call, optr = reducer._core.reduce_axis, out.data_ptr()
-    return _torch_timer(lambda: call(ptr, *view, optr, stream, device))
+    return _torch_timer(_host_timed(lambda: call(ptr, *view, optr, stream, device), host))
 
 
 def app_stats(timers: dict[str, Callable[[], float]], samples: int
@@ -116,7 +128,7 @@ def app_stats(timers: dict[str, Callable[[], float]], samples: int
     return app, screened, slow
 
 
-def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str
+def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str, host: list[float]
                     ) -> tuple[Callable[[], float], Callable[[], None]]:
     """The timer of an application's call, ``reducetune.reduce(x, "sum", axis=...)`` with a
     table file that names the tuned point for this shape (the public call, its Python, checks
@@ -136,7 +148,8 @@ def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str
         for key in [k for k in axis_runtime._tuned if k[4] == path]:
             axis_runtime._tuned.pop(key).close()
 
-    return _torch_timer(lambda: reducetune.reduce(x, "sum", axis=axis, table=path)), release
+    call = _host_timed(lambda: reducetune.reduce(x, "sum", axis=axis, table=path), host)
+    return _torch_timer(call), release
 
 
 def _key(row: dict[str, Any]) -> tuple[str, int, str, int]:
@@ -177,11 +190,12 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
     protocol = None if ev is None else protocol_time(ev, tuner, best, tuple(s["view"]))
     clock.append(time.monotonic())
     peers = Peers(x, axis, jax, lib)
-    py_timer, release = _app_call_timer(best, s, x, folder)
+    host: dict[str, list[float]] = {"reducetune": [], "reducetune_py": []}
+    py_timer, release = _app_call_timer(best, s, x, folder, host["reducetune_py"])
     try:
         clock.append(time.monotonic())
         correct = {name: _correct(out, x, axis) for name, out in peers.outputs.items()}
-        timers = {"reducetune": _direct_timer(reducer, x, s["view"]),
+        timers = {"reducetune": _direct_timer(reducer, x, s["view"], host["reducetune"]),
                   "reducetune_py": py_timer, **peers.timers}
         app, screened, slow = app_stats(timers, samples)
         clock.append(time.monotonic())
@@ -200,6 +214,7 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
            "app_samples": {k: v["samples"] for k, v in app.items()},
            "app_stopped": {k: v["stopped"] for k, v in app.items()},
            "app_screen_s": screened, "screened": slow,
+           "host_s": {k: statistics.median(v) for k, v in host.items() if v},
            "peers_correct": correct, "protocol": protocol,
            "streaming_s": streaming_ceiling_s(x.numel() * x.element_size()),
            "phase_s": dict(zip(("tune_s", "protocol_s", "peers_setup_s", "rounds_s"),
