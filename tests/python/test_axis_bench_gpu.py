@@ -57,6 +57,7 @@ def test_two_shapes_run_end_to_end_with_a_transferred_point(tmp_path: Path, caps
         assert proto["status"] == "ok", proto
         assert proto["median_low_s"] <= proto["median_s"] <= proto["median_high_s"]
         assert row["app_s"]["reducetune_py"] > 0
+        assert row["python_call_point"] == "table"  # the tuned point, not the rule's
     moved = result["rows"][0]["transfer"]
     assert moved["verified"] and moved["from_device"] == "other GPU"
     assert moved["ratio_to_best"] == pytest.approx(

@@ -129,12 +129,13 @@ def app_stats(timers: dict[str, Callable[[], float]], samples: int
 
 
 def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str, host: list[float]
-                    ) -> tuple[Callable[[], float], Callable[[], None]]:
+                    ) -> tuple[Callable[[], float], Callable[[], None], str]:
     """The timer of an application's call, ``reducetune.reduce(x, "sum", axis=...)`` with a
     table file that names the tuned point for this shape (the public call, its Python, checks
-    and result allocation included), and what frees the reducer reduce() keeps for that file
+    and result allocation included); what frees the reducer reduce() keeps for that file
     (runtime/axis.py keeps one per file for the process's life; a split point's partials are
-    gigabytes)."""
+    gigabytes); and where that reducer's point comes from ("table": the tuned point, not the
+    rule's)."""
     import reducetune  # the public call, as an application imports it
 
     outer, r, inner = s["view"]
@@ -144,12 +145,17 @@ def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str, hos
                                                    "launch": best.launch}]}))
     axis = s["axis"]
 
+    def reducers() -> list[tuple[Any, ...]]:
+        return [k for k in axis_runtime._tuned if k[4] == path]
+
     def release() -> None:
-        for key in [k for k in axis_runtime._tuned if k[4] == path]:
+        for key in reducers():
             axis_runtime._tuned.pop(key).close()
 
+    reducetune.reduce(x, "sum", axis=axis, table=path)  # makes the file's reducer
+    source = axis_runtime._tuned[reducers()[0]].choice(outer, r, inner).get("source", "")
     call = _host_timed(lambda: reducetune.reduce(x, "sum", axis=axis, table=path), host)
-    return _torch_timer(call), release
+    return _torch_timer(call), release, str(source)
 
 
 def _key(row: dict[str, Any]) -> tuple[str, int, str, int]:
@@ -191,7 +197,7 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
     clock.append(time.monotonic())
     peers = Peers(x, axis, jax, lib)
     host: dict[str, list[float]] = {"reducetune": [], "reducetune_py": []}
-    py_timer, release = _app_call_timer(best, s, x, folder, host["reducetune_py"])
+    py_timer, release, py_source = _app_call_timer(best, s, x, folder, host["reducetune_py"])
     try:
         clock.append(time.monotonic())
         correct = {name: _correct(out, x, axis) for name, out in peers.outputs.items()}
@@ -215,6 +221,7 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
            "app_stopped": {k: v["stopped"] for k, v in app.items()},
            "app_screen_s": screened, "screened": slow,
            "host_s": {k: statistics.median(v) for k, v in host.items() if v},
+           "python_call_point": py_source,
            "peers_correct": correct, "protocol": protocol,
            "streaming_s": streaming_ceiling_s(x.numel() * x.element_size()),
            "phase_s": dict(zip(("tune_s", "protocol_s", "peers_setup_s", "rounds_s"),
