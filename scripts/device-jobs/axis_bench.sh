@@ -10,7 +10,7 @@
 # AXIS_DTYPES (default float32; float32,bfloat16 for both), AXIS_TIME_LIMIT (seconds after
 # which the benchmark starts no new shape, default 450: one device call of 600 s, the package's
 # build and install included), AXIS_SAMPLES (default 30: the fewest calls per contender; the
-# rounds go on until each close median's 95 % interval is within 1 %, 200 calls or 1 s),
+# rounds go on until each close median's 95 % interval is within 1 %, 200 calls or 0.5 s),
 # AXIS_PROTOCOL=0 (the chosen point not measured in the tuner's protocol), AXIS_TRANSFER (another GPU's
 # axis.json, a file in the working tree: its best point of each shape is timed beside this
 # run's, issue 26 item 7), AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and
@@ -19,7 +19,7 @@
 # one) and times only the close ones in rounds, and a far slower peer (CUB's segmented reduce
 # over 2^27 rows of 2: 150-220 ms a call on an H100) gets 3 samples. 2026-11-26 (H200, before
 # the adaptive rounds and the protocol column): 64 shapes at about 4 s a shape. Not yet
-# measured: what the adaptive rounds (up to 1 s each, the tune's and the peers') and the
+# measured: what the adaptive rounds (up to 0.5 s each, the tune's and the peers') and the
 # tuner's protocol (a worker process that generates the shape's data and compiles the point)
 # add; stderr's progress line gives the ETA after each shape, the JSON each shape's phase_s
 # (tune_s, protocol_s, peers_setup_s, rounds_s). The benchmark writes its files into

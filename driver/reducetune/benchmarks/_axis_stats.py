@@ -26,7 +26,8 @@ from reducetune import _core
 
 MAX_NOISE = _core.MAX_NOISE  # 1 %: the median interval's relative half-width that stops
 MAX_CALLS = 200  # per contender, at most
-TIME_CAP_S = 1.0  # of rounds per call of rounds() (a shape's tune, then its peers)
+TIME_CAP_S = 0.5  # of rounds per call of rounds() (a shape's tune, then its peers): 2^28
+# calls take 0.1-0.5 ms, a round of 8 contenders 1-4 ms, so 0.5 s holds over 100 rounds
 WARM_UP = 3  # calls per contender before the rounds (one for a contender timed `counts` times)
 
 Timers = dict[str, Callable[[], float]]
