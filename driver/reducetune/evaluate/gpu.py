@@ -1,17 +1,14 @@
 """Measurements from the GPU, taken in a worker process so that a variant that faults the
 CUDA context (an illegal address leaves the process unable to run anything else) or hangs is a
-failed point, not the end of the run.
-
-Both ends of the worker's pipe live here, so that its protocol is decided once: the tuner's
-``WorkerClient`` starts ``python -m reducetune.evaluate.gpu`` (``serve``) and talks JSON lines
-on its stdin/stdout, one request, one reply; a worker that dies or times out is replaced at the
-next call. Request: ``{"call": <one of CALLS>, "args": {...}}``. Reply: ``{"ok": true,
-"result": ...}`` or ``{"ok": false, "error": "<exception class>", "message": "..."}``, with
-``"exits": true`` when the worker leaves after it (``FATAL_KINDS``). ``precompile`` fills the
-worker's compile cache, which ``evaluate`` then serves from: it must run there, not here.
-``GpuEvaluator`` is the tuner's side; ``in_process=True`` answers the same calls here.
+failed point, not the end of the run. Both ends of the worker's pipe live here, so that its
+protocol is decided once: the tuner's ``WorkerClient`` starts ``worker_main`` (``serve``), which
+sees its GPU alone (``one_device``), and talks JSON lines on its stdin/stdout, one request, one
+reply; a worker that dies or times out is replaced at the next call. Request: ``{"call": <one of
+CALLS>, "args": {...}}``. Reply: ``{"ok": true, "result": ...}`` or ``{"ok": false, "error":
+"<exception class>", "message": "..."}``, with ``"exits": true`` when the worker leaves after it
+(``FATAL_KINDS``). ``precompile`` fills the worker's compile cache, which ``evaluate`` then serves
+from: it must run there. ``GpuEvaluator`` is the tuner's side; ``in_process=True`` answers here.
 """
-
 from __future__ import annotations
 
 import json
@@ -20,6 +17,7 @@ import selectors
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from reducetune import _core
@@ -28,7 +26,8 @@ from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError
 from reducetune.evaluate.base import outpaced_noted
 
-__all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "serve", "worker_main"]
+__all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "one_device", "prestart",
+           "serve", "worker_main"]
 
 # ---- the protocol: what may be asked, and after which replies the worker leaves
 
@@ -113,6 +112,7 @@ class WorkerClient:
         # second time as __main__ (runpy warns of it at every worker start)
         self.argv = argv or [sys.executable, "-c",
                              "from reducetune.evaluate.gpu import worker_main; worker_main()"]
+        self.env: dict[str, str] | None = None  # the worker's environment (None: this one's)
         self.started = 0  # worker processes started so far
         self._proc: subprocess.Popen[str] | None = None
 
@@ -120,6 +120,7 @@ class WorkerClient:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                env=self.env,
             )
             self.started += 1
         return self._proc
@@ -146,14 +147,25 @@ class WorkerClient:
         """{"ok": True, "result": ...} or {"ok": False, "error", "message"}; a crash or a
         timeout (``timeout_s``, default the client's) is reported as error "worker_crashed" /
         "timed_out"."""
-        timeout_s = self.timeout_s if timeout_s is None else timeout_s
+        return self.send(name, **args) or self.reply(timeout_s)
+
+    def send(self, name: str, **args: Any) -> dict[str, Any] | None:
+        """Sends one request (the worker started if need be) without waiting for its reply,
+        which ``reply`` reads: None, or the failure when the worker is gone already."""
         proc = self._start()
-        assert proc.stdin and proc.stdout
+        assert proc.stdin
         try:
             proc.stdin.write(json.dumps({"call": name, "args": args}) + "\n")
             proc.stdin.flush()
         except BrokenPipeError:
             return {"ok": False, "error": "worker_crashed", "message": self._gone(proc, False)}
+        return None
+
+    def reply(self, timeout_s: float | None = None) -> dict[str, Any]:
+        """The reply to the request sent last (``call``'s)."""
+        timeout_s = self.timeout_s if timeout_s is None else timeout_s
+        proc = self._proc
+        assert proc is not None and proc.stdout
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
         ready = sel.select(timeout_s)
@@ -190,6 +202,55 @@ class WorkerClient:
 _ERRORS = {"DeviceError": DeviceError}
 
 
+def one_device(ordinal: int, environ: Mapping[str, str] = os.environ) -> tuple[Any, int]:
+    """The environment of the GPU worker of ``ordinal`` and the ordinal its CUDA knows the GPU
+    by: CUDA_VISIBLE_DEVICES naming that GPU alone (its entry in this process's list, else the
+    ordinal), asked as 0. Nothing the worker does can land on another GPU (until 2026-11-26 it
+    measured on device 0 whatever the ordinal: the workers of ``tune --devices 0,1`` shared GPU
+    0, issue 25) and CUDA's start enumerates one device. No entry: (None, ordinal)."""
+    listed = environ.get("CUDA_VISIBLE_DEVICES")
+    entries = [e.strip() for e in listed.split(",")] if listed is not None else None
+    if entries is None:
+        return {**environ, "CUDA_VISIBLE_DEVICES": str(ordinal)}, 0
+    if ordinal < len(entries) and entries[ordinal]:
+        return {**environ, "CUDA_VISIBLE_DEVICES": entries[ordinal]}, 0
+    return None, ordinal
+
+
+_STARTED: dict[int, tuple[WorkerClient, int]] = {}  # prestart's, by ordinal: query_device sent
+
+
+def prestart(ordinal: int) -> None:
+    """Starts the GPU worker of ``ordinal`` now and asks it for its device, so that its
+    process, its imports and CUDA's start overlap what this process does before it measures
+    (a ``--devices`` worker's own imports, the results file, the studies' storage):
+    ``GpuEvaluator(ordinal)`` takes it and reads the reply."""
+    if ordinal not in _STARTED:
+        client = WorkerClient()
+        client.env, asked = one_device(ordinal)
+        if client.send("query_device", ordinal=asked) is None:
+            _STARTED[ordinal] = client, asked
+
+
+def _worker_for(ordinal: int, timeout_s: float) -> tuple[WorkerClient, int, dict[str, Any]]:
+    """The GPU worker of ``ordinal`` (prestarted, or made), the ordinal it asks for, and its
+    reply to query_device. One that sees no GPU under one_device's list (other than device 0's,
+    which fails alike) is replaced by one that sees all: CUDA's words say why (no such ordinal)."""
+    client, asked = _STARTED.pop(ordinal, (None, ordinal))
+    if client is not None:
+        client.timeout_s = timeout_s
+        reply = client.reply()
+    else:
+        client = WorkerClient(timeout_s)
+        client.env, asked = one_device(ordinal)
+        reply = client.call("query_device", ordinal=asked)
+    if not reply["ok"] and (client.env or {}).get("CUDA_VISIBLE_DEVICES", "0") != "0":
+        client.close()
+        client, asked = WorkerClient(timeout_s), ordinal
+        reply = client.call("query_device", ordinal=ordinal)
+    return client, asked, reply
+
+
 class _InProcess:
     """The worker's calls answered in this process (no fault isolation: a faulting variant
     leaves the CUDA context unusable for the rest of the run). For debugging."""
@@ -221,13 +282,17 @@ class GpuEvaluator:
         self.ordinal = ordinal
         self.timeout_s = timeout_s
         self.options = dict(options or {})
-        self._worker: Any = _InProcess() if in_process else WorkerClient(timeout_s)
-        reply = self._worker.call("query_device", ordinal=ordinal)
+        self._worker: Any = _InProcess()
+        self._asked = ordinal  # the ordinal the worker's CUDA knows the GPU by
+        if in_process:
+            reply = self._worker.call("query_device", ordinal=ordinal)
+        else:
+            self._worker, self._asked, reply = _worker_for(ordinal, timeout_s)
         if not reply["ok"]:
             raise _ERRORS.get(reply["error"], DeviceError)(
                 device_problem(reply["message"], ordinal))
         info = reply["result"]
-        self.device = dict(info, toolkit_version=info["runtime_version"])
+        self.device = dict(info, ordinal=ordinal, toolkit_version=info["runtime_version"])
         self.limits = limits_for_arch(str(info["arch"]))
         self.limits.sm_count = info["sm_count"]
         self.limits.max_threads_per_block = info["max_threads_per_block"]
@@ -271,7 +336,7 @@ class GpuEvaluator:
             self.precompile(self._precompiled)
 
     def _run(self, name: str, **args: Any) -> dict[str, Any]:
-        reply = self._worker.call(name, ordinal=self.ordinal, **args)
+        reply = self._worker.call(name, ordinal=self._asked, **args)
         if reply["ok"]:
             return dict(reply["result"])
         return {"status": "failed", "kind": reply["error"], "reason": reply["message"]}
@@ -296,7 +361,7 @@ class GpuEvaluator:
 
     def ceiling_bytes_per_s(self) -> float | None:
         if self._ceiling is None:
-            r = self._worker.call("streaming_ceiling", ordinal=self.ordinal)
+            r = self._worker.call("streaming_ceiling", ordinal=self._asked)
             self._ceiling = float(r["result"]["bytes_per_s"]) if r["ok"] else 0.0
             self.ceiling_samples_s = list(r["result"]["samples_s"]) if r["ok"] else []
         return self._ceiling or None
