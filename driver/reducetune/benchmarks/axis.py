@@ -304,13 +304,13 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
                                  "call); those "
                                  f"within {KEEP_WITHIN:g}x of the best screened, the best "
                                  "batch_invariant one and a transferred point timed in "
-                                 f"rotating rounds ({_ROUNDS}); the fastest kept ('reducetune "
+                                 f"rotating rounds ({_rounds(samples)}); the fastest kept ('reducetune "
                                  "tune --family axis --shapes default' tunes a grid into a "
                                  "results file instead; the benchmark tunes its own shapes)"),
             "application": ("one call between two CUDA events on the current stream (JAX: "
                             "host clock around the call and block_until_ready), hot data, "
                             "a screening pass first (up to 3 calls), then every contender in "
-                            f"rounds whose order rotates after 3 warm-up calls each, {_ROUNDS}; "
+                            f"rounds whose order rotates after 3 warm-up calls each, {_rounds(samples)}; "
                             "the rounds wait for reducetune and every contender screened "
                             f"within {KEEP_WITHIN:g}x of it, faster or slower; a peer "
                             "screened at over "
@@ -330,9 +330,10 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
                          "kernel over the input's bytes (cold L2, its fastest shape)")}
 
 
-_ROUNDS = (f"from --samples calls on until each median's 95 % interval is within "
-           f"{100 * MAX_NOISE:g} % (half-width), {MAX_CALLS} calls or {TIME_CAP_S:g} s of "
-           "rounds")
+def _rounds(samples: int) -> str:
+    return (f"from {samples} calls on until each median's 95 % interval is within "
+            f"{100 * MAX_NOISE:g} % (half-width), {MAX_CALLS} calls or {TIME_CAP_S:g} s of "
+            "rounds")
 
 
 def main(argv: list[str] | None = None) -> int:
