@@ -197,3 +197,22 @@ TEST_CASE("a half type's result may be asked in float32, checked against u_out =
   element.depth = 12;
   CHECK(ref.check(&as_element, element).ok);
 }
+
+// reference_half reads each element as float where it lies (a widened copy of 2^30 elements was
+// 4 GiB on one thread): the same reference as the widened data's, past a chunk and a thread.
+TEMPLATE_TEST_CASE("a half type's reference is its float32 values' reference, over chunks",
+                   "[verify][half]", float16, bfloat16) {
+  const std::uint64_t n = (2ULL << 20) + 3;
+  for (const reduce_op op : {reduce_op::sum, reduce_op::min, reduce_op::max, reduce_op::prod})
+    for (const data_pattern p : {data_pattern::uniform, data_pattern::wide_range}) {
+      INFO(to_string(p) << " " << to_string(op));
+      const auto data = generate<TestType>(p, op, n);
+      const std::vector<float> widened(data.begin(), data.end());
+      const float_reference half = reference_half<TestType>(op, data);
+      const float_reference wide = reference_float<float>(op, widened);
+      CHECK(half.value == wide.value);
+      CHECK(half.abs_sum == wide.abs_sum);
+      CHECK(half.special == wide.special);
+      CHECK(half.exact_in_any_order == wide.exact_in_any_order);
+    }
+}

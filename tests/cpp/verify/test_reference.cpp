@@ -1,13 +1,16 @@
 // The host reference against independent computations: wide (128-bit) integer arithmetic
-// reduced modulo 2^bits, and exactly representable float inputs.
+// reduced modulo 2^bits, exactly representable float inputs, and float sums in 128-bit fixed
+// point.
 #include "catch.hpp"
 
 #include "reducetune/verify/patterns.hpp"
 #include "reducetune/verify/reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 using namespace reducetune;
@@ -64,8 +67,7 @@ TEMPLATE_TEST_CASE("integer sum overflow wraps like two's complement hardware",
         std::numeric_limits<TestType>::min());
 }
 
-TEMPLATE_TEST_CASE("float sums of small integers are exact", "[verify][reference]", float,
-                   double) {
+TEMPLATE_TEST_CASE("float sums of small integers are exact", "[verify][reference]", float, double) {
   for (std::uint64_t n : {1ULL, 3ULL, 1000ULL, 65537ULL}) {
     const auto data = generate<TestType>(data_pattern::small_integers, reduce_op::sum, n, 3);
     long long exact = 0, abs_sum = 0;
@@ -177,4 +179,78 @@ TEMPLATE_TEST_CASE("integer reductions over chunks are exact with wrap-around",
     INFO(to_string(p));
     check_integer_ops(generate<TestType>(p, reduce_op::sum, n, 9));
   }
+}
+
+namespace {
+
+// Σx and Σ|x| of data whose values all fit one 128-bit fixed point (every x a multiple of 2^q,
+// |Σ| < 2^126 · 2^q), exact, then rounded to long double by the compiler's own conversion: an
+// oracle that shares nothing with exact_sum.
+template <class T> std::pair<long double, long double> fixed_point_sums(const std::vector<T> &v) {
+  int q = std::numeric_limits<int>::max();
+  for (T x : v) {
+    if (x == 0) continue;
+    int e = 0;
+    const long double m = std::ldexp(std::frexp(static_cast<long double>(x), &e), 64);
+    auto bits = static_cast<unsigned long long>(std::fabs(m));
+    int k = e - 64;
+    while ((bits & 1) == 0) bits >>= 1, ++k;
+    q = std::min(q, k);
+  }
+  if (q == std::numeric_limits<int>::max()) return {0.0L, 0.0L};
+  wide sum = 0, abs_sum = 0;
+  for (T x : v) {
+    const auto scaled = static_cast<wide>(std::ldexp(static_cast<long double>(x), -q));
+    sum += scaled;
+    abs_sum += scaled < 0 ? -scaled : scaled;
+  }
+  return {std::ldexp(static_cast<long double>(sum), q),
+          std::ldexp(static_cast<long double>(abs_sum), q)};
+}
+
+} // namespace
+
+// A float sum is summed exactly over chunks on the machine's threads, in any order, and rounded
+// once (verify/exact_sum.hpp): the value and Σ|x| are the exact ones rounded to nearest. Three
+// whole chunks and a short one; float32's wide_range spans 2^-53 (uniform draws) to 2^31.
+TEMPLATE_TEST_CASE("float sums over chunks are the exact sums rounded once to long double",
+                   "[verify][reference]", float, double) {
+  const std::uint64_t n = (3ULL << 20) + 5;
+  for (data_pattern p : all_data_patterns()) {
+    if (p == data_pattern::wide_range && sizeof(TestType) == 8) continue; // 2^±200: no oracle
+    INFO(to_string(p));
+    const auto data = generate<TestType>(p, reduce_op::sum, n, 13);
+    const auto [sum, abs_sum] = fixed_point_sums(data);
+    const auto ref = reference_float(reduce_op::sum, std::span<const TestType>(data));
+    CHECK(ref.value == sum);
+    CHECK(ref.abs_sum == abs_sum);
+    CHECK(ref.count == n);
+  }
+}
+
+TEST_CASE("an exactly rounded sum is closer than a compensated one where the compensation rounds",
+          "[verify][reference]") {
+  // 2^64 + 1 + 2^-70: a long double's ulp at 2^64 is 2, so the nearest is 2^64 + 2. Neumaier's
+  // compensation (1 + 2^-70 in long double) rounds to 1 and the tie 2^64 + 1 goes to 2^64.
+  const std::vector<double> data{0x1p64, 1.0, 0x1p-70};
+  CHECK(reference_float(reduce_op::sum, std::span<const double>(data)).value == 0x1p64L + 2);
+  const std::vector<double> tie{0x1p64, 1.0};
+  CHECK(reference_float(reduce_op::sum, std::span<const double>(tie)).value == 0x1p64L);
+}
+
+TEMPLATE_TEST_CASE("a float sum over chunks sees infinities and NaN in any chunk",
+                   "[verify][reference]", float, double) {
+  const std::size_t n = (3U << 20) + 5;
+  std::vector<TestType> v(n, TestType(0.5));
+  v[(2U << 20) + 1] = std::numeric_limits<TestType>::infinity();
+  float_reference r = reference_float<TestType>(reduce_op::sum, v);
+  CHECK(r.special == special_result::pos_inf);
+  CHECK(r.value == 0.5L * static_cast<long double>(n - 1)); // the finite values' sum
+  v[n - 1] = -std::numeric_limits<TestType>::infinity();
+  CHECK(reference_float<TestType>(reduce_op::sum, v).special == special_result::nan);
+  v[n - 1] = TestType(0.5);
+  v[7] = std::numeric_limits<TestType>::quiet_NaN();
+  r = reference_float<TestType>(reduce_op::sum, v);
+  CHECK(r.special == special_result::nan);
+  CHECK(r.has_nan);
 }

@@ -2,11 +2,12 @@
 
 #include "reducetune/errors.hpp"
 #include "reducetune/verify/chunks.hpp"
+#include "reducetune/verify/exact_sum.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
-#include <bit>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -28,67 +29,72 @@ template <class T> T integer_prod(std::span<const T> data) {
   return static_cast<T>(acc);
 }
 
-// Exponent of the lowest set bit of a finite non-zero x: x is an integer multiple of 2^result.
-// Read off the IEEE bits (exponent field, mantissa with its implicit bit, trailing zeros) in
-// constant time: the loop over long double halvings it replaces cost ~150 ns per element,
-// minutes for a 2^30-element reference.
-template <class T> int lowest_bit_exponent(T x) {
-  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  constexpr int mantissa_bits = std::numeric_limits<T>::digits - 1;      // 23 or 52
-  constexpr int bias = std::numeric_limits<T>::max_exponent - 1;         // 127 or 1023
-  constexpr int exponent_bits = static_cast<int>(8 * sizeof(T)) - 1 - mantissa_bits;
-  const U bits = std::bit_cast<U>(x);
-  const U fraction = bits & ((U{1} << mantissa_bits) - 1);
-  const int field = static_cast<int>((bits >> mantissa_bits) & ((U{1} << exponent_bits) - 1));
-  const U mantissa = field == 0 ? fraction : (fraction | (U{1} << mantissa_bits)); // subnormal
-  const int exponent = (field == 0 ? 1 : field) - bias;
-  return exponent - mantissa_bits + std::countr_zero(mantissa);
+// One thread's share of a float sum: the exact sum of its finite values, and what it saw of
+// the others.
+template <class T> struct sum_part {
+  exact_sum<T> finite;
+  bool nan = false, pos_inf = false, neg_inf = false;
+};
+
+// T is the accumulator (float or double), E the element: T itself, or a half type whose values
+// float holds exactly (the reference of its float32 accumulator, without a widened copy).
+template <class T, class E> void add_to(sum_part<T> &part, std::span<const E> data) {
+  for (const E e : data) {
+    const T x = static_cast<T>(e);
+    if (part.finite.add(x)) continue;
+    if (std::isnan(x))
+      part.nan = true;
+    else
+      (x > 0 ? part.pos_inf : part.neg_inf) = true;
+  }
 }
 
-template <class T> float_reference float_sum(std::span<const T> data) {
+// The exact sum (verify/exact_sum.hpp) over chunks on the machine's threads, one part per
+// thread, the parts merged in any order: the same value on every machine. One thread's
+// sequential compensated sum in long double took ~2 s for 2^28 float32 on an H200's host.
+template <class T, class E> float_reference float_sum(std::span<const E> data) {
+  std::vector<sum_part<T>> parts(chunk_threads(data.size()));
+  for_each_chunk_by_worker(data.size(), [&](std::uint64_t worker, std::uint64_t,
+                                            std::uint64_t begin, std::uint64_t end) {
+    add_to(parts[worker], data.subspan(begin, end - begin));
+  });
+  sum_part<T> &all = parts[0];
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    all.finite.merge(parts[k].finite);
+    all.nan = all.nan || parts[k].nan;
+    all.pos_inf = all.pos_inf || parts[k].pos_inf;
+    all.neg_inf = all.neg_inf || parts[k].neg_inf;
+  }
   float_reference r;
   r.count = data.size();
-  long double sum = 0, compensation = 0, abs_sum = 0;
-  bool pos_inf = false, neg_inf = false;
-  int q = std::numeric_limits<int>::max(); // every finite input is a multiple of 2^q
-  for (T x : data) {
-    if (std::isnan(x)) {
-      r.has_nan = true;
-      continue;
-    }
-    if (std::isinf(x)) {
-      (x > 0 ? pos_inf : neg_inf) = true;
-      continue;
-    }
-    const long double v = x;
-    // Neumaier: keep the low-order part lost by each addition, whichever operand is larger.
-    const long double t = sum + v;
-    compensation += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
-    sum = t;
-    abs_sum += std::fabs(v);
-    if (x != 0) q = std::min(q, lowest_bit_exponent(x));
-  }
-  r.value = sum + compensation;
-  r.abs_sum = abs_sum;
-  if (r.has_nan || (pos_inf && neg_inf)) r.special = special_result::nan;
-  else if (pos_inf) r.special = special_result::pos_inf;
-  else if (neg_inf) r.special = special_result::neg_inf;
+  r.value = all.finite.value();
+  r.abs_sum = all.finite.abs_value();
+  r.has_nan = all.nan;
+  if (r.has_nan || (all.pos_inf && all.neg_inf))
+    r.special = special_result::nan;
+  else if (all.pos_inf)
+    r.special = special_result::pos_inf;
+  else if (all.neg_inf)
+    r.special = special_result::neg_inf;
   // Every partial sum of any order is an integer multiple of 2^q of magnitude ≤ Σ|x|, hence
-  // representable in T (p = digits) when Σ|x| ≤ 2^(q+p): no addition ever rounds.
+  // representable in T (p = digits) when Σ|x| ≤ 2^(q+p): no addition ever rounds. abs_sum is
+  // Σ|x| rounded to nearest, and a multiple of 2^q above 2^(q+p) is at least 2^-p above it,
+  // far more than a long double's rounding: the comparison is the exact one.
+  const int q = all.finite.lowest_bit();
   r.exact_in_any_order =
-      q == std::numeric_limits<int>::max() ||
-      abs_sum <= std::ldexp(1.0L, q + std::numeric_limits<T>::digits);
+      q == INT_MAX || r.abs_sum <= std::ldexp(1.0L, q + std::numeric_limits<T>::digits);
   return r;
 }
 
-template <class T> float_reference float_prod(std::span<const T> data) {
+template <class T, class E> float_reference float_prod(std::span<const E> data) {
   float_reference r;
   r.count = data.size();
   bool zero = false, inf = false, negative = false, powers_of_two = true;
   long double mantissa = 1;
-  long long exponent = 0;                  // result = mantissa · 2^exponent
-  long long exp_up = 0, exp_down = 0;      // Σ of exponents of |x| ≥ 1, of |x| < 1
-  for (T x : data) {
+  long long exponent = 0;             // result = mantissa · 2^exponent
+  long long exp_up = 0, exp_down = 0; // Σ of exponents of |x| ≥ 1, of |x| < 1
+  for (const E element : data) {
+    const T x = static_cast<T>(element);
     if (std::isnan(x)) {
       r.has_nan = true;
       continue;
@@ -106,14 +112,18 @@ template <class T> float_reference float_prod(std::span<const T> data) {
     const long double m = std::frexp(static_cast<long double>(std::fabs(x)), &e);
     powers_of_two = powers_of_two && m == 0.5L;
     // |x| ∈ [2^(e-1), 2^e), and |x| = 2^(e-1) exactly when m = 1/2.
-    if (std::fabs(x) >= 1) exp_up += m == 0.5L ? e - 1 : e;
-    else exp_down += e - 1;
+    if (std::fabs(x) >= 1)
+      exp_up += m == 0.5L ? e - 1 : e;
+    else
+      exp_down += e - 1;
     int me = 0;
     mantissa = std::frexp(mantissa * m, &me);
     exponent += e + me;
   }
-  if (r.has_nan || (zero && inf)) r.special = special_result::nan;
-  else if (inf) r.special = negative ? special_result::neg_inf : special_result::pos_inf;
+  if (r.has_nan || (zero && inf))
+    r.special = special_result::nan;
+  else if (inf)
+    r.special = negative ? special_result::neg_inf : special_result::pos_inf;
   if (zero) {
     r.value = negative ? -0.0L : 0.0L;
     r.exact_in_any_order = true;
@@ -137,9 +147,12 @@ template <class T> float_reference float_prod(std::span<const T> data) {
 template <class T> T integer_over_chunks(reduce_op op, std::span<const T> data) {
   auto reduce = [op](std::span<const T> part) {
     switch (op) {
-    case reduce_op::min: return *std::min_element(part.begin(), part.end());
-    case reduce_op::max: return *std::max_element(part.begin(), part.end());
-    default: return integer_sum(part);
+    case reduce_op::min:
+      return *std::min_element(part.begin(), part.end());
+    case reduce_op::max:
+      return *std::max_element(part.begin(), part.end());
+    default:
+      return integer_sum(part);
     }
   };
   std::vector<T> parts(chunks_of(data.size()));
@@ -157,9 +170,10 @@ struct extreme {
   bool has_nan = false;
 };
 
-template <class T> extreme chunk_extreme(reduce_op op, std::span<const T> data) {
+template <class T, class E> extreme chunk_extreme(reduce_op op, std::span<const E> data) {
   extreme e;
-  for (T x : data) {
+  for (const E element : data) {
+    const T x = static_cast<T>(element);
     if (std::isnan(x)) {
       e.has_nan = true;
       continue;
@@ -174,10 +188,10 @@ template <class T> extreme chunk_extreme(reduce_op op, std::span<const T> data) 
 // Min and max over chunks on the machine's threads (verify/chunks.hpp), the chunks' extremes
 // combined in order with the same strict comparison: the value one pass keeps, the first of
 // equal ones (a -0 before a +0) included. One thread took 1.3 s for 2^30 floats (x87 compares).
-template <class T> float_reference float_minmax(reduce_op op, std::span<const T> data) {
+template <class T, class E> float_reference float_minmax(reduce_op op, std::span<const E> data) {
   std::vector<extreme> parts(chunks_of(data.size()));
   for_each_chunk(data.size(), [&](std::uint64_t c, std::uint64_t begin, std::uint64_t end) {
-    parts[c] = chunk_extreme(op, data.subspan(begin, end - begin));
+    parts[c] = chunk_extreme<T>(op, data.subspan(begin, end - begin));
   });
   float_reference r;
   r.count = data.size();
@@ -192,10 +206,27 @@ template <class T> float_reference float_minmax(reduce_op op, std::span<const T>
   r.has_nan = all.has_nan;
   r.all_nan = !all.any;
   r.value = r.value_without_nan = best;
-  if (r.all_nan) r.special = special_result::nan;
-  else if (std::isinf(best)) r.special = best > 0 ? special_result::pos_inf : special_result::neg_inf;
+  if (r.all_nan)
+    r.special = special_result::nan;
+  else if (std::isinf(best))
+    r.special = best > 0 ? special_result::pos_inf : special_result::neg_inf;
   r.exact_in_any_order = true;
   return r;
+}
+
+// T accumulates E's values (see add_to).
+template <class T, class E> float_reference float_reduce(reduce_op op, std::span<const E> data) {
+  if (data.empty()) throw invalid_configuration("a reduction needs n >= 1 elements");
+  switch (op) {
+  case reduce_op::sum:
+    return float_sum<T>(data);
+  case reduce_op::prod:
+    return float_prod<T>(data);
+  case reduce_op::min:
+  case reduce_op::max:
+    return float_minmax<T>(op, data);
+  }
+  throw invalid_configuration("unknown operator");
 }
 
 } // namespace
@@ -209,20 +240,14 @@ template <class T> T reference_integer(reduce_op op, std::span<const T> data) {
 
 template <class T> float_reference reference_float(reduce_op op, std::span<const T> data) {
   static_assert(std::is_floating_point_v<T>);
-  if (data.empty()) throw invalid_configuration("a reduction needs n >= 1 elements");
-  switch (op) {
-  case reduce_op::sum: return float_sum(data);
-  case reduce_op::prod: return float_prod(data);
-  case reduce_op::min:
-  case reduce_op::max: return float_minmax(op, data);
-  }
-  throw invalid_configuration("unknown operator");
+  return float_reduce<T>(op, data);
 }
 
+// The inputs' float32 values are exact; read one by one, not copied (a copy of 2^30 float16
+// was 4 GiB, zeroed and filled on one thread).
 template <class H> float_reference reference_half(reduce_op op, std::span<const H> data) {
   static_assert(is_half_v<H>);
-  const std::vector<float> widened(data.begin(), data.end()); // exact
-  return reference_float<float>(op, widened);
+  return float_reduce<float>(op, data);
 }
 
 template int reference_integer<int>(reduce_op, std::span<const int>);

@@ -6,9 +6,11 @@
 // the unsigned type of the same width, where wrap-around is defined C++, and converts back
 // (modular since C++20), so no signed overflow (UB) happens on the host.
 //
-// Floats are computed in long double: sums with Neumaier's compensated summation, products
-// with a separately tracked binary exponent (so long double never overflows), and alongside
-// the quantities the tolerance needs (Σ|x|, whether every evaluation order is exact).
+// Floats are computed in long double: sums exactly (verify/exact_sum.hpp), then rounded once,
+// products with a separately tracked binary exponent (so long double never overflows), and
+// alongside the quantities the tolerance needs (Σ|x|, whether every evaluation order is exact).
+// Sums, mins and maxes run over chunks on the machine's threads (verify/chunks.hpp) and give
+// the same result on any number of them.
 #pragma once
 
 #include "reducetune/verify/types.hpp"

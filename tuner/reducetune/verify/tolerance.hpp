@@ -26,7 +26,8 @@
 // When k·u ≥ 1/2 the γ bound is meaningless (float32 beyond 2^23 elements); the first-order
 // k·u is used there, which is an estimate, not a bound, and the verdict says so.
 //
-// The reference's own error (compensated, in long double) adds 4·u_long_double·Σ|x|.
+// The reference's own error adds 4·u_long_double·Σ|x| (a bound kept from its compensated
+// sum; the exact sum rounded once errs by at most u_long_double·|Σx|).
 //
 // min, max and integers are exact (tolerance 0).
 //
