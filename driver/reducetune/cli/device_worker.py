@@ -14,14 +14,22 @@ import json
 import sys
 from pathlib import Path
 
-from reducetune.cli.app import dispatch
+from reducetune.cli import tune_devices
+from reducetune.evaluate.gpu import prestart
 
 __all__ = ["worker_main"]
 
 
 def worker_main(argv: list[str]) -> int:
-    """Runs the tune command of ``argv[0]`` (the JSON of its arguments) and gives its status."""
+    """Runs the tune command of ``argv[0]`` (the JSON of its arguments) and gives its status.
+    Its GPU worker starts first, so that its process and CUDA's start overlap this one's
+    imports and files (issue 25); the ordinals were checked by the command that started it."""
     d = json.loads(argv[0])
+    if d.get("replay") is None:
+        prestart(int(d["device"]))
+    from reducetune.cli.app import dispatch  # after prestart: the CLI's imports overlap it
+
+    tune_devices.counted_by_parent = True
     for key in ("db", "replay"):
         if d.get(key) is not None:
             d[key] = Path(d[key])

@@ -39,6 +39,11 @@ from reducetune.store.study_storage import optuna_tables
 
 __all__ = ["parse_devices", "run_devices"]
 
+# True in a --devices worker (cli/device_worker.py): the command that started it asked for the
+# GPUs' count already. Asking again cost each worker a process, the extension's import and
+# CUDA's start before its first point (part of its 3.1-3.2 s start on 2 x H100, issue 25).
+counted_by_parent = False
+
 
 def parse_devices(text: str, replay: bool) -> list[int]:
     """GPU ordinals from ``0,1,3`` or ``all`` (every GPU the driver reports; in replay, 0).
@@ -58,7 +63,7 @@ def parse_devices(text: str, replay: bool) -> list[int]:
     if max(ordinals) > INT_MAX:
         raise errors.InvalidConfiguration(
             f"--devices {text!r}: an ordinal is at most {INT_MAX} (a CUDA device ordinal)")
-    if not replay:
+    if not replay and not counted_by_parent:
         count = _gpu_count(text)
         beyond = [k for k in ordinals if k >= count]
         if beyond:

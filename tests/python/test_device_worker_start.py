@@ -1,0 +1,56 @@
+"""What a ``tune --devices`` worker does before its run (cli/device_worker.py, issue 25): its GPU
+worker is started first (evaluate/gpu.py prestart), so that its process and CUDA's start
+overlap the worker's own imports and files, and the GPUs are not counted a second time (the
+command that started it counted them: a process, the extension's import and CUDA's start
+each). In replay there is no GPU worker to start. Without a GPU: prestart and the command
+itself are recorded instead of run.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reducetune import errors
+from reducetune.cli import app, device_worker, tune_devices
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """The worker's prestart calls and the namespace it dispatched, instead of running them;
+    the module's flag restored afterwards."""
+    seen: dict[str, list] = {"prestart": [], "dispatch": []}
+    monkeypatch.setattr(tune_devices, "counted_by_parent", False)
+    monkeypatch.setattr(device_worker, "prestart", seen["prestart"].append)
+    monkeypatch.setattr(app, "dispatch", lambda ns: seen["dispatch"].append(ns) or 7)
+    return seen
+
+
+def test_a_gpu_workers_own_worker_starts_before_its_command_runs(recorded):
+    args = {"command": "tune", "devices": "1", "device": 1, "replay": None, "db": "r.db"}
+    assert device_worker.worker_main([json.dumps(args)]) == 7  # the command's status
+    assert recorded["prestart"] == [1]
+    (ns,) = recorded["dispatch"]
+    assert ns.device == 1 and str(ns.db) == "r.db"
+    assert tune_devices.counted_by_parent
+
+
+def test_a_replay_worker_starts_no_gpu_worker(recorded):
+    args = {"command": "tune", "devices": "1", "replay": "grid.db", "db": "r.db"}
+    device_worker.worker_main([json.dumps(args)])
+    assert recorded["prestart"] == [] and len(recorded["dispatch"]) == 1
+
+
+def test_the_gpus_are_counted_by_the_command_not_again_by_its_workers(monkeypatch):
+    def count(option: str) -> int:
+        raise errors.DeviceError("counted")
+
+    monkeypatch.setattr(tune_devices, "_gpu_count", count)
+    monkeypatch.setattr(tune_devices, "counted_by_parent", False)
+    with pytest.raises(errors.DeviceError, match="counted"):
+        tune_devices.parse_devices("0,1", replay=False)
+    monkeypatch.setattr(tune_devices, "counted_by_parent", True)
+    assert tune_devices.parse_devices("1", replay=False) == [1]
+    with pytest.raises(errors.InvalidConfiguration):  # the form is still checked
+        tune_devices.parse_devices("1,1", replay=False)
