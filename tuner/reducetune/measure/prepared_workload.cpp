@@ -32,7 +32,8 @@ bool host_data::serves(const workload &w) const noexcept {
 }
 
 prepared_workload::prepared_workload(const workload &w)
-    : prepared_workload(w, generate_host_data(w)) {}
+    : prepared_workload(w, generate_host_data(w)) {
+}
 
 prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const host_data> data)
     : m_spec(w), m_host(std::move(data)), m_reference(w.type, w.op, m_host->bytes.get(), w.n) {
@@ -48,7 +49,7 @@ prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const ho
                                      prepared_workload &&before)
     : m_spec(w), m_host(std::move(data)), m_inputs(std::move(before.m_inputs)),
       m_reference(w.type, w.op, m_host->bytes.get(), w.n) {
-  if (!m_host->serves(w) || !before.same_input(w))
+  if (!m_host->serves(w) || !before.input_serves(w))
     throw invalid_configuration("prepared_workload: the device input is not this workload's");
 }
 
@@ -76,10 +77,11 @@ bool prepared_workload::holds(const workload &w) const noexcept {
          w.offset_elements == m_spec.offset_elements;
 }
 
-bool prepared_workload::same_input(const workload &w) const noexcept {
-  return w.type == m_spec.type && w.n == m_spec.n && w.pattern == m_spec.pattern &&
+bool prepared_workload::input_serves(const workload &w) const noexcept {
+  return w.type == m_spec.type && w.n <= m_spec.n && w.pattern == m_spec.pattern &&
          w.seed == m_spec.seed && w.offset_elements == m_spec.offset_elements &&
-         w.op != reduce_op::prod && m_spec.op != reduce_op::prod;
+         w.op != reduce_op::prod && m_spec.op != reduce_op::prod &&
+         copies_for((w.n + w.offset_elements) * size_of(w.type)) == copies();
 }
 
 verdict prepared_workload::check(const void *result, const tolerance_options &options) {
@@ -94,10 +96,11 @@ verdict prepared_workload::check(const void *result, const tolerance_options &op
 }
 
 prepared_workload &evaluation_cache::workload_for(const workload &w) {
-  if (m_workload && !m_workload->holds(w) && m_workload->same_input(w) && m_data &&
+  if (m_workload && !m_workload->holds(w) && m_workload->input_serves(w) && m_data &&
       m_data->serves(w)) {
-    // another operator of the same input: its device copies kept, its own reference (taken
-    // out first, so that a throw leaves no workload rather than one without copies)
+    // another operator or a smaller size of the same input: its device copies kept, its own
+    // reference (taken out first, so that a throw leaves no workload rather than one without
+    // copies)
     auto before = std::move(m_workload);
     m_workload = std::make_unique<prepared_workload>(w, m_data, std::move(*before));
   } else if (!m_workload || !m_workload->holds(w)) {

@@ -50,9 +50,10 @@ public:
   explicit prepared_workload(const workload &w);
   // w's data as the prefix of `data` (which must serve w): no generation of its own.
   prepared_workload(const workload &w, std::shared_ptr<const host_data> data);
-  // The same, keeping the device copies of `before`, which holds the same input for another
-  // operator (same_input): sum, min and max of one size read the same bytes, and uploading
-  // them again cost each unit of a tune a copy of up to 8 GiB from pageable memory.
+  // The same, keeping the device copies of `before`, which hold w's input (input_serves):
+  // sum, min and max of one size read the same bytes, and uploading them again cost each unit
+  // of a tune a copy of up to 8 GiB from pageable memory; a smaller size of the same data is
+  // the copies' prefix (host_data says why), a further 1 + 1/4 GiB per 4-byte type.
   prepared_workload(const workload &w, std::shared_ptr<const host_data> data,
                     prepared_workload &&before);
 
@@ -65,8 +66,10 @@ public:
   // The workload's host data (the first n elements of a possibly longer generation).
   [[nodiscard]] const unsigned char *host() const noexcept { return m_host->bytes.get(); }
   [[nodiscard]] bool holds(const workload &w) const noexcept; // the same data and operator
-  // The same device input as w's, whatever the operator (neither a product: its data is its own)
-  [[nodiscard]] bool same_input(const workload &w) const noexcept;
+  // The device copies hold w's input, whatever the operator (neither a product: its data is
+  // its own): w's elements as their prefix (same offset), and as many copies as w's size
+  // takes (copies_for: a small input keeps its rotation, a large one the one copy).
+  [[nodiscard]] bool input_serves(const workload &w) const noexcept;
 
   // Uploads every copy again: after a wrong result, in case the variant wrote into it.
   void restore_input();
