@@ -343,6 +343,11 @@ def catalog_best(path: str, device: str, dtype: str, op: str, n: int, allow_flag
     The export's rule (export json) for the measured size nearest to n, or None.
     """
 
+def catalog_best_shape(path: str, device: str, dtype: str, op: str, outer: int, r: int, inner: int, allow_flagged: bool = False, nondeterministic: bool = False) -> object:
+    """
+    best for a shape as the runtime answers it: the calibrated pick of the tuned shape that answers it (db/axis_picks.hpp axis_best), as Store.best_for's dict, or None.
+    """
+
 def device_model_key(device: dict) -> str:
     """The text naming a device's model (records.hpp, model_fields)."""
 
@@ -395,6 +400,16 @@ def time_in_rounds(reducers: Sequence[Reducer], dtype: str, n: int, samples: int
 def application_candidates(db: str, dtype: str, op: str, uuid: str, nondeterministic: bool = False, allow_flagged: bool = False) -> dict: ...
 
 def record_application_times(db: str, rows: Sequence[tuple[int, float, int]]) -> None: ...
+
+def time_axis_in_rounds(reducers: Sequence[Reducer], dtype: str, outer: int, r: int, inner: int, samples: int, device: int = 0) -> list[float]:
+    """
+    The median lone axis call (reduce_axis) of each reducer on the shape, in rounds.
+    """
+
+def axis_application_candidates(db: str, dtype: str, op: str, uuid: str, nondeterministic: bool = False, allow_flagged: bool = False) -> dict:
+    """
+    (outer, r, inner) -> that tuned shape's calibration candidates and picks.
+    """
 
 def app_time_reducer(reducer: Reducer, data_ptr: int, n: int, out_ptr: int, samples: int, stream: int = 0) -> list[float]: ...
 

@@ -3,6 +3,7 @@
 #include "py_point.hpp"
 #include "store_dicts.hpp"
 
+#include "reducetune/db/axis_picks.hpp"
 #include "reducetune/db/catalog.hpp"
 #include "reducetune/db/export.hpp"
 #include "reducetune/db/point_records.hpp"
@@ -267,6 +268,29 @@ void bind_store_queries(nb::class_<py_store> &c) {
       });
 }
 
+// best for a shape, as the runtime answers it (db/axis_picks.hpp axis_best).
+void bind_axis_best(nb::module_ &m) {
+  m.def(
+      "catalog_best_shape",
+      [](const std::string &path, const std::string &device, const std::string &dtype,
+         const std::string &op, std::uint64_t outer, std::uint64_t r, std::uint64_t inner,
+         bool allow_flagged, bool nondeterministic) -> nb::object {
+        const auto c = db::catalog::open(path, {allow_flagged, !nondeterministic});
+        const auto [dev, table] = c.axis_table_for({device, device, 0}, dtype, op);
+        const auto b = table ? db::axis_best(*table, {outer, r, inner}) : std::nullopt;
+        if (!b)
+          return nb::none();
+        nb::dict d = best_dict(b->best);
+        d["application_s"] = b->application_s; // its calibrated lone call, or None
+        return d;
+      },
+      nb::arg("path"), nb::arg("device"), nb::arg("dtype"), nb::arg("op"), nb::arg("outer"),
+      nb::arg("r"), nb::arg("inner"), nb::arg("allow_flagged") = false,
+      nb::arg("nondeterministic") = false,
+      "best for a shape as the runtime answers it: the calibrated pick of the tuned shape that "
+      "answers it (db/axis_picks.hpp axis_best), as Store.best_for's dict, or None.");
+}
+
 // Module functions over a file: the Catalog's best, the exports, atomic writes, checks.
 void bind_exports(nb::module_ &m) {
   m.def(
@@ -328,6 +352,7 @@ void bind_exports(nb::module_ &m) {
       nb::arg("path"), nb::arg("device"), nb::arg("dtype"), nb::arg("op"), nb::arg("n"),
       nb::arg("allow_flagged") = false, nb::arg("nondeterministic") = false,
       "The export's rule (export json) for the measured size nearest to n, or None.");
+  bind_axis_best(m);
   m.def(
       "device_model_key",
       [](const nb::dict &device) { return db::device_model_key(device_of(device)); },

@@ -19,32 +19,20 @@ import pytest
 
 import reducetune
 from reducetune import InvalidConfiguration, _core
-from conftest import NO_GPU, SYNTHETIC_DEVICE
+from axis_results_support import axis_space, write_axis_results
+from conftest import NO_GPU
 
 # (shape, preset, median seconds): two points at (4096, 1024, 1), the faster not batch_invariant
 MEASURED = [((4096, 1024, 1), "warp_rows_vec2", 1.0e-5), ((4096, 1024, 1), "warp_rows", 1.2e-5),
             ((64, 1 << 16, 1), "block_rows", 2.0e-5), ((1, 1024, 4096), "thread_columns", 3e-5)]
 
 
-def _space():
-    return reducetune.Space("axis", "float32", "sum", reducetune.limits_for_arch("sm_90"))
-
-
 def _label(preset: str) -> str:
-    return _space().base(preset).variant_label
+    return axis_space().base(preset).variant_label
 
 
 def _results(folder: Path) -> Path:
-    path = folder / "axis-results.db"
-    store = _core.Store(str(path))
-    dev = store.register_device(SYNTHETIC_DEVICE)
-    for (outer, r, inner), preset, t in MEASURED:
-        store.record_measurement(_space().base(preset), {
-            "device_id": dev, "dtype": "float32", "op": "sum", "n": r, "outer": outer,
-            "inner": inner, "data_pattern": "uniform", "seed": 1, "template_hash": "h",
-            "driver_version": 13000, "toolkit_version": 13000, "samples_s": [t] * 10,
-            "status": "ok", "gbps": 1.0})
-    return path
+    return write_axis_results(folder / "axis-results.db", MEASURED)
 
 
 def _export(folder: Path) -> Path:

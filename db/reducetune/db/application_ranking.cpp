@@ -49,6 +49,22 @@ candidate_lists scanned(const database &db, dtype type, reduce_op op, const poin
 
 } // namespace
 
+std::optional<std::size_t> measured_pick(std::span<const call_cost> costs) {
+  double fastest_call = std::numeric_limits<double>::infinity();
+  for (const auto &c : costs)
+    if (c.application_s > 0)
+      fastest_call = std::min(fastest_call, c.application_s);
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < costs.size(); ++i) {
+    const call_cost &c = costs[i];
+    const bool tied =
+        c.application_s > 0 && c.application_s <= fastest_call * (1 + application_tie);
+    if (tied && (!best || c.median_s < costs[*best].median_s))
+      best = i;
+  }
+  return best;
+}
+
 std::optional<std::string> model_key_of(const database &db, const std::string &uuid) {
   auto q = db.prepare("SELECT " + model_of_d1 + " FROM rt_devices d1 WHERE d1.uuid = ?1");
   q.bind(1, uuid);
@@ -117,22 +133,19 @@ std::vector<application_candidate> weighed(std::vector<application_candidate> &s
 }
 
 // A size's pick: by measured application time where any candidate has one (calibrated
-// sizes), lone-call medians within application_tie of the fastest counting as a tie that
-// the replayed median breaks; else by the estimate.
+// sizes: measured_pick), else by the estimate.
 std::optional<application_pick> pick_of(const std::vector<application_candidate> &list,
                                         double extra_launch_s) {
-  double fastest_call = std::numeric_limits<double>::infinity();
+  std::vector<call_cost> costs;
   for (const auto &cand : list)
-    if (cand.pick.application_s > 0)
-      fastest_call = std::min(fastest_call, cand.pick.application_s);
-  const bool measured = fastest_call < std::numeric_limits<double>::infinity();
+    costs.push_back({cand.pick.application_s, cand.pick.median_s});
+  if (const auto i = measured_pick(costs))
+    return list[*i].pick;
   std::optional<application_pick> best;
   double least = std::numeric_limits<double>::infinity();
   for (const auto &cand : list) {
     const auto &p = cand.pick;
-    if (measured && (p.application_s <= 0 || p.application_s > fastest_call * (1 + application_tie)))
-      continue;
-    const double cost = measured ? p.median_s : p.median_s + (p.launches - 1.0) * extra_launch_s;
+    const double cost = p.median_s + (p.launches - 1.0) * extra_launch_s;
     if (cost < least) {
       least = cost;
       best = p;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <vector>
 #include <string>
 #include <utility>
@@ -59,6 +60,17 @@ struct application_pick {
   unsigned launches = 0;
   double application_s = 0.0; // a lone call's measured median (0: not measured)
 };
+
+// What the measured ranking weighs of one candidate: its lone-call median (0: not measured) and
+// its replayed median.
+struct call_cost {
+  double application_s = 0.0;
+  double median_s = 0.0;
+};
+// The pick among candidates by their measured lone calls, the one rule of calibrated sizes and
+// shapes: of the measured ones, those within application_tie of the fastest call, and of them
+// the least replayed median (the first of equal ones); nullopt when none is measured.
+[[nodiscard]] std::optional<std::size_t> measured_pick(std::span<const call_cost> costs);
 
 // One of a size's candidates: a measurement (its row id) and what is known of its cost.
 struct application_candidate {

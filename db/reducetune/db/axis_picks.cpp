@@ -1,6 +1,8 @@
 #include "reducetune/db/axis_picks.hpp"
 
+#include "reducetune/db/application_ranking.hpp"
 #include "reducetune/db/point_records.hpp"
+#include "reducetune/db/shape_rule.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/space/space.hpp"
 #include "reducetune/templates/template_library.hpp"
@@ -57,7 +59,37 @@ bool invariant(const search_space &s, const catalog_entry &e, const reduction_sh
   }
 }
 
+// The pick among a level's points, fastest replayed median first (axis_pick); nullptr for none.
+const catalog_entry *level_pick(const std::vector<const catalog_entry *> &level) {
+  if (level.empty())
+    return nullptr;
+  std::vector<call_cost> costs;
+  for (const catalog_entry *e : level)
+    costs.push_back({e->application_s.value_or(0.0), e->median_s});
+  return level[measured_pick(costs).value_or(0)];
+}
+
 } // namespace
+
+const catalog_entry &run_to_run_pick(const std::vector<catalog_entry> &ranked) {
+  std::vector<const catalog_entry *> level;
+  for (const auto &e : ranked)
+    level.push_back(&e);
+  return *level_pick(level);
+}
+
+std::optional<axis_answer> axis_best(const catalog_axis_table &t, const reduction_shape &wanted) {
+  const auto i = nearest_shape_index(t.shapes, wanted);
+  if (!i)
+    return std::nullopt;
+  const reduction_shape &at = t.shapes[*i];
+  const catalog_entry &e = run_to_run_pick(t.ranked[*i]);
+  best_choice b{e.measurement_id,         wanted.r,   at.r,   e.variant,    e.launch_label,
+                e.launch_parameters_json, e.median_s, e.gbps, e.pct_of_peak};
+  b.bucket_outer = at.outer;
+  b.bucket_inner = at.inner;
+  return axis_answer{std::move(b), e.application_s};
+}
 
 std::variant<axis_launch_rule, std::string>
 axis_launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e,
@@ -79,20 +111,21 @@ std::vector<axis_pick> axis_picks(const catalog_axis_table &t, const device_reco
   std::vector<axis_pick> out;
   std::map<std::string, std::optional<search_space>> spaces; // by family, built once
   for (std::size_t i = 0; i < t.shapes.size(); ++i) {
-    axis_pick pick{t.shapes[i], &t.ranked[i].front(), nullptr};
+    // the first batch_invariant point, then the timed ones only: no other can be picked
+    std::vector<const catalog_entry *> level;
     for (const auto &e : t.ranked[i]) {
+      if (!level.empty() && !e.application_s)
+        continue;
       auto [it, fresh] = spaces.try_emplace(e.variant.family);
       if (fresh)
         try {
           it->second.emplace(space_of(lib, d, e));
         } catch (const error &) { // a family lib lacks: none of its points is launchable
         }
-      if (it->second && invariant(*it->second, e, t.shapes[i])) {
-        pick.invariant = &e;
-        break;
-      }
+      if (it->second && invariant(*it->second, e, t.shapes[i]))
+        level.push_back(&e);
     }
-    out.push_back(pick);
+    out.push_back({t.shapes[i], &run_to_run_pick(t.ranked[i]), level_pick(level)});
   }
   return out;
 }

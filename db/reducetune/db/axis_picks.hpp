@@ -10,6 +10,7 @@
 #include "reducetune/space/problem.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -38,11 +39,15 @@ struct axis_launch_rule {
 axis_launch_rule_of(const template_library &lib, const device_record &d, const catalog_entry &e,
                     const reduction_shape &shape, const lowered_names_fn &lowered = {});
 
+// A shape's picks. Where `reducetune calibrate` timed the shape's points as an application
+// calls them, a level's pick is the one of least lone-call time among its timed points
+// (measured_pick, application_ranking.hpp: near-ties to the better replayed median); else the
+// fastest replayed median.
 struct axis_pick {
   reduction_shape shape;
-  const catalog_entry *fastest = nullptr;
-  // The fastest batch_invariant point of the shape: fastest itself when it is one, nullptr
-  // when the shape has none (a batch_invariant call then leaves the shape out).
+  const catalog_entry *fastest = nullptr; // the run_to_run level's: any point of the shape
+  // The batch_invariant level's, compared with batch_invariant points only: nullptr when the
+  // shape has none (a batch_invariant call then leaves the shape out).
   const catalog_entry *invariant = nullptr;
 };
 
@@ -50,5 +55,16 @@ struct axis_pick {
 [[nodiscard]] std::vector<axis_pick> axis_picks(const catalog_axis_table &t,
                                                 const device_record &d,
                                                 const template_library &lib);
+// axis_pick::fastest of a shape's ranked points (asks no search space).
+[[nodiscard]] const catalog_entry &run_to_run_pick(const std::vector<catalog_entry> &ranked);
+// `best` for a shape: the run_to_run pick of the tuned shape of t that answers `wanted`
+// (shape_rule.hpp), with its calibrated lone call (nullopt: not calibrated); nullopt when t
+// holds no shape of its kind.
+struct axis_answer {
+  best_choice best;
+  std::optional<double> application_s;
+};
+[[nodiscard]] std::optional<axis_answer> axis_best(const catalog_axis_table &t,
+                                                   const reduction_shape &wanted);
 
 } // namespace reducetune::db

@@ -18,7 +18,8 @@ std::string lowered_names(const database &db, const std::string &label, int cc) 
 // The columns of a Catalog entry, read by entry_at (the whole array's and the axis tables').
 constexpr const char *entry_columns =
     "v.id, v.family, v.label, v.parameters, m.launch_label, m.median_s, m.gbps, m.pct_of_peak,"
-    " v.flags, v.determinism, m.launch_parameters";
+    " v.flags, v.determinism, m.launch_parameters,"
+    " (SELECT a.median_s FROM rt_application_times a WHERE a.measurement_id = m.id)";
 
 // The entry whose entry_columns start at column `first` of s's current row.
 catalog_entry entry_at(const statement &s, int first, const std::string &dtype,
@@ -33,6 +34,7 @@ catalog_entry entry_at(const statement &s, int first, const std::string &dtype,
   e.median_s = s.column_double(c(5));
   e.gbps = s.column_optional_double(c(6));
   e.pct_of_peak = s.column_optional_double(c(7));
+  e.application_s = s.column_optional_double(c(11));
   return e;
 }
 

@@ -35,6 +35,10 @@ struct catalog_entry {
   double median_s = 0.0;
   std::optional<double> gbps;
   std::optional<double> pct_of_peak;
+  // A lone call's median as an application calls it (`reducetune calibrate`,
+  // rt_application_times); nullopt where the point was not calibrated. The axis picks weigh
+  // it (db/axis_picks.hpp); the whole array's are decided in application_ranking.hpp.
+  std::optional<double> application_s;
 };
 
 // One device's answers for one type and operator, by ascending size.

@@ -30,13 +30,19 @@ void put_axis_launch(ordered_json &r, const std::variant<axis_launch_rule, std::
   r["kernels"] = kernels_json(l->kernels);
 }
 
+// A lone call's median where `reducetune calibrate` timed the point, else null.
+ordered_json application_json(const catalog_entry &e) {
+  return e.application_s ? ordered_json(*e.application_s) : ordered_json();
+}
+
 ordered_json pick_json(const catalog_entry &e) {
   return {{"family", e.variant.family},
           {"variant", e.variant.label},
           {"launch", e.launch_label},
           {"determinism", e.variant.determinism},
           {"flags", detail::parsed_json(e.variant.flags_json, ordered_json::array())},
-          {"median_s", e.median_s}};
+          {"median_s", e.median_s},
+          {"application_s", application_json(e)}};
 }
 
 ordered_json rule_json(const axis_pick &p, const device_record &d, const template_library &lib,
@@ -55,6 +61,7 @@ ordered_json rule_json(const axis_pick &p, const device_record &d, const templat
   r["determinism"] = e.variant.determinism;
   put_axis_launch(r, axis_launch_rule_of(lib, d, e, p.shape, lowered));
   r["median_s"] = e.median_s;
+  r["application_s"] = application_json(e);
   r["gbps"] = e.gbps ? ordered_json(*e.gbps) : ordered_json();
   r["batch_invariant_pick"] = p.invariant ? pick_json(*p.invariant) : ordered_json();
   return r;

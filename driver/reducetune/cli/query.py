@@ -19,7 +19,8 @@ from reducetune.cli.args import (add_allow_flagged, add_db, add_nondeterministic
 from reducetune.cli.console import console
 from reducetune.cli.output import export_target, is_stream, write_export
 from reducetune.store.measurements import measurements_csv
-from reducetune.store.results import export_header, export_json, open_store, store_best
+from reducetune.store.results import (application_best_shape, export_header, export_json,
+                                      open_store)
 from reducetune.tuning.shapes import Shape, unit_text
 
 
@@ -104,16 +105,16 @@ def cmd_best(args: argparse.Namespace) -> int:
 
 
 def _best_shape(args: argparse.Namespace, shape: Shape) -> int:
-    """best --shape: the store's answer for the problem of that shape (the fastest point at
-    the measured shape that answers it: db/shape_rule.hpp, the exact shape, else the
-    nearest of its kind, rows and columns apart)."""
+    """best --shape: the runtime's answer for the problem of that shape (the pick at the
+    measured shape that answers it, db/shape_rule.hpp: the exact shape, else the nearest of
+    its kind, rows and columns apart; the fastest lone call where calibrate timed it)."""
     db = db_path(args)
     store = open_store(db, read_only=True)
     dev = _device_id(store, args.device, db)
 
     def ask(allow_flagged: bool, nondeterministic: bool) -> dict[str, Any] | None:
-        return store_best(store, dev["id"], args.dtype, args.op, shape, allow_flagged,
-                          nondeterministic)
+        return application_best_shape(db, dev["uuid"], args.dtype, args.op, shape,
+                                      allow_flagged, nondeterministic)
 
     b = _answer(args, ask, f"{dev['name']} {args.dtype} {args.op} along an axis")
     if b is None:
@@ -123,8 +124,9 @@ def _best_shape(args: argparse.Namespace, shape: Shape) -> int:
         print(json.dumps({**b, "requested_shape": list(shape), "bucket_shape": list(
             b["bucket_shape"]), "device": dev["name"]}, indent=2))
         return 0
+    call = "" if b["application_s"] is None else f"; {b['application_s'] * 1e6:.2f} µs a call"
     print(f"{b['variant_label']} {b['launch_label']}  {_gbps_text(b)}  "
-          f"(measured at shape {measured_at} on {dev['name']}; {b['determinism']})")
+          f"(measured at shape {measured_at} on {dev['name']}; {b['determinism']}{call})")
     return 0
 
 

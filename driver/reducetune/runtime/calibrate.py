@@ -7,6 +7,7 @@ points: ``store.candidates``, as Points, decided in db/application_ranking.cpp) 
 call at a time, in rotating rounds (``_core.time_in_rounds``), and records each median in the
 database (rt_application_times). From then on the Reducer built from the database, and the
 "application" pick of ``export json``, rank that size by these times instead of the estimate.
+The axis family's shapes are calibrated the same way (calibrate_axis.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from typing import Any
 
 from reducetune import _core, errors
 from reducetune._no_gpu import device_problem
+from reducetune.runtime.calibrate_axis import Shape, calibrate_shapes, time_on_gpu
+from reducetune.runtime.calibrate_candidates import measured_first
 from reducetune.store.candidates import application_points
+
+__all__ = ["DEFAULT_CANDIDATES", "DEFAULT_SAMPLES", "calibrate", "measured_first"]
 
 DEFAULT_CANDIDATES = 8
 DEFAULT_SAMPLES = 60
@@ -46,14 +51,18 @@ def calibrate(db: str, pairs: Iterable[tuple[str, str]], sizes: list[int] | None
               ordinal: int = 0, candidates: int = DEFAULT_CANDIDATES,
               samples: int = DEFAULT_SAMPLES, nondeterministic: bool = False,
               allow_flagged: bool = False,
-              progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+              progress: Callable[[dict[str, Any]], None] | None = None,
+              shapes: list[Shape] | None = None) -> list[dict[str, Any]]:
     """Measures and records the lone-call time of each size's first `candidates` candidates
     (and the fastest of each launch count they lack: measured_first) on GPU `ordinal`;
-    returns one row per size (see _size_row). Sizes this device's model has no
-    measurement at are skipped; a candidate this device cannot run (the Reducer falls back to
-    its default preset) is left out of the record and of the row."""
+    returns one row per size (see _size_row), then one per axis shape (calibrate_axis.py).
+    `sizes`, `shapes`: only those (None: every one measured; []: none). Sizes and shapes this
+    device's model has no measurement at are skipped; a candidate this device cannot run (the
+    Reducer falls back to its default preset or rule) is left out of the record and of the
+    row."""
     if candidates < 1 or samples < 1:
         raise errors.InvalidConfiguration("calibrate needs --candidates >= 1 and --samples >= 1")
+    pairs = list(pairs)
     device = _device(ordinal)
     # registered (as tuning does) so that a GPU of a tuned model that never tuned itself
     # finds its model's sizes
@@ -62,31 +71,30 @@ def calibrate(db: str, pairs: Iterable[tuple[str, str]], sizes: list[int] | None
         store.register_device(dict(device, toolkit_version=device["runtime_version"]))
     finally:
         store.close()
+    rows = [] if sizes == [] else _calibrate_sizes(
+        db, pairs, sizes, device["uuid"], ordinal, candidates, samples, nondeterministic,
+        allow_flagged, progress)
+    if shapes != []:
+        rows += calibrate_shapes(db, pairs, shapes, device["uuid"], time_on_gpu(ordinal),
+                                 candidates, samples, nondeterministic, allow_flagged, progress)
+    return rows
+
+
+def _calibrate_sizes(db: str, pairs: list[tuple[str, str]], sizes: list[int] | None,
+                     uuid: str, ordinal: int, candidates: int, samples: int,
+                     nondeterministic: bool, allow_flagged: bool,
+                     progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
     # the space the store reads each candidate's point in: this GPU's, as the runtime's
     limits = _core.device_limits(ordinal)
     rows = []
     for dtype, op in pairs:
-        by_n = application_points(db, dtype, op, device["uuid"], limits, nondeterministic,
-                                  allow_flagged)
+        by_n = application_points(db, dtype, op, uuid, limits, nondeterministic, allow_flagged)
         for n in sorted(by_n) if sizes is None else [s for s in sizes if s in by_n]:
             rows.append(_calibrate_size(db, dtype, op, n, measured_first(by_n[n], candidates),
                                         samples, ordinal))
             if progress is not None:
                 progress(rows[-1])
     return rows
-
-
-def measured_first(cands: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
-    """The first k candidates (fastest replayed median first), then the fastest of each launch
-    count they lack: the protocol cannot see what a launch costs a lone call, so the fastest
-    one-launch point is timed even when k two-launch points replayed faster."""
-    out = cands[:k]
-    counts = {c["launches"] for c in out}
-    for c in cands[k:]:
-        if c["launches"] not in counts:
-            out.append(c)
-            counts.add(c["launches"])
-    return out
 
 
 def _calibrate_size(db: str, dtype: str, op: str, n: int, cands: list[dict[str, Any]],

@@ -21,7 +21,7 @@ from reducetune.store.paths import default_db_path
 from reducetune.store.study_storage import file_lock
 
 __all__ = ["Store", "open_store", "export_header", "export_json", "best", "best_point",
-           "store_best", "same_model_ids"]
+           "store_best", "application_best_shape", "same_model_ids"]
 
 Store = _core.Store
 
@@ -104,13 +104,28 @@ def store_best(store: Any, device_id: int, dtype: str, op: str,
     else:
         problem = _core.Problem(dtype, op, tuple(int(e) for e in n))
         b = store.best_for(device_id, problem, allow_flagged, nondeterministic)
-    if b is None:
-        return None
+    return None if b is None else _decoded(b)
+
+
+def _decoded(b: Any) -> dict[str, Any]:
+    """A best's dict with its JSON columns decoded."""
     out = dict(b)
     out["compile_parameters"] = json.loads(out.pop("parameters_json"))
     out["launch_parameters"] = json.loads(out.pop("launch_parameters_json"))
     out["flags"] = json.loads(out.pop("flags_json"))
     return out
+
+
+def application_best_shape(db: str | Path, uuid: str, dtype: str, op: str,
+                           shape: tuple[int, int, int], allow_flagged: bool = False,
+                           nondeterministic: bool = False) -> dict[str, Any] | None:
+    """What the runtime launches for a shape on the model of the device with this UUID, as
+    store_best's dict plus ``application_s``: the pick of the tuned shape that answers it, the
+    fastest lone call where ``reducetune calibrate`` timed that shape (its time, else None),
+    else its fastest replayed median (db/axis_picks.hpp)."""
+    b = _core.catalog_best_shape(str(db), uuid, dtype, op, *shape, allow_flagged,
+                                 nondeterministic)
+    return None if b is None else _decoded(b)
 
 
 def best_point(store: Any, device_id: int, space: Any, n: int | tuple[int, int, int],

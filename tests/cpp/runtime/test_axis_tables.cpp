@@ -149,3 +149,33 @@ TEST_CASE("a device without a batch_invariant point has no batch_invariant table
                        q)
             ->name == h100_name);
 }
+
+TEST_CASE("a calibrated shape's entry is its fastest lone call, from the file and its export",
+          "[runtime][axis_tables][calibrate]") {
+  rt_test::temp_dir dir;
+  auto s = db::store::open(dir / "results.sqlite");
+  rt_test::record_axis_results(s, s.register_device(rt_test::h100()));
+  const reduction_shape rows{1 << 16, 1024, 1}; // warp_rows_vec2 replayed faster than warp_rows
+  const auto before = db::catalog::load(s.connection());
+  const auto &t = before.devices()[0].axis_tables[0];
+  std::size_t at = 0;
+  while (!(t.shapes[at] == rows))
+    ++at;
+  REQUIRE(t.ranked[at].size() == 2);
+  // `reducetune calibrate` timed warp_rows' lone call faster by more than the 2 % tie
+  const std::vector<db::store::application_time> times{
+      {t.ranked[at][0].measurement_id, 9e-6, 20}, {t.ranked[at][1].measurement_id, 8e-6, 20}};
+  s.record_application_times(times);
+  const auto c = db::catalog::load(s.connection());
+  const auto from_db = axis_tables_from_catalog(c, rt_test::embedded_library(), dtype::float32,
+                                                reduce_op::sum, axis_determinism::run_to_run);
+  const auto from_json =
+      axis_tables_from_json(exported(c), dtype::float32, reduce_op::sum, {},
+                            axis_determinism::run_to_run);
+  for (const auto *tables : {&from_db, &from_json}) {
+    CHECK(table_entry((*tables)[0].entries, rows)->variant == label_of("warp_rows"));
+    // another shape, never calibrated, keeps its fastest replayed median
+    CHECK(table_entry((*tables)[0].entries, {16, 1 << 22, 1})->variant ==
+          label_of("warp_rows_vec2"));
+  }
+}

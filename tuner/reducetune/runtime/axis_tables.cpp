@@ -56,10 +56,11 @@ std::vector<axis_device_table> axis_tables_from_catalog(const db::catalog &c,
       if (t.dtype != to_string(type) || t.op != to_string(op))
         continue;
       axis_device_table table{d.device.name, d.uuids, d.device.compute_capability(), {}};
-      if (level == axis_determinism::run_to_run) // the fastest: no point need be asked
-        for (std::size_t i = 0; i < t.shapes.size(); ++i)
-          table.entries.push_back(
-              {t.shapes[i], t.ranked[i].front().variant.label, t.ranked[i].front().launch_label});
+      if (level == axis_determinism::run_to_run) // no point need be asked
+        for (std::size_t i = 0; i < t.shapes.size(); ++i) {
+          const db::catalog_entry &e = db::run_to_run_pick(t.ranked[i]);
+          table.entries.push_back({t.shapes[i], e.variant.label, e.launch_label});
+        }
       else
         for (const auto &pick : db::axis_picks(t, d.device, lib))
           if (pick.invariant != nullptr)
