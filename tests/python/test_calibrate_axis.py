@@ -109,6 +109,7 @@ def test_the_fastest_lone_call_becomes_each_levels_pick_for_best_and_export(axis
     timer = FakeTimer({"warp_rows_vec2": 5e-6, "warp_rows": 9e-6, "block_rows": 7e-6,
                        "group_short_rows": 8e-6, "thread_columns": 2e-5,
                        "tile_columns": 1e-5})
+    header_before = _core.export_header(axis_db)
     rows = {tuple(r["shape"]): r for r in _calibrate(axis_db, timer, k=3)}
     # k = 3: the first three of all, and the first three batch_invariant ones, which reach
     # group_short_rows (fourth by the replayed median)
@@ -120,6 +121,8 @@ def test_the_fastest_lone_call_becomes_each_levels_pick_for_best_and_export(axis
     assert rows[COLUMNS]["gain"] == pytest.approx(2.0)
     assert rows[COLUMNS]["protocol_winner"]["variant"] == _label("thread_columns")
 
+    assert _label("tile_columns") not in header_before  # no pick of any shape before
+    assert _label("tile_columns") in _core.export_header(axis_db)
     rules = _export_rules(axis_db)
     assert (rules[ROWS]["variant"], rules[ROWS]["application_s"]) == (
         _label("warp_rows_vec2"), 5e-6)
