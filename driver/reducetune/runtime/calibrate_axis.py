@@ -7,7 +7,8 @@ call at a time, hot data, in rotating rounds (``_core.time_axis_in_rounds``). Th
 recorded as the whole array's are (rt_application_times, one record per shape, replacing that
 shape's earlier times), and from then on each level's pick of the shape is the fastest lone
 call among its timed points (db/axis_picks.hpp), which ``best --shape``, both exports and the
-runtime's tables answer. The candidates and the picks come from the core; nothing here ranks.
+runtime's tables answer. The candidates and the picks come from the core
+(``store.candidates.axis_candidates``); nothing here ranks.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from reducetune import _core
 from reducetune.runtime.calibrate_candidates import both_levels
+from reducetune.store.candidates import axis_candidates
 
 Shape = tuple[int, int, int]
 # (dtype, op, shape, candidates, samples) -> each candidate's lone-call median, None for one
@@ -49,8 +51,7 @@ def calibrate_shapes(db: str, pairs: Iterable[tuple[str, str]], shapes: list[Sha
     picks those of the file once recorded."""
     rows = []
     for dtype, op in pairs:
-        by_shape = _core.axis_application_candidates(db, dtype, op, uuid, nondeterministic,
-                                                     allow_flagged)
+        by_shape = axis_candidates(db, dtype, op, uuid, nondeterministic, allow_flagged)
         chosen = sorted(by_shape) if shapes is None else [s for s in shapes if s in by_shape]
         done = []
         for shape in chosen:
@@ -63,8 +64,8 @@ def calibrate_shapes(db: str, pairs: Iterable[tuple[str, str]], shapes: list[Sha
             done.append((shape, kept))
             if progress is not None:
                 progress({"dtype": dtype, "op": op, "shape": list(shape), "candidates": kept})
-        picks = _core.axis_application_candidates(db, dtype, op, uuid, nondeterministic,
-                                                  allow_flagged) if done else {}
+        picks = axis_candidates(db, dtype, op, uuid, nondeterministic,
+                                allow_flagged) if done else {}
         rows += [_shape_row(dtype, op, shape, kept, picks[shape]) for shape, kept in done]
     return rows
 
