@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include "reducetune/errors.hpp"
+#include "reducetune/jit/compile_ahead.hpp"
 #include "reducetune/space/element.hpp"
 #include "reducetune/verify/patterns.hpp"
 
@@ -17,6 +18,7 @@ struct loaded {
   rt::template_library lib;
   std::map<std::string, rt::family> families;
   std::unique_ptr<rt::compiler> comp;
+  std::unique_ptr<rt::compile_ahead> ahead; // after comp: destroyed (its threads joined) first
 };
 
 std::mutex g_mutex;
@@ -29,7 +31,7 @@ loaded &state() {
     auto s = std::make_unique<loaded>(loaded{
         g_dir && !g_dir->empty() ? rt::template_library::embedded_with(*g_dir)
                                  : rt::template_library::from_environment(),
-        {}, nullptr});
+        {}, nullptr, nullptr});
     for (auto &f : rt::family::load_all(s->lib))
       s->families.emplace(f.name, std::move(f));
     s->comp = std::make_unique<rt::compiler>(s->lib);
@@ -75,6 +77,14 @@ const rt::family &family_named(const std::string &name) {
 }
 
 rt::compiler &shared_compiler() { return *state().comp; }
+
+rt::compile_ahead &shared_compile_ahead(unsigned threads) {
+  auto &s = state();
+  std::lock_guard lock(g_mutex);
+  if (!s.ahead)
+    s.ahead = std::make_unique<rt::compile_ahead>(*s.comp, threads);
+  return *s.ahead;
+}
 
 namespace {
 // The values of the parameters `idx` names (compile-time or launch, in declaration order):

@@ -24,6 +24,10 @@
 #include <map>
 #include <string>
 
+namespace reducetune {
+class compile_ahead; // jit/compile_ahead.hpp
+}
+
 namespace rtpy {
 
 namespace nb = nanobind;
@@ -38,6 +42,9 @@ void set_templates(const std::string &dir); // "" = back to the environment / em
 const rt::family &family_named(const std::string &name);
 // The process-wide compiler (its memory cache serves repeated evaluations of a variant).
 rt::compiler &shared_compiler();
+// The background threads compiling into shared_compiler()'s cache (bind_compile.cpp), made
+// with `threads` at the first call; they stop with the compiler (set_templates, exit).
+rt::compile_ahead &shared_compile_ahead(unsigned threads);
 
 // Parameters not named take their default; a name the family does not declare is an error.
 rt::variant to_variant(const rt::family &f, rt::dtype t, rt::reduce_op o, const params &p);

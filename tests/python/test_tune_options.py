@@ -56,6 +56,13 @@ class FakeWorker:
                                        "cached": 0, "failed": 0, "failures": {},
                                        "seconds": 4.1, "threads": 16}}
 
+    def _compile_ahead(self, points: list[dict], arch: str, threads: int) -> dict[str, Any]:
+        # what the worker's background threads are handed (tuning/precompile.py); compiled
+        # nothing yet when the reply comes
+        return {"ok": True, "result": {"queued": len(points), "waiting": len(points),
+                                       "compiled": 0, "skipped": 0, "failed": 0, "dropped": 0,
+                                       "busy_s": 0.0, "threads": 15}}
+
     def _evaluate(self, point: dict, problem: dict, data: dict, ordinal: int,
                   options: dict) -> dict[str, Any]:
         # the point arrives as Point.to_dict(), the problem as its plain form (what crosses

@@ -31,7 +31,8 @@ __all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "one_devi
 
 # ---- the protocol: what may be asked, and after which replies the worker leaves
 
-CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device", "precompile")
+CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device", "precompile",
+         "compile_ahead")
 
 # Failure kinds after which the worker's CUDA context may be unusable (an illegal address is
 # sticky): the worker replies, says it exits, and exits, so the next point gets a fresh
@@ -300,6 +301,7 @@ class GpuEvaluator:
         self._ceiling: float | None = None
         self.ceiling_samples_s: list[float] = []  # kept so the tuner can record them
         self._precompiled: list[Point] = []  # Points compiled into the current worker's cache
+        self._ahead: list[Point] = []  # Points queued for its background compiles
 
     @property
     def workers_started(self) -> int:
@@ -329,11 +331,24 @@ class GpuEvaluator:
             return {"error": reply["error"], "message": reply["message"]}
         return dict(reply["result"])
 
+    def compile_ahead(self, points: list[Point]) -> dict[str, Any]:
+        """Queues the points' variants for the worker's background compiles (replacing what
+        still waits; tuning/precompile.py) and returns at once with its counts so far, or
+        {error, message}. [] stops what waits."""
+        self._ahead = list({p.variant_label: p for p in points}.values())
+        reply = self._worker.call("compile_ahead", points=[p.to_dict() for p in self._ahead],
+                                  arch=str(self.device["arch"]), threads=0)
+        return dict(reply["result"]) if reply["ok"] else {"error": reply["error"],
+                                                           "message": reply["message"]}
+
     def _rewarm(self) -> None:
         # A worker replaced after a crash or a timeout starts with an empty cache: fill it
-        # again rather than compile every remaining variant alone.
-        if self._precompiled and not self._worker.running:
-            self.precompile(self._precompiled)
+        # again rather than compile every remaining variant alone, and queue the rest again.
+        if (self._precompiled or self._ahead) and not self._worker.running:
+            if self._precompiled:
+                self.precompile(self._precompiled)
+            if self._ahead:
+                self.compile_ahead(self._ahead)
 
     def _run(self, name: str, **args: Any) -> dict[str, Any]:
         reply = self._worker.call(name, ordinal=self._asked, **args)

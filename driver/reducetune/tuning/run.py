@@ -2,8 +2,9 @@
 limit, one study per (dtype, op, unit). A unit is a problem's shape: a whole-array family's
 sizes n (the shape (1, n, 1)), an axis family's shapes (outer, r, inner) (tuning/shapes.py).
 
-The run measures the streaming ceiling once, precompiles every variant any of its spaces can
-propose in one parallel batch, then tunes its units one after the other, each until its
+The run measures the streaming ceiling once, precompiles (tuning/precompile.py: every variant
+its spaces can propose, or under a time limit what each unit measures first, the rest compiled
+in the background while it measures), then tunes its units one after the other, each until its
 budget says stop (tuning/budget.py). The time limit (from the moment tune_all is called) is shared
 by cost (``Schedule``): every unit is answered, and a unit whose evaluations cost more (a
 larger input) gets a longer share, not the same one.
@@ -24,18 +25,19 @@ from dataclasses import replace
 from typing import Any
 
 from reducetune import _core
-from reducetune._space import Space
+from reducetune._space import Point, Space
 from reducetune.errors import InvalidConfiguration
 from reducetune.evaluate.base import Evaluator
 from reducetune.evaluate.evaluation import StoreContext
 from reducetune.store.study_storage import open_storage
 from reducetune.store.priors import chosen
-from reducetune.tuning.budget import Schedule, precompile_rest
+from reducetune.tuning.budget import Schedule
 from reducetune.tuning.config import SizeResult, TuneConfig
 from reducetune.tuning.loop import tune_size
+from reducetune.tuning.precompile import precompile_run, stop_ahead
 from reducetune.tuning.shapes import (RULE_PRESET, Unit, base_preset_for, unit_elements,
                                      unit_shape)
-from reducetune.tuning.timing import Breakdown, TimedEvaluator, TimedStore, running
+from reducetune.tuning.timing import Breakdown, TimedEvaluator, TimedStore, current, running
 from reducetune.tuning.warm_start import first_points
 
 __all__ = ["element_bytes", "tune", "tune_all", "unit_order"]
@@ -99,30 +101,11 @@ def _check_units(c: TuneConfig) -> None:
                                    "not shapes")
 
 
-def _precompile(evaluator: Evaluator, configs: list[TuneConfig], spaces: list[Space],
-                on_precompile: Callable[[dict[str, Any]], None] | None, store: Any,
-                end_left: Callable[[], float]) -> None:
-    """Every variant the run's studies may propose, compiled in parallel, instead of one at a
-    time when first measured. Under a time limit, first what each unit measures first, then
-    the rest unless the limit is too short for it (tuning/budget.py precompile_rest). A
-    failure is not fatal: that point fails when measured."""
-    points = [p for c, space in zip(configs, spaces, strict=True) for p in space.points()
-              if space.selected(p, c.allow_flagged, c.nondeterministic)]
-    batches, summary = [points], None
-    if configs[0].time_limit_s is not None:
-        first = [p for c, space in zip(configs, spaces, strict=True) for u in c.units()
-                 for p in first_points(store, space, unit_config(c, u), [u],
-                                       evaluator.device["uuid"])]
-        done = {p.variant_label for p in first}
-        batches = [first, [p for p in points if p.variant_label not in done]]
-    for k, batch in enumerate(batches):
-        variants = len({p.variant_label for p in batch})
-        if not batch or (k and not precompile_rest(configs[0].time_limit_s, end_left(),
-                                                   summary, variants)):
-            continue
-        summary = evaluator.precompile(batch)  # typed points; compiled once per variant
-        if summary is not None and on_precompile:
-            on_precompile(summary)
+def _first_points(evaluator: Evaluator, configs: list[TuneConfig], spaces: list[Space],
+                  store: Any) -> list[Point]:
+    """What each unit measures first: its warm start (or priors), then its base preset."""
+    return [p for c, space in zip(configs, spaces, strict=True) for u in c.units()
+            for p in first_points(store, space, unit_config(c, u), [u], evaluator.device["uuid"])]
 
 
 def tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any = None,
@@ -160,8 +143,9 @@ def _tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any,
     ceiling = evaluator.ceiling_bytes_per_s()
     next(iter(contexts.values())).record_ceiling(evaluator, ceiling)
     limit = configs[0].time_limit_s
-    _precompile(evaluator, configs, spaces, on_precompile, store,
-                lambda: began + (limit or 0.0) - time.monotonic())
+    queued = precompile_run(evaluator, configs, spaces,
+                   lambda: _first_points(evaluator, configs, spaces, store), on_precompile,
+                   lambda: began + (limit or 0.0) - time.monotonic())
     units = unit_order(configs)
     dtypes = [configs[k].dtype for k, _ in units]
     schedule = Schedule(configs[0].time_limit_s,
@@ -178,6 +162,11 @@ def _tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any,
         if on_size:
             on_size(c, unit, r)
         results[k].append(r)
+    b = current()
+    if queued:  # what the background compiled for the run (tuning/precompile.py)
+        ahead = stop_ahead(evaluator)
+        if b is not None:
+            b.compile_ahead = ahead
     return [sorted(rs, key=lambda r: (r.n, unit_shape(r.unit))) for rs in results]
 
 

@@ -98,6 +98,8 @@ class Breakdown:
         self._stack: list[list[Any]] = []  # [phase, when it (last) resumed]
         self.parts = dict.fromkeys(MEASURING_PARTS, 0.0)  # summed over the results' times
         self.timed_results = 0
+        # what the evaluator compiled in the background (tuning/precompile.py stop_ahead)
+        self.compile_ahead: dict[str, Any] | None = None
 
     def phase(self, name: str) -> _Phase:
         return _Phase(self, name)
@@ -159,7 +161,8 @@ class Breakdown:
                 "points_per_s": points / self.wall_s if self.wall_s else 0.0,
                 "phases": phases, "calls": dict(self.calls),
                 "measuring_parts": self.measuring_parts(), "began_at": self.began_at,
-                "first_point_s": first, "last_point_s": last}
+                "first_point_s": first, "last_point_s": last,
+                "compile_ahead": self.compile_ahead}
 
 
 _CURRENT: list[Breakdown | None] = [None]
@@ -295,6 +298,8 @@ class TimedEvaluator:
         self.cub = _noting_times(timed("measuring", inner.cub))
         self.ceiling_bytes_per_s = timed("measuring", inner.ceiling_bytes_per_s)
         self.precompile = timed("compiling", inner.precompile)
+        if hasattr(inner, "compile_ahead"):  # its queue handed over (it returns at once)
+            self.compile_ahead = timed("compiling", inner.compile_ahead)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)

@@ -31,6 +31,12 @@ void compile_cache::insert(const std::string &key,
   m_programs.insert_or_assign(key, std::move(program));
 }
 
+std::shared_ptr<const compiled_program> compile_cache::peek(const std::string &key) const {
+  std::lock_guard lock(m_mutex);
+  const auto it = m_programs.find(key);
+  return it == m_programs.end() ? nullptr : it->second;
+}
+
 std::size_t compile_cache::size() const {
   std::lock_guard lock(m_mutex);
   return m_programs.size();

@@ -33,6 +33,9 @@ public:
 
   [[nodiscard]] std::shared_ptr<const compiled_program> find(const std::string &key);
   void insert(const std::string &key, std::shared_ptr<const compiled_program> program);
+  // The memory map's program for key, or null: no counter moves and no backend is asked (the
+  // compiler's second look once it holds the in-flight lock, compile_ahead's skip).
+  [[nodiscard]] std::shared_ptr<const compiled_program> peek(const std::string &key) const;
 
   [[nodiscard]] std::size_t hits() const noexcept { return m_hits; }
   [[nodiscard]] std::size_t misses() const noexcept { return m_misses; }

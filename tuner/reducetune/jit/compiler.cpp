@@ -130,6 +130,7 @@ std::string compiler::key_of(const compile_request &request) {
 compiled_program compiler::compile_now(const bundle &b,
                                        const std::vector<const compile_request *> &group) {
   const auto start = std::chrono::steady_clock::now();
+  ++m_programs_compiled;
   const compile_request &first = *group.front();
   std::set<std::string> names;
   for (const auto *r : group)
@@ -159,14 +160,104 @@ compiled_program compiler::compile_now(const bundle &b,
 }
 
 std::shared_ptr<const compiled_program> compiler::compile(const compile_request &request) {
+  return obtain(request, true);
+}
+
+std::shared_ptr<const compiled_program>
+compiler::compile_unless_busy(const compile_request &request) {
+  return obtain(request, false);
+}
+
+std::optional<compiler::pending_program> compiler::inflight(const std::string &key) {
+  std::lock_guard lock(m_inflight_mutex);
+  const auto it = m_inflight.find(key);
+  return it == m_inflight.end() ? std::nullopt : std::optional<pending_program>(it->second);
+}
+
+bool compiler::holds(const compile_request &request) {
+  return m_cache->peek(key_of(request)) != nullptr;
+}
+
+// The cache's program, else the compile in progress of another thread (joined, or null
+// without `join`), else compiled here. The program enters the cache before its in-flight
+// entry leaves, and a miss looks at the cache again under the in-flight lock: a request is
+// never compiled twice however the threads interleave.
+std::shared_ptr<const compiled_program> compiler::obtain(const compile_request &request,
+                                                         bool join) {
   const std::string key = key_of(request);
   if (auto hit = m_cache->find(key))
     return hit;
-  compiled_program program = compile_now(bundle_for(request), {&request});
-  program.key = key;
-  auto shared = std::make_shared<const compiled_program>(std::move(program));
-  m_cache->insert(key, shared);
-  return shared;
+  std::promise<std::shared_ptr<const compiled_program>> promise;
+  {
+    std::unique_lock lock(m_inflight_mutex);
+    if (const auto it = m_inflight.find(key); it != m_inflight.end()) {
+      if (!join)
+        return nullptr;
+      const pending_program pending = it->second;
+      lock.unlock();
+      ++m_joined;
+      return pending.get(); // the other thread's compile_error, with its log, if it failed
+    }
+    if (auto done = m_cache->peek(key))
+      return done;
+    m_inflight.emplace(key, promise.get_future().share());
+  }
+  const auto settle = [&] {
+    std::lock_guard lock(m_inflight_mutex);
+    m_inflight.erase(key);
+  };
+  try {
+    compiled_program program = compile_now(bundle_for(request), {&request});
+    program.key = key;
+    auto shared = std::make_shared<const compiled_program>(std::move(program));
+    m_cache->insert(key, shared);
+    promise.set_value(shared);
+    settle();
+    return shared;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    settle();
+    throw;
+  }
+}
+
+// One NVRTC program for a part of a batch's group; where it fails, each request alone.
+void compiler::compile_part(const std::vector<std::size_t> &part,
+                            const std::vector<compile_request> &requests,
+                            const std::vector<std::string> &keys,
+                            std::vector<compile_outcome> &outcomes) {
+  const bundle &b = bundle_for(requests[part.front()]);
+  const auto store = [&](std::size_t i, std::shared_ptr<const compiled_program> p) {
+    m_cache->insert(keys[i], p);
+    outcomes[i].program = std::move(p);
+  };
+  std::vector<const compile_request *> group;
+  for (const auto i : part)
+    group.push_back(&requests[i]);
+  try {
+    compiled_program program = compile_now(b, group);
+    program.key = keys[part.front()];
+    auto shared = std::make_shared<const compiled_program>(std::move(program));
+    for (const auto i : part)
+      store(i, shared);
+    return;
+  } catch (const error &e) {
+    if (part.size() == 1) {
+      outcomes[part.front()].error = e.what();
+      return;
+    }
+  }
+  // One bad instantiation fails the whole program: retry one by one so that each
+  // failure is attributed to its own request and the others still compile.
+  for (const auto i : part) {
+    try {
+      compiled_program program = compile_now(b, {&requests[i]});
+      program.key = keys[i];
+      store(i, std::make_shared<const compiled_program>(std::move(program)));
+    } catch (const error &e) {
+      outcomes[i].error = e.what();
+    }
+  }
 }
 
 std::vector<compile_outcome> compiler::compile_batch(const std::vector<compile_request> &requests,
@@ -178,6 +269,7 @@ std::vector<compile_outcome> compiler::compile_batch(const std::vector<compile_r
   std::map<std::string, std::vector<std::size_t>> groups;
   std::map<std::string, std::size_t> first_with_key; // identical requests compile once
   std::vector<std::pair<std::size_t, std::size_t>> duplicates;
+  std::vector<std::pair<std::size_t, pending_program>> joining;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     keys[i] = key_of(requests[i]);
     if (auto hit = m_cache->find(keys[i])) {
@@ -187,6 +279,10 @@ std::vector<compile_outcome> compiler::compile_batch(const std::vector<compile_r
     }
     if (const auto it = first_with_key.find(keys[i]); it != first_with_key.end()) {
       duplicates.emplace_back(i, it->second);
+      continue;
+    }
+    if (auto pending = inflight(keys[i])) { // compile() compiles it: joined below
+      joining.emplace_back(i, std::move(*pending));
       continue;
     }
     first_with_key.emplace(keys[i], i);
@@ -207,43 +303,20 @@ std::vector<compile_outcome> compiler::compile_batch(const std::vector<compile_r
                                     members.begin() + static_cast<std::ptrdiff_t>(
                                                           std::min(members.size(), begin + chunk)));
       pending.push_back(pool.submit([this, part, &requests, &outcomes, &keys] {
-        const bundle &b = bundle_for(requests[part.front()]);
-        const auto store = [&](std::size_t i, std::shared_ptr<const compiled_program> p) {
-          m_cache->insert(keys[i], p);
-          outcomes[i].program = std::move(p);
-        };
-        std::vector<const compile_request *> group;
-        for (const auto i : part)
-          group.push_back(&requests[i]);
-        try {
-          compiled_program program = compile_now(b, group);
-          program.key = keys[part.front()];
-          auto shared = std::make_shared<const compiled_program>(std::move(program));
-          for (const auto i : part)
-            store(i, shared);
-          return;
-        } catch (const error &e) {
-          if (part.size() == 1) {
-            outcomes[part.front()].error = e.what();
-            return;
-          }
-        }
-        // One bad instantiation fails the whole program: retry one by one so that each
-        // failure is attributed to its own request and the others still compile.
-        for (const auto i : part) {
-          try {
-            compiled_program program = compile_now(b, {&requests[i]});
-            program.key = keys[i];
-            store(i, std::make_shared<const compiled_program>(std::move(program)));
-          } catch (const error &e) {
-            outcomes[i].error = e.what();
-          }
-        }
+        compile_part(part, requests, keys, outcomes);
       }));
     }
   }
   for (auto &p : pending)
     p.get();
+  for (auto &[i, program] : joining) {
+    ++m_joined;
+    try {
+      outcomes[i].program = program.get();
+    } catch (const error &e) {
+      outcomes[i].error = e.what();
+    }
+  }
   for (const auto &[dup, original] : duplicates)
     outcomes[dup] = outcomes[original];
   return outcomes;

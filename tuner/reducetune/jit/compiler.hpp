@@ -7,10 +7,13 @@
 
 #include "reducetune/templates/template_library.hpp"
 
+#include <atomic>
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,9 +66,21 @@ public:
   explicit compiler(template_library library, std::shared_ptr<compile_cache> cache = nullptr);
 
   // Compiles one request (or serves it from the cache); throws compile_error with the log.
+  // A request another thread is compiling now (compile_ahead's background threads) is waited
+  // for, not compiled a second time.
   [[nodiscard]] std::shared_ptr<const compiled_program> compile(const compile_request &request);
 
-  // Compiles many requests, batched into shared NVRTC programs compiled on a thread pool.
+  // As compile(), but returns null at once where another thread is compiling the request: a
+  // background thread has better things to do than wait for it (jit/compile_ahead.hpp).
+  [[nodiscard]] std::shared_ptr<const compiled_program>
+  compile_unless_busy(const compile_request &request);
+
+  // Whether the memory cache holds the request's program (no counter moves, no backend asked).
+  [[nodiscard]] bool holds(const compile_request &request);
+
+  // Compiles many requests, batched into shared NVRTC programs compiled on a thread pool. A
+  // request that compile() is compiling on another thread is joined; the batch's own compiles
+  // are not announced to compile() (a run's batch and its evaluations never overlap).
   [[nodiscard]] std::vector<compile_outcome>
   compile_batch(const std::vector<compile_request> &requests, const batch_options &options = {});
 
@@ -76,7 +91,20 @@ public:
   [[nodiscard]] const template_library &library() const noexcept { return m_library; }
   [[nodiscard]] compile_cache &cache() noexcept { return *m_cache; }
 
+  // NVRTC programs compiled so far (one per program of a batch); a cache hit or a wait for
+  // another thread's compile of the same request compiles none. Tests count compiles twice.
+  [[nodiscard]] std::size_t programs_compiled() const noexcept { return m_programs_compiled; }
+  // compile() calls, and batch requests, that waited for another thread's compile of theirs.
+  [[nodiscard]] std::size_t joined() const noexcept { return m_joined; }
+
 private:
+  using pending_program = std::shared_future<std::shared_ptr<const compiled_program>>;
+  std::shared_ptr<const compiled_program> obtain(const compile_request &request, bool join);
+  std::optional<pending_program> inflight(const std::string &key);
+  void compile_part(const std::vector<std::size_t> &part,
+                    const std::vector<compile_request> &requests,
+                    const std::vector<std::string> &keys, std::vector<compile_outcome> &outcomes);
+
   struct bundle; // a main source with the headers it may include, and their hash
   const bundle &bundle_for(const compile_request &request);
   compiled_program compile_now(const bundle &b, const std::vector<const compile_request *> &group);
@@ -86,6 +114,10 @@ private:
   std::string m_nvrtc_version;
   std::mutex m_bundles_mutex;
   std::map<std::string, std::shared_ptr<const bundle>> m_bundles;
+  std::mutex m_inflight_mutex;
+  std::map<std::string, pending_program> m_inflight; // key -> the compile in progress
+  std::atomic<std::size_t> m_programs_compiled{0};
+  std::atomic<std::size_t> m_joined{0};
 };
 
 } // namespace reducetune

@@ -1,0 +1,125 @@
+"""Compiling ahead (issue 25, tuning/precompile.py, jit/compile_ahead.hpp): the variants a
+time-limited run has not compiled before its first unit go to the worker's background threads
+in the order the run reaches them, and what they compiled is what evaluate() then finds. NVRTC
+needs no GPU: the _core tests compile for real (sm_90); the tuner's are over the fake worker."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import reducetune
+from reducetune import _core
+from reducetune.tuning.config import TuneConfig
+from reducetune.tuning.precompile import ahead_order, variant_points
+
+from conftest import RESTRICT, RESTRICT_ARGS
+from test_tune_options import FakeWorker, fake_worker, point_of  # noqa: F401 (a fixture)
+
+ARCH = "sm_90"
+
+
+def space(dtype: str = "float32", op: str = "sum", **restrict) -> reducetune.Space:
+    return reducetune.Space("tunable", dtype, op, reducetune.limits_for_arch(ARCH), restrict)
+
+
+def first_selected(s: reducetune.Space, allow_flagged: bool, nondeterministic: bool) -> list:
+    """Each variant's first selected point in points(): what variant_points must give."""
+    first: dict[str, str] = {}
+    for p in s.points():
+        if s.selected(p, allow_flagged, nondeterministic):
+            first.setdefault(p.variant_label, p.launch_label)
+    return list(first.items())
+
+
+def test_variant_points_are_each_variants_first_selected_point():
+    s = space(block_size=["128", "256"])
+    for allow_flagged, nondeterministic in ((False, False), (True, True)):
+        got = _core.variant_points(s, allow_flagged, nondeterministic)
+        assert [(p.variant_label, p.launch_label) for p in got] == \
+            first_selected(s, allow_flagged, nondeterministic)
+    # the selection matters: flagged and nondeterministic variants only when admitted
+    assert len(_core.variant_points(s, True, True)) > len(_core.variant_points(s))
+
+
+def test_the_run_order_takes_each_types_operators_in_turn():
+    configs = [TuneConfig(dtype=d, op=o, restrict=RESTRICT) for d in ("float64", "int32")
+               for o in ("sum", "max")]
+    spaces = [space(c.dtype, c.op, **c.restrict) for c in configs]
+    order = ahead_order(configs, spaces)
+    each = {(c.dtype, c.op): variant_points(c, s) for c, s in zip(configs, spaces)}
+    assert len(order) == sum(len(v) for v in each.values())
+    assert len({p.variant_label for p in order}) == len(order)  # one point per variant
+    # float64 first (the configs' first type), its sum and max alternating; then int32
+    assert [(p.dtype, p.op) for p in order[:4]] == [("float64", "sum"), ("float64", "max")] * 2
+    assert {(p.dtype, p.op) for p in order[len(order) // 2:]} == {("int32", "sum"),
+                                                                   ("int32", "max")}
+
+
+def wait_for_background(timeout_s: float = 120.0) -> dict:
+    """The background's counts once nothing waits and everything queued was taken."""
+    end = time.monotonic() + timeout_s
+    while True:
+        n = _core.compile_ahead(None)
+        taken = n["compiled"] + n["skipped"] + n["failed"] + n["dropped"]
+        if n["waiting"] == 0 and taken == n["queued"] or time.monotonic() > end:
+            return n
+        time.sleep(0.05)
+
+
+def test_what_the_background_compiled_is_in_the_cache_precompile_and_evaluate_use():
+    # a corner no other test compiles: int64 max, block size 64, unroll 8
+    points = _core.variant_points(space("int64", "max", block_size=["64"], unroll=["8"]))[:4]
+    assert len(points) == 4
+    before = wait_for_background()
+    queued = _core.compile_ahead([p.to_dict() for p in points + points[:1]], ARCH)
+    assert queued["queued"] == before["queued"] + 4  # one request per distinct variant
+    after = wait_for_background()
+    assert after["compiled"] + after["skipped"] == before["compiled"] + before["skipped"] + 4
+    assert after["failed"] == before["failed"] and after["busy_s"] > before["busy_s"]
+    summary = _core.precompile(points, ARCH)  # nothing left for it to compile
+    assert (summary["compiled"], summary["cached"]) == (0, 4)
+
+
+def test_an_empty_queue_drops_what_waits():
+    points = _core.variant_points(space("int32", "min", block_size=["32"], unroll=["1"]))
+    wait_for_background()
+    _core.compile_ahead(points, ARCH)
+    stopped = _core.compile_ahead([], ARCH)
+    assert stopped["waiting"] == 0
+    n = wait_for_background()
+    assert n["compiled"] + n["skipped"] + n["failed"] + n["dropped"] == n["queued"]
+
+
+def limited_tune(cli, db, *extra):
+    return cli("tune", "--db", db, "--sizes", "2^10", "2^20", "--seed", "1", "--time-limit",
+               "3", "--max-evals", "4", "--priors", "off", "--json", "--quiet", *RESTRICT_ARGS,
+               *extra)
+
+
+def test_a_time_limited_run_compiles_its_first_points_then_queues_the_rest(fake_worker, cli,
+                                                                          tmp_path):
+    code, out, err = limited_tune(cli, tmp_path / "r.db")
+    assert code == 0, err
+    (worker,) = FakeWorker.instances
+    (first,) = worker.calls("precompile")  # the base preset: what each unit measures first
+    queued, stop = worker.calls("compile_ahead")
+    first_labels = {point_of(p).variant_label for p in first["points"]}
+    rest = [point_of(p).variant_label for p in queued["points"]]
+    s = space(**RESTRICT)
+    every = [p.variant_label for p in _core.variant_points(s)]
+    assert first_labels == {s.base("good", False, False).variant_label}
+    assert rest == [v for v in every if v not in first_labels]  # the rest, in the run's order
+    assert stop["points"] == []  # at the run's end: what still waits is dropped
+    assert json.loads(out)["time"]["compile_ahead"]["queued"] == 0  # the stop's reply
+
+
+def test_a_run_without_a_time_limit_compiles_everything_before_it_starts(fake_worker, cli,
+                                                                         tmp_path):
+    code, out, err = cli("tune", "--db", tmp_path / "r.db", "--sizes", "2^10", "--seed", "1",
+                         "--max-evals", "2", "--json", "--quiet", *RESTRICT_ARGS)
+    assert code == 0, err
+    (worker,) = FakeWorker.instances
+    (batch,) = worker.calls("precompile")
+    assert len(batch["points"]) == len(_core.variant_points(space(**RESTRICT)))
+    assert worker.calls("compile_ahead") == []  # nor any background thread started

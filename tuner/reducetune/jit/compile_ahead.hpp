@@ -1,0 +1,66 @@
+// Compiling ahead (issue 25): the variants a run may measure, compiled on background threads
+// into the compiler's cache while the GPU measures other points, so that an evaluation finds
+// its cubin ready instead of running NVRTC on the measuring thread (an H200 run of the
+// README's units spent 47.6 s of its 2 minutes so, 47 ms an evaluation).
+//
+// The queue is the caller's order (what the run measures soonest first); queue() replaces
+// what is still waiting. A request the cache already holds is skipped; one an evaluation is
+// compiling is left to it (compiler::compile_unless_busy); one a background thread is
+// compiling is joined by the evaluation that needs it (compiler::compile): nothing compiles
+// twice. The threads run at a lower priority (nice): the measuring thread and the workload's
+// preparation threads come first, the compiles take the cores they leave idle.
+#pragma once
+
+#include "reducetune/jit/compiler.hpp"
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace reducetune {
+
+struct ahead_counts {
+  std::size_t queued = 0;   // requests handed to queue() so far
+  std::size_t waiting = 0;  // not yet taken by a thread
+  std::size_t compiled = 0; // compiled by the background threads
+  std::size_t skipped = 0;  // already in the cache, or being compiled by an evaluation
+  std::size_t failed = 0;   // NVRTC refused them: compiled again, and reported, when measured
+  std::size_t dropped = 0;  // replaced by a later queue() before a thread took them
+  double busy_s = 0.0;      // the threads' compile time, summed
+  unsigned threads = 0;
+};
+
+class compile_ahead {
+public:
+  // threads == 0: one per hardware thread but one. nice: added to each thread's niceness
+  // (Linux).
+  explicit compile_ahead(compiler &c, unsigned threads = 0, int nice = 10);
+  ~compile_ahead(); // drops what waits, finishes the compiles in progress
+  compile_ahead(const compile_ahead &) = delete;
+  compile_ahead &operator=(const compile_ahead &) = delete;
+
+  // Replaces the waiting requests with these, compiled in this order.
+  void queue(std::vector<compile_request> requests);
+  // Blocks until nothing waits and no thread compiles (tests; a run never waits for it).
+  void wait_idle();
+  [[nodiscard]] ahead_counts counts() const;
+
+private:
+  void work(int nice);
+  void compile_one(const compile_request &request);
+
+  compiler &m_compiler;
+  mutable std::mutex m_mutex;
+  std::condition_variable m_ready;
+  std::condition_variable m_idle;
+  std::deque<compile_request> m_waiting;
+  unsigned m_busy = 0;
+  bool m_stopping = false;
+  ahead_counts m_counts;
+  std::vector<std::thread> m_threads; // last: they start once everything above exists
+};
+
+} // namespace reducetune
