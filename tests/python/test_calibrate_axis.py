@@ -229,3 +229,23 @@ def test_an_axis_tune_calibrated_on_the_gpu_answers_its_pick_everywhere(cli, tmp
         assert rules[shape]["application_s"] == pytest.approx(pick["application_s"])
         code, out, err = cli("best", "--shape", "x".join(map(str, shape)), "--db", db)
         assert code == 0 and out.startswith(f"{pick['variant']} {pick['launch']}"), err
+
+
+def test_the_command_says_and_tables_each_shape(axis_db, cli, monkeypatch):
+    # the GPU's part (device, timing) replaced by the FAKE timer; the command's own parsing,
+    # progress lines and table are what is tested
+    import reducetune.cli.calibrate as command
+
+    timer = FakeTimer({"thread_columns": 2e-5, "tile_columns": 1e-5})
+
+    def without_gpu(db, pairs, sizes, ordinal, k, samples, nondeterministic, allow_flagged,
+                    progress, shapes):
+        assert sizes == [] and shapes == [COLUMNS]  # --shapes alone: no whole-array size
+        return calibrate_shapes(db, pairs, shapes, UUID, timer, k, samples, nondeterministic,
+                                allow_flagged, progress)
+
+    monkeypatch.setattr(command, "calibrate", without_gpu)
+    code, out, err = cli("calibrate", "--db", axis_db, "--shapes", "1x1024x4096")
+    assert code == 0, err
+    assert "calibrate: float32 sum 1x1024x4096: 10.00 µs a call" in err
+    assert "1x1024x4096" in out and "2.000" in out  # the shape and the pick's gain
