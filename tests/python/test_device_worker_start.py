@@ -9,6 +9,8 @@ itself are recorded instead of run.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -43,14 +45,46 @@ def test_a_replay_worker_starts_no_gpu_worker(recorded):
 
 
 def test_the_gpus_are_counted_by_the_command_not_again_by_its_workers(monkeypatch):
-    def count(option: str) -> int:
+    def count(option: str, child: object = None) -> int:
         raise errors.DeviceError("counted")
 
     monkeypatch.setattr(tune_devices, "_gpu_count", count)
     monkeypatch.setattr(tune_devices, "counted_by_parent", False)
     with pytest.raises(errors.DeviceError, match="counted"):
-        tune_devices.parse_devices("0,1", replay=False)
+        tune_devices.parse_devices("1", replay=False)
     monkeypatch.setattr(tune_devices, "counted_by_parent", True)
     assert tune_devices.parse_devices("1", replay=False) == [1]
     with pytest.raises(errors.InvalidConfiguration):  # the form is still checked
         tune_devices.parse_devices("1,1", replay=False)
+
+
+# A starting worker: it waits for the command's word on its stdin and says what it got.
+WAITS = [sys.executable, "-c", "import sys; print(sys.stdin.readline().strip() or 'EOF')"]
+# A count of the GPUs, as the command's child process gives it
+COUNT = "import sys; print(sys.argv[1])"
+
+
+@pytest.mark.parametrize("gpus", [1, 2])
+def test_a_lists_count_is_read_while_its_workers_start_and_only_then_they_go_on(monkeypatch,
+                                                                                gpus):
+    monkeypatch.setattr(tune_devices, "counted_by_parent", False)
+    monkeypatch.setattr(tune_devices, "_counting", {})
+    monkeypatch.setattr(tune_devices, "_count_started", lambda: subprocess.Popen(
+        [sys.executable, "-c", COUNT, str(gpus)], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True))
+    assert tune_devices.parse_devices("0,1", replay=False) == [0, 1]  # not waited for
+    procs = [subprocess.Popen(WAITS, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    try:
+        if gpus == 1:
+            with pytest.raises(errors.InvalidConfiguration, match="has 1 GPU.*no GPU 1"):
+                tune_devices._let_on(procs, "0,1", [0, 1])
+            assert all(p.returncode is not None and p.returncode < 0 for p in procs)  # killed
+        else:
+            tune_devices._let_on(procs, "0,1", [0, 1])
+            assert [p.communicate()[0].strip() for p in procs] == ["go", "go"]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    assert not tune_devices._counting  # read once

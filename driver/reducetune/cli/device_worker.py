@@ -30,6 +30,9 @@ def worker_main(argv: list[str]) -> int:
     from reducetune.cli.app import dispatch  # after prestart: the CLI's imports overlap it
 
     tune_devices.counted_by_parent = True
+    # the command lets its workers on once their GPUs are counted (tune_devices._let_on)
+    if d.pop("await_go", False) and sys.stdin.readline().strip() != "go":
+        return 1
     for key in ("db", "replay"):
         if d.get(key) is not None:
             d[key] = Path(d[key])

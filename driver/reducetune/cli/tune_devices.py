@@ -43,6 +43,10 @@ __all__ = ["parse_devices", "run_devices"]
 # GPUs' count already. Asking again cost each worker a process, the extension's import and
 # CUDA's start before its first point (part of its 3.1-3.2 s start on 2 x H100, issue 25).
 counted_by_parent = False
+# A list's count started by parse_devices, by the option's text: run_devices reads it while its
+# workers start (their imports, their GPU workers), and lets them on only if every ordinal is
+# a GPU of this machine (else they are killed before touching any file).
+_counting: dict[str, subprocess.Popen[str]] = {}
 
 
 def parse_devices(text: str, replay: bool) -> list[int]:
@@ -64,27 +68,38 @@ def parse_devices(text: str, replay: bool) -> list[int]:
         raise errors.InvalidConfiguration(
             f"--devices {text!r}: an ordinal is at most {INT_MAX} (a CUDA device ordinal)")
     if not replay and not counted_by_parent:
-        count = _gpu_count(text)
-        beyond = [k for k in ordinals if k >= count]
-        if beyond:
-            raise errors.InvalidConfiguration(
-                f"--devices {text}: this machine has {count} GPU(s), ordinals 0 to {count - 1}; "
-                f"no GPU {', '.join(map(str, beyond))}")
+        if len(ordinals) > 1:  # counted while the workers start (run_devices)
+            _counting[text] = _count_started()
+        else:
+            _check_ordinals(text, ordinals, _gpu_count(text))
     return ordinals
 
 
-def _gpu_count(option: str) -> int:
-    """How many GPUs the driver reports, asked in a child process so that this one (which
-    only waits for the workers) creates no CUDA context."""
+def _check_ordinals(text: str, ordinals: list[int], count: int) -> None:
+    beyond = [k for k in ordinals if k >= count]
+    if beyond:
+        raise errors.InvalidConfiguration(
+            f"--devices {text}: this machine has {count} GPU(s), ordinals 0 to {count - 1}; "
+            f"no GPU {', '.join(map(str, beyond))}")
+
+
+def _count_started() -> subprocess.Popen[str]:
+    """A child process asking how many GPUs the driver reports (so that this one, which only
+    waits for the workers, creates no CUDA context)."""
     code = ("from reducetune import _core\nn = 0\nwhile n < 64:\n    try:\n"
             "        _core.query_device(n)\n    except Exception:\n        break\n    n += 1\n"
             "print(n)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=False)
-    count = int(out.stdout.strip() or 0)
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _gpu_count(option: str, child: subprocess.Popen[str] | None = None) -> int:
+    """How many GPUs the driver reports (``child``: the count started already)."""
+    out, err = (child or _count_started()).communicate()
+    count = int(out.strip() or 0)
     if count == 0:
         raise errors.DeviceError(f"--devices {option}: no GPU found on this machine "
-                                 f"{out.stderr.strip()[-200:]}(use --replay DB to tune from a "
+                                 f"{err.strip()[-200:]}(use --replay DB to tune from a "
                                  "recorded database)")
     return count
 
@@ -92,7 +107,7 @@ def _gpu_count(option: str) -> int:
 def _worker_args(args: argparse.Namespace, ordinal: int) -> str:
     """The worker's arguments: this command's, for one device, printing JSON."""
     keep = {k: v for k, v in vars(args).items() if not callable(v)}
-    keep.update(devices=str(ordinal), quiet=True, json=True)
+    keep.update(devices=str(ordinal), quiet=True, json=True, await_go=True)
     if args.replay is None:
         keep["device"] = ordinal
     return json.dumps(keep, default=str)
@@ -104,8 +119,10 @@ def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
     own: its start and its wait for the others, ``_idle``)."""
     began, began_at = time.perf_counter(), time.time()
     procs = [subprocess.Popen([sys.executable, "-m", "reducetune.cli.device_worker",
-                               _worker_args(args, k)], stdout=subprocess.PIPE, text=True)
+                               _worker_args(args, k)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
              for k in ordinals]
+    _let_on(procs, args.devices, ordinals)
     fresh = _make_file(args)  # while the workers start
     outs = [p.communicate()[0] for p in procs]  # stderr goes through: warnings, errors
     wall_s = time.perf_counter() - began
@@ -136,6 +153,24 @@ def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
               "same command again to resume", file=sys.stderr)
         return 1
     return 0
+
+
+def _let_on(procs: list[subprocess.Popen[str]], text: str, ordinals: list[int]) -> None:
+    """Lets the starting workers on (they wait for it before touching any file) once the
+    list's count, read while they start, says every ordinal is a GPU here; else kills them and
+    refuses the list as parse_devices would have."""
+    try:
+        if text in _counting:
+            _check_ordinals(text, ordinals, _gpu_count(text, _counting.pop(text)))
+    except BaseException:
+        for p in procs:
+            p.kill()
+            p.wait()
+        raise
+    for p in procs:
+        assert p.stdin
+        p.stdin.write("go\n")
+        p.stdin.flush()  # closed by communicate()
 
 
 def _make_file(args: argparse.Namespace) -> bool:
