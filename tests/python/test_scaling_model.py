@@ -75,3 +75,15 @@ def test_the_two_gpu_runs_least_idle_worker_gives_the_spawn():
     assert "+2.0 s for several workers, measured" in text
     assert f"+{SPAWN_S:.1f} s for several workers, assumed" in model_section(
         {"time": GPU_BOUND}, GPU_BOUND["wall_s"] + 3.0, {})
+
+
+def test_the_two_gpu_commands_own_start_counts_and_a_shorter_start_is_negative():
+    # the command ran 1.5 s before starting its workers (its wall 3.5 s beyond the workers'
+    # 100 s run): counted now (it was left out, 0.0 s on 2 x H100 where it took 1.3 s); and
+    # workers whose start is shorter than the one-GPU command's give a negative spawn
+    dual = {"wall_s": 102.0, "workers": [{"time": {**GPU_BOUND, "idle_s": 2.0}}]}
+    single_s = GPU_BOUND["wall_s"] + 3.0
+    assert "+0.5 s for several workers, measured" in model_section(
+        {"time": GPU_BOUND}, single_s, {}, dual, dual_s=103.5)
+    assert "-1.0 s for several workers, measured" in model_section(
+        {"time": GPU_BOUND}, single_s, {}, dual)

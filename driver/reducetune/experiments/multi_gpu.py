@@ -234,19 +234,25 @@ def least_idle(doc: dict[str, Any] | None) -> float | None:
 
 
 def model_section(single: dict[str, Any], single_s: float, measured: dict[int, float],
-                  dual: dict[str, Any] | None = None) -> str:
+                  dual: dict[str, Any] | None = None, dual_s: float = 0.0) -> str:
     """The model's points per second beside the measured ones (``measured``: GPUs -> points
     per second over the whole command), for 1, 2, 4 and 8 GPUs and 4 machines of 8. With the
-    two-GPU run's ``tune --json`` (``dual``), its least idle worker gives ``spawn_s``."""
+    two-GPU run's ``tune --json`` (``dual``), ``spawn_s`` is its start less the one-GPU
+    command's: its least idle worker's idle, plus (with the command's wall time ``dual_s``)
+    what the command did before starting its workers (its imports, the GPUs counted). It is
+    negative where the workers start sooner than one process runs (issue 25: the results
+    file made while they start, their GPU workers started first)."""
     t = single["time"] if "time" in single else single["workers"][0]["time"]
     costs, points = trial_costs(t), int(t["points"])
     start = max(0.0, single_s - float(t["wall_s"]))
     idle = least_idle(dual)
-    spawn = SPAWN_S if idle is None else max(0.0, idle - start)
+    before = max(0.0, dual_s - float(dual["wall_s"])) if dual and dual_s and "wall_s" in dual \
+        else 0.0
+    spawn = SPAWN_S if idle is None else before + idle - start
     lines = ["## Scale-out: the model against the measurements (points/s, whole command)", "",
              f"Per point on one GPU: own {costs['own_s'] * 1e3:.2f} ms, reads "
              f"{costs['read_s'] * 1e3:.2f} ms, in turn {costs['turn_s'] * 1e3:.2f} ms, "
-             f"{costs['calls']:.1f} storage calls; start {start:.1f} s (+{spawn:.1f} s for "
+             f"{costs['calls']:.1f} storage calls; start {start:.1f} s ({spawn:+.1f} s for "
              f"several workers{', measured' if idle is not None else ', assumed'}); each "
              f"worker's fixed cost before its first point {costs['fixed_s']:.1f} s; {points} "
              f"points. PostgreSQL round trip {PG_RTT_S * 1e3:.1f} ms (assumed).", "",
@@ -286,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         dual = (json.loads(args.dual_json.read_text()) if args.dual_json is not None
                 and args.dual_json.exists() and args.dual_json.stat().st_size else None)
         text += "\n" + model_section(json.loads(args.single_json.read_text()), args.single_s,
-                                     measured, dual)
+                                     measured, dual, args.dual_s)
     args.out.write_text(text)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
