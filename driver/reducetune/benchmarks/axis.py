@@ -136,7 +136,7 @@ def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str, hos
     (runtime/axis.py keeps one per file for the process's life; a split point's partials are
     gigabytes); and where that reducer's point comes from ("table": the tuned point, not the
     rule's)."""
-    import reducetune  # the public call, as an application imports it
+    from reducetune.runtime.reducer import reduce  # what `reducetune.reduce` names
 
     outer, r, inner = s["view"]
     path = str(Path(folder) / f"{s['dtype']}_{outer}_{r}_{inner}.json")
@@ -152,9 +152,9 @@ def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str, hos
         for key in reducers():
             axis_runtime._tuned.pop(key).close()
 
-    reducetune.reduce(x, "sum", axis=axis, table=path)  # makes the file's reducer
+    reduce(x, "sum", axis=axis, table=path)  # makes the file's reducer
     source = axis_runtime._tuned[reducers()[0]].choice(outer, r, inner).get("source", "")
-    call = _host_timed(lambda: reducetune.reduce(x, "sum", axis=axis, table=path), host)
+    call = _host_timed(lambda: reduce(x, "sum", axis=axis, table=path), host)
     return _torch_timer(call), release, str(source)
 
 
