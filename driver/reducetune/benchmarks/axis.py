@@ -51,6 +51,7 @@ from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.cli.args import integer
 from reducetune.evaluate.gpu import GpuEvaluator
 from reducetune.runtime import axis as axis_runtime
+from reducetune.runtime.reducer import reduce  # the public call: what reducetune.reduce names
 from reducetune.tuning.config import TuneConfig
 
 TOTALS = (1 << 24, 1 << 28)
@@ -136,7 +137,6 @@ def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str, hos
     (runtime/axis.py keeps one per file for the process's life; a split point's partials are
     gigabytes); and where that reducer's point comes from ("table": the tuned point, not the
     rule's)."""
-    from reducetune.runtime.reducer import reduce  # what `reducetune.reduce` names
 
     outer, r, inner = s["view"]
     path = str(Path(folder) / f"{s['dtype']}_{outer}_{r}_{inner}.json")
