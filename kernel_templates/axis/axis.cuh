@@ -8,8 +8,10 @@
 //     (const T *in, T *out, unsigned long long outer, unsigned long long r,
 //      unsigned long long inner, acc_t<T> *partials)
 // out holds outer * inner results, out[o * inner + i]. partials (split > 1 only) holds
-// split * outer * inner accumulators, output-major (partials[j * split + s]), written by
-// pass and read by final_pass.
+// parts * outer * inner accumulators, parts = split_row(r, split).parts (at most split, at
+// most r: the non-empty chunks), output-major (partials[j * parts + s]), written by pass and
+// read by final_pass. Sized by split instead, a 512-way split of 2^24 columns with r = 16
+// asked for 32 GiB of which 16 / 512 was ever written.
 #pragma once
 
 #include "axis/axis_rows.cuh"
@@ -65,7 +67,7 @@ __global__ void __launch_bounds__(BS)
 // The deterministic finish of split > 1: a warp per output. Lane l combines the output's
 // non-empty partials (split_row(r, S).parts of them) s = l, l + 32, ... in order, then the
 // lanes meet in a shuffle tree: the order depends on (r, S) alone (never atomics). An
-// output's partials are adjacent (partials[j * S + s]), so a warp reads them in one coalesced
+// output's partials are adjacent (partials[j * parts + s]), so a warp reads them in one coalesced
 // sweep even when S is in the hundreds and the outputs are few (a column reduction split over
 // the whole GPU). Any grid is correct; the launcher gives ceil_div(outer * inner, BS / 32).
 template <class T, class Op, unsigned BS, unsigned S>
@@ -80,7 +82,7 @@ __global__ void __launch_bounds__(BS)
            static_cast<unsigned long long>(blockIdx.x) * (BS / 32) + threadIdx.x / 32;
        j < outputs; j += static_cast<unsigned long long>(gridDim.x) * (BS / 32)) {
     acc_t<T> acc = Op::template identity<acc_t<T>>();
-    for (unsigned s = lane; s < parts; s += 32) acc = op(acc, partials[j * S + s]);
+    for (unsigned s = lane; s < parts; s += 32) acc = op(acc, partials[j * parts + s]);
     acc = group_reduce<acc_t<T>, Op, 32>(acc);
     if (lane == 0) out[j] = from_acc<T>(acc);
   }

@@ -9,7 +9,7 @@
 //                   [s * ceil(r/S), (s+1) * ceil(r/S)) (the non-empty ones: split_row) and
 //                   its threads' partials meet in
 //                   rt::block_reduce (per-warp shuffles, one partial per warp through shared
-//                   memory). S = 1 writes the output; S > 1 writes partials[j * S + s]
+//                   memory). S = 1 writes the output; S > 1 writes partials[j * parts + s]
 //                   and final_pass (axis.cuh) combines the S partials of each output in an
 //                   order fixed by S. No atomics: every point is run_to_run.
 //
@@ -80,7 +80,7 @@ __device__ __forceinline__ void rows_by_blocks(const T *__restrict__ in, T *out,
       if constexpr (S == 1)
         out[j] = from_acc<T>(total);
       else
-        partials[j * S + part] = total;
+        partials[j * sp.parts + part] = total;
     }
     __syncthreads(); // the next row's block_reduce reuses s
   }

@@ -38,9 +38,17 @@
 namespace rt {
 namespace axis {
 
-// Rows longer than this go to a warp per row: a tile of them would leave most threads idle
-// while one sums a long row alone.
+// Rows longer than this are not staged (the fallback, a thread per output; the tuner gives long
+// rows to the warp, block and split strategies): a tile of them would leave most threads idle
+// while one sums a long row alone. family.json's grid stages the same rows through the staged
+// value's let of this name; a compile given that let as RT_AXIS_FAMILY_STAGED_MAX_R checks
+// that the two agree (test_axis_compile), since a grid sized for tiles over rows the kernel
+// gives a thread each (or the other way round) would launch the wrong number of blocks.
 constexpr unsigned long long staged_max_r = 32;
+#if defined(RT_AXIS_FAMILY_STAGED_MAX_R)
+static_assert(staged_max_r == RT_AXIS_FAMILY_STAGED_MAX_R,
+              "family.json's staged_max_r let is the kernel's staged_max_r");
+#endif
 
 template <class T> __host__ __device__ constexpr unsigned staged_pad_every() {
   return sizeof(T) >= 8 ? 16 : 32;

@@ -25,17 +25,21 @@ __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned l
                                              unsigned long long inner, unsigned columns,
                                              unsigned ty, acc_t<T> (&acc)[VEC]) {
   const Op op{};
+  // A lane's rows are W * inner elements apart: a pointer stepped by that, not a 64-bit
+  // product per load.
+  const unsigned long long step = W * inner;
+  const T *q = p + ty * inner;
   unsigned long long k = ty;
-  for (; k + (UNROLL - 1) * W < cnt; k += UNROLL * W) {
+  for (; k + (UNROLL - 1) * W < cnt; k += UNROLL * W, q += UNROLL * step) {
     vec<T, VEC> x[UNROLL];
 #pragma unroll
     for (unsigned u = 0; u < UNROLL; ++u) {
-      const T *row = p + (k + u * W) * inner;
+      const T *row = q + u * step;
       if constexpr (Vector)
         x[u] = *reinterpret_cast<const vec<T, VEC> *>(row);
       else
 #pragma unroll
-        for (unsigned e = 0; e < VEC; ++e) x[u].v[e] = e < columns ? row[e] : T(0);
+        for (unsigned e = 0; e < VEC; ++e) x[u].v[e] = load_or_identity<T, Op>(row, e, columns);
     }
 #pragma unroll
     for (unsigned u = 0; u < UNROLL; ++u)
@@ -47,7 +51,7 @@ __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned l
 #pragma unroll
   for (unsigned u = 0; u < UNROLL; ++u)
     if (k + u * W < cnt) {
-      const T *row = p + (k + u * W) * inner;
+      const T *row = q + u * step;
       if constexpr (Vector) {
         const vec<T, VEC> x = *reinterpret_cast<const vec<T, VEC> *>(row);
 #pragma unroll
@@ -135,7 +139,7 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
       } else {
 #pragma unroll
         for (unsigned e = 0; e < VEC; ++e)
-          if (e < columns) partials[(j0 + e) * S + part] = acc[e];
+          if (e < columns) partials[(j0 + e) * sp.parts + part] = acc[e];
       }
     }
   }

@@ -9,6 +9,7 @@
 // only makes check() stricter, while an underestimate would let a point pass the device's limit
 // and fail at launch.
 #include "catch.hpp"
+#include "cubin_elf.hpp"
 #include "shared_compiler.hpp"
 
 #include "reducetune/jit/compiler.hpp"
@@ -18,10 +19,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <map>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,39 +26,6 @@
 using namespace reducetune;
 
 namespace {
-
-template <class T> T read_at(const std::string &image, std::uint64_t offset) {
-  if (offset + sizeof(T) > image.size())
-    throw std::runtime_error("the cubin ends inside an ELF header");
-  T value;
-  std::memcpy(&value, image.data() + offset, sizeof(T)); // ELF64, little-endian, as CUDA emits
-  return value;
-}
-
-// {section name: size} of an ELF64 image (the cubin NVRTC writes). `.nv.shared.<kernel>` is
-// a NOBITS section whose size is that kernel's static shared memory.
-std::map<std::string, std::uint64_t> elf_section_sizes(const std::string &image) {
-  if (image.compare(0, 4,
-                    "\x7f"
-                    "ELF") != 0 ||
-      read_at<std::uint8_t>(image, 4) != 2)
-    throw std::runtime_error("not an ELF64 image");
-  const auto shoff = read_at<std::uint64_t>(image, 0x28);
-  const auto shentsize = read_at<std::uint16_t>(image, 0x3a);
-  const auto shnum = read_at<std::uint16_t>(image, 0x3c);
-  const auto shstrndx = read_at<std::uint16_t>(image, 0x3e);
-  auto header = [&](std::uint64_t i) { return shoff + i * shentsize; };
-  const auto names_at = read_at<std::uint64_t>(image, header(shstrndx) + 0x18); // sh_offset
-  std::map<std::string, std::uint64_t> out;
-  for (std::uint16_t i = 0; i < shnum; ++i) {
-    const auto name_offset = names_at + read_at<std::uint32_t>(image, header(i)); // sh_name
-    if (name_offset >= image.size())
-      throw std::runtime_error("a section name lies outside the cubin");
-    const std::string name(image.c_str() + name_offset);
-    out[name] = read_at<std::uint64_t>(image, header(i) + 0x20); // sh_size
-  }
-  return out;
-}
 
 // sm_90 cubins begin the shared window of every kernel that uses shared memory with 1 KiB the
 // system reserves (the `.nv.reservedSmem` symbols, marked by a `.nv.shared.reserved.0`
@@ -72,14 +36,14 @@ constexpr std::uint64_t reserved_window = 1024;
 // each runs with the point's block size, so the family's figure must cover the largest. A
 // batch shares one program among several points: only this request's kernels count.
 std::uint64_t static_shared_bytes(const compiled_program &program, const compile_request &request) {
-  const auto sections = elf_section_sizes(program.cubin);
+  const auto sections = rt_test::elf_sections(program.cubin);
   const std::uint64_t reserved = sections.count(".nv.shared.reserved.0") ? reserved_window : 0;
   std::uint64_t most = 0;
   for (const auto &expression : request.name_expressions) {
     const auto it = sections.find(".nv.shared." + program.mangled(expression));
     if (it == sections.end()) continue;
-    REQUIRE(it->second >= reserved); // the reserved window is there, or this reading is wrong
-    most = std::max(most, it->second - reserved);
+    REQUIRE(it->second.size >= reserved); // the reserved window is there, or this reading is wrong
+    most = std::max(most, it->second.size - reserved);
   }
   return most;
 }
@@ -118,8 +82,10 @@ TEST_CASE("every preset's shared_bytes is its kernels' static shared memory in t
           for (const std::int64_t vec : {2, 4, 8}) {
             const point p = s.point_of({{"strategy", std::string("thread")},
                                         {"block_size", std::int64_t{256}},
-                                        {"lanes", std::int64_t{1}}, {"vec", vec},
-                                        {"unroll", std::int64_t{4}}, {"split", std::int64_t{1}}});
+                                        {"lanes", std::int64_t{1}},
+                                        {"vec", vec},
+                                        {"unroll", std::int64_t{4}},
+                                        {"split", std::int64_t{1}}});
             if (s.check(p).ok()) points.push_back({"thread vec " + std::to_string(vec), p, true});
           }
         std::vector<compile_request> requests;

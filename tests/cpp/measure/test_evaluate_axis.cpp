@@ -92,6 +92,21 @@ TEST_CASE("the plan the axis runner launches, for rows, columns and a few very l
     CHECK(plan.final_grid == 1); // a warp per output: 16 warps of a 512 block cover 3 outputs
     CHECK_FALSE(plan.final.empty());
   }
+  SECTION("partials count the split's non-empty chunks, not split: at most r per output") {
+    // 512 blocks along r = 16: chunks of one element, 16 of them written per output. Sized by
+    // split, the 2^24 columns asked for 512 x 2^24 x 4 bytes = 32 GiB.
+    const axis_plan columns = plan_axis(fx.axis, fx.preset("tile_tall_columns"), {1, 16, 1 << 24});
+    CHECK(columns.split == 512);
+    CHECK(columns.parts == 16);
+    CHECK(columns.partials_bytes() == 16ull * (1 << 24) * 4);
+    // r = 40 over 32 blocks: chunks of ceil(40 / 32) = 2 elements, 20 of them not empty
+    // (neither split nor r).
+    const axis_plan rows = plan_axis(fx.axis, fx.preset("split_long_rows"), {3, 40, 1});
+    CHECK(rows.parts == 20);
+    CHECK(rows.partials_bytes() == 20 * 3 * 4);
+    // The first section's long rows fill every chunk: parts == split.
+    CHECK(plan_axis(fx.axis, fx.preset("split_long_rows"), {3, 1 << 20, 1}).parts == 32);
+  }
 }
 
 TEST_CASE("the axis runner prices bytes read plus bytes written", "[measure][evaluate][axis]") {

@@ -37,10 +37,18 @@ std::int64_t int_or(const scope &s, const std::string &name, std::int64_t fallba
   return v;
 }
 
+// Chunks of ceil(r / split) elements, of which ceil(r / chunk) are not empty: the kernels'
+// split_row (axis_acc.cuh), whose partials are laid out parts per output. r = 0 has none.
+std::uint64_t parts_of_split(std::uint64_t r, std::uint64_t split) {
+  if (r == 0) return 0;
+  const std::uint64_t chunk = (r + split - 1) / split;
+  return (r + chunk - 1) / chunk;
+}
+
 } // namespace
 
 std::uint64_t axis_plan::partials_bytes() const noexcept {
-  return split > 1 ? split * shape.outer * shape.inner * accumulator_bytes : 0;
+  return split > 1 ? parts * shape.outer * shape.inner * accumulator_bytes : 0;
 }
 
 axis_plan plan_axis(const search_space &space, const point &p, const reduction_shape &shape) {
@@ -66,6 +74,7 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
   plan.block_size = whole.block_size;
   plan.grid = checked(space.decl().grid.eval_int(s), "grid '" + space.decl().grid.text() + "'");
   plan.split = static_cast<std::uint64_t>(int_or(s, "split", 1));
+  if (plan.split > 1) plan.parts = parts_of_split(shape.r, plan.split);
   // The family's accumulator (rt_types.cuh): float32 for the half types, T otherwise.
   plan.accumulator_bytes = size_of(accumulator_of(space.type()));
   plan.batch_invariant = int_or(s, "batch_invariant", 0) != 0;
@@ -82,7 +91,7 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
 
 void launch_axis(const loaded_module &module, const axis_plan &plan, const void *in, void *out,
                  void *partials, cudaStream_t stream) {
-  if (plan.split > 1 && partials == nullptr)
+  if (plan.partials_bytes() > 0 && partials == nullptr)
     throw invalid_configuration("the point splits r into " + std::to_string(plan.split) +
                                 " blocks per output and needs partials");
   launch(module.function(plan.pass), plan.grid, plan.block_size, stream, in, out, plan.shape,

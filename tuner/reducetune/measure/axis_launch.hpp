@@ -23,14 +23,17 @@ namespace reducetune {
 struct axis_plan {
   reduction_shape shape;
   unsigned block_size = 0;
-  std::uint64_t grid = 0;       // the pass's grid: the family's `grid` at this shape
-  std::uint64_t split = 1;      // partials per output; > 1 launches final_pass
+  std::uint64_t grid = 0;  // the pass's grid: the family's `grid` at this shape
+  std::uint64_t split = 1; // blocks per output along r; > 1 launches final_pass
+  // Partials per output: the non-empty chunks of the split (kernel_templates/axis/
+  // axis_acc.cuh, split_row), at most split and at most r; 0 when split == 1.
+  std::uint64_t parts = 0;
   std::uint64_t final_grid = 0; // a warp per output (0 when split == 1)
   std::size_t accumulator_bytes = 0;
   bool batch_invariant = false; // the family's `batch_invariant` let for this point
   std::string pass, final;      // name expressions ("" final when not launched)
 
-  // Scratch for the partials: split * outer * inner accumulators (0 when split == 1).
+  // Scratch for the partials: parts * outer * inner accumulators (0 when split == 1).
   [[nodiscard]] std::uint64_t partials_bytes() const noexcept;
   [[nodiscard]] unsigned launches() const noexcept { return split > 1 ? 2u : 1u; }
 };
