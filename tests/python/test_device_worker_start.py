@@ -38,8 +38,9 @@ def test_a_gpu_workers_own_worker_starts_before_its_command_runs(recorded):
     assert tune_devices.counted_by_parent
 
 
-def test_a_replay_worker_starts_no_gpu_worker(recorded):
-    args = {"command": "tune", "devices": "1", "replay": "grid.db", "db": "r.db"}
+@pytest.mark.parametrize("without", [{"replay": "grid.db"}, {"in_process": True, "device": 1}])
+def test_a_replay_or_in_process_worker_starts_no_gpu_worker(recorded, without):
+    args = {"command": "tune", "devices": "1", "replay": None, "db": "r.db", **without}
     device_worker.worker_main([json.dumps(args)])
     assert recorded["prestart"] == [] and len(recorded["dispatch"]) == 1
 

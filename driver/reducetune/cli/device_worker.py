@@ -25,7 +25,7 @@ def worker_main(argv: list[str]) -> int:
     Its GPU worker starts first, so that its process and CUDA's start overlap this one's
     imports and files (issue 25); the ordinals were checked by the command that started it."""
     d = json.loads(argv[0])
-    if d.get("replay") is None:
+    if d.get("replay") is None and not d.get("in_process"):  # else no GPU worker to start
         prestart(int(d["device"]))
     from reducetune.cli.app import dispatch  # after prestart: the CLI's imports overlap it
 
