@@ -123,3 +123,21 @@ def test_a_run_without_a_time_limit_compiles_everything_before_it_starts(fake_wo
     (batch,) = worker.calls("precompile")
     assert len(batch["points"]) == len(_core.variant_points(space(**RESTRICT)))
     assert worker.calls("compile_ahead") == []  # nor any background thread started
+
+
+def test_proposable_values_are_those_some_selected_point_takes():
+    """space.proposable (asked of every space before a run's first point) skips the points that
+    could add no value: what it keeps is what a walk over every point keeps."""
+    for s in (space("float32", "sum", block_size=["256", "1024"]),
+              space("int64", "max", warp=["shuffle", "redux", "volatile_unsafe"])):
+        choices = {k: list(v) for k, v in dict(_core.Space.choices(s)).items()}
+        for allow_flagged, nondeterministic in ((False, False), (True, False), (False, True)):
+            taken: dict[str, set] = {k: set() for k in choices}
+            for p in s.points():
+                if s.selected(p, allow_flagged, nondeterministic):
+                    for k, v in p.params.items():
+                        taken[k].add(v)
+            want = {k: [v for v in vs if v in taken[k]] for k, vs in choices.items()}
+            got = {k: list(v) for k, v in
+                   dict(_core.Space.proposable(s, allow_flagged, nondeterministic)).items()}
+            assert got == want, (s.dtype, s.op, allow_flagged, nondeterministic)
