@@ -215,6 +215,7 @@ std::vector<py_point> variant_points(const py_space &s, bool allow_flagged,
 } // namespace
 
 void bind_compile(nb::module_ &m) {
+  nb::module_::import_("atexit").attr("register")(nb::cpp_function([] { stop_compile_ahead(); }));
   m.def("compile_jobs", &compile_jobs, nb::arg("arch") = "sm_90", nb::arg("all") = false,
         nb::arg("sample") = 500, nb::arg("family") = "",
         nb::arg("dtypes") = std::vector<std::string>{}, nb::arg("ops") = std::vector<std::string>{},

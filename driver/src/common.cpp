@@ -78,6 +78,15 @@ const rt::family &family_named(const std::string &name) {
 
 rt::compiler &shared_compiler() { return *state().comp; }
 
+void stop_compile_ahead() {
+  std::unique_ptr<rt::compile_ahead> gone;
+  {
+    std::lock_guard lock(g_mutex);
+    if (g_loaded)
+      gone = std::move(g_loaded->ahead);
+  } // its threads joined here, outside the lock
+}
+
 rt::compile_ahead &shared_compile_ahead(unsigned threads) {
   auto &s = state();
   std::lock_guard lock(g_mutex);

@@ -45,6 +45,9 @@ rt::compiler &shared_compiler();
 // The background threads compiling into shared_compiler()'s cache (bind_compile.cpp), made
 // with `threads` at the first call; they stop with the compiler (set_templates, exit).
 rt::compile_ahead &shared_compile_ahead(unsigned threads);
+// Drops what waits and joins the threads. Registered with Python's atexit (bind_compile.cpp):
+// at the C++ statics' destruction a thread still compiling would read statics already gone.
+void stop_compile_ahead();
 
 // Parameters not named take their default; a name the family does not declare is an error.
 rt::variant to_variant(const rt::family &f, rt::dtype t, rt::reduce_op o, const params &p);

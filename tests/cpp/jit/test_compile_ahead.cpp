@@ -48,7 +48,7 @@ std::vector<compile_request> scale_requests(int count) {
 TEST_CASE("What the background compiled is the program an evaluation gets, compiled once",
           "[jit][ahead]") {
   compiler c(toy_library());
-  compile_ahead ahead(c, 2);
+  compile_ahead ahead(c, 2, 10, 1); // one request a program
   ahead.queue(scale_requests(3));
   ahead.wait_idle();
   REQUIRE(c.programs_compiled() == 3);
@@ -124,4 +124,22 @@ TEST_CASE("A new queue replaces the requests still waiting", "[jit][ahead]") {
   REQUIRE(n.dropped >= 1); // the one thread had taken at most one of the six
   REQUIRE(n.compiled + n.skipped + n.failed + n.dropped == n.queued);
   REQUIRE(c.holds(scale_request("long long", 3)));
+}
+
+TEST_CASE("A thread compiles consecutive requests of one group as one program", "[jit][ahead]") {
+  compiler c(toy_library());
+  compile_ahead ahead(c, 1, 10, 8);
+  auto requests = scale_requests(3);
+  requests.push_back(scale_request("float", 1)); // a repeat: one request, not two
+  ahead.queue(requests);
+  ahead.wait_idle();
+  REQUIRE(c.programs_compiled() == 1);
+  const auto shared = c.cache().peek(c.key_of(requests.front()));
+  REQUIRE(shared != nullptr);
+  for (const auto &r : requests) {
+    REQUIRE(c.compile(r) == shared); // each request's kernel is in the one program
+    REQUIRE_FALSE(shared->mangled(r.name_expressions.front()).empty());
+  }
+  const auto n = ahead.counts();
+  REQUIRE((n.compiled == 3 && n.skipped == 1));
 }

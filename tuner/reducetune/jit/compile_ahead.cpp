@@ -1,7 +1,5 @@
 #include "reducetune/jit/compile_ahead.hpp"
 
-#include "reducetune/errors.hpp"
-
 #include <algorithm>
 #include <chrono>
 
@@ -28,7 +26,8 @@ void lower_priority(int nice) {
 
 } // namespace
 
-compile_ahead::compile_ahead(compiler &c, unsigned threads, int nice) : m_compiler(c) {
+compile_ahead::compile_ahead(compiler &c, unsigned threads, int nice, unsigned chunk)
+    : m_compiler(c), m_chunk(std::max(1u, chunk)) {
   if (threads == 0) // one hardware thread left to the measuring thread and its own compiles
     threads = std::max(1u, std::thread::hardware_concurrency() - 1);
   m_counts.threads = threads;
@@ -47,12 +46,16 @@ compile_ahead::~compile_ahead() {
 }
 
 void compile_ahead::queue(std::vector<compile_request> requests) {
+  std::deque<std::pair<std::string, compile_request>> waiting;
+  for (auto &r : requests) {
+    std::string group = m_compiler.program_group(r);
+    waiting.emplace_back(std::move(group), std::move(r));
+  }
   {
     std::lock_guard lock(m_mutex);
     m_counts.dropped += m_waiting.size();
-    m_counts.queued += requests.size();
-    m_waiting.assign(std::make_move_iterator(requests.begin()),
-                     std::make_move_iterator(requests.end()));
+    m_counts.queued += waiting.size();
+    m_waiting = std::move(waiting);
   }
   m_ready.notify_all();
 }
@@ -69,40 +72,48 @@ ahead_counts compile_ahead::counts() const {
   return c;
 }
 
+std::vector<compile_request> compile_ahead::take() {
+  std::vector<compile_request> chunk;
+  const std::string group = m_waiting.front().first;
+  while (!m_waiting.empty() && chunk.size() < m_chunk && m_waiting.front().first == group) {
+    chunk.push_back(std::move(m_waiting.front().second));
+    m_waiting.pop_front();
+  }
+  return chunk;
+}
+
 void compile_ahead::work(int nice) {
   lower_priority(nice);
   for (;;) {
-    compile_request request;
+    std::vector<compile_request> chunk;
     {
       std::unique_lock lock(m_mutex);
       m_ready.wait(lock, [this] { return m_stopping || !m_waiting.empty(); });
       if (m_stopping) return;
-      request = std::move(m_waiting.front());
-      m_waiting.pop_front();
+      chunk = take();
       ++m_busy;
     }
-    compile_one(request);
+    compile_chunk(chunk);
     std::lock_guard lock(m_mutex);
     if (--m_busy == 0 && m_waiting.empty()) m_idle.notify_all();
   }
 }
 
-void compile_ahead::compile_one(const compile_request &request) {
+void compile_ahead::compile_chunk(const std::vector<compile_request> &chunk) {
   const auto start = std::chrono::steady_clock::now();
-  bool compiled = false, failed = false;
+  compiler::group_outcome out;
   try {
-    // an evaluation compiling it now, or the cache holding it: nothing to do here
-    if (!m_compiler.holds(request)) compiled = m_compiler.compile_unless_busy(request) != nullptr;
-  } catch (const error &) {
-    failed = true; // not cached: its evaluation compiles it again and records the log
+    out = m_compiler.compile_group_unless_busy(chunk);
+  } catch (const std::exception &) {
+    out.failed = chunk.size(); // not NVRTC's refusal: the evaluations compile them again
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard lock(m_mutex);
   m_counts.busy_s += seconds;
-  m_counts.compiled += compiled;
-  m_counts.failed += failed;
-  m_counts.skipped += !compiled && !failed;
+  m_counts.compiled += out.compiled;
+  m_counts.failed += out.failed;
+  m_counts.skipped += out.skipped;
 }
 
 } // namespace reducetune

@@ -163,62 +163,13 @@ std::shared_ptr<const compiled_program> compiler::compile(const compile_request 
   return obtain(request, true);
 }
 
-std::shared_ptr<const compiled_program>
-compiler::compile_unless_busy(const compile_request &request) {
-  return obtain(request, false);
-}
-
-std::optional<compiler::pending_program> compiler::inflight(const std::string &key) {
-  std::lock_guard lock(m_inflight_mutex);
-  const auto it = m_inflight.find(key);
-  return it == m_inflight.end() ? std::nullopt : std::optional<pending_program>(it->second);
-}
-
-bool compiler::holds(const compile_request &request) {
-  return m_cache->peek(key_of(request)) != nullptr;
-}
-
-// The cache's program, else the compile in progress of another thread (joined, or null
-// without `join`), else compiled here. The program enters the cache before its in-flight
-// entry leaves, and a miss looks at the cache again under the in-flight lock: a request is
-// never compiled twice however the threads interleave.
-std::shared_ptr<const compiled_program> compiler::obtain(const compile_request &request,
-                                                         bool join) {
-  const std::string key = key_of(request);
-  if (auto hit = m_cache->find(key))
-    return hit;
-  std::promise<std::shared_ptr<const compiled_program>> promise;
-  {
-    std::unique_lock lock(m_inflight_mutex);
-    if (const auto it = m_inflight.find(key); it != m_inflight.end()) {
-      if (!join)
-        return nullptr;
-      const pending_program pending = it->second;
-      lock.unlock();
-      ++m_joined;
-      return pending.get(); // the other thread's compile_error, with its log, if it failed
-    }
-    if (auto done = m_cache->peek(key))
-      return done;
-    m_inflight.emplace(key, promise.get_future().share());
-  }
-  const auto settle = [&] {
-    std::lock_guard lock(m_inflight_mutex);
-    m_inflight.erase(key);
-  };
-  try {
-    compiled_program program = compile_now(bundle_for(request), {&request});
-    program.key = key;
-    auto shared = std::make_shared<const compiled_program>(std::move(program));
-    m_cache->insert(key, shared);
-    promise.set_value(shared);
-    settle();
-    return shared;
-  } catch (...) {
-    promise.set_exception(std::current_exception());
-    settle();
-    throw;
-  }
+std::string compiler::program_group(const compile_request &request) const {
+  std::string group = request.source_path + "\n";
+  for (const auto &f : request.include_folders)
+    group += "include " + f + "\n";
+  for (const auto &o : options_for(request))
+    group += o + "\n";
+  return group;
 }
 
 // One NVRTC program for a part of a batch's group; where it fails, each request alone.
@@ -286,12 +237,7 @@ std::vector<compile_outcome> compiler::compile_batch(const std::vector<compile_r
       continue;
     }
     first_with_key.emplace(keys[i], i);
-    std::string group_key = requests[i].source_path + "\n";
-    for (const auto &f : requests[i].include_folders)
-      group_key += "include " + f + "\n";
-    for (const auto &o : options_for(requests[i]))
-      group_key += o + "\n";
-    groups[group_key].push_back(i);
+    groups[program_group(requests[i])].push_back(i);
   }
 
   thread_pool pool(options.threads);

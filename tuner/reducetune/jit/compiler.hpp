@@ -78,6 +78,16 @@ public:
   // Whether the memory cache holds the request's program (no counter moves, no backend asked).
   [[nodiscard]] bool holds(const compile_request &request);
 
+  // Requests of one program group (program_group) compiled as one NVRTC program, those the
+  // cache holds or another thread compiles left out; where the program fails, each alone.
+  // compile() joins them while they compile, as it joins compile_unless_busy's.
+  struct group_outcome {
+    std::size_t compiled = 0, skipped = 0, failed = 0;
+  };
+  group_outcome compile_group_unless_busy(const std::vector<compile_request> &group);
+  // Requests with one source, include folders and options may share an NVRTC program.
+  [[nodiscard]] std::string program_group(const compile_request &request) const;
+
   // Compiles many requests, batched into shared NVRTC programs compiled on a thread pool. A
   // request that compile() is compiling on another thread is joined; the batch's own compiles
   // are not announced to compile() (a run's batch and its evaluations never overlap).
@@ -101,6 +111,10 @@ private:
   using pending_program = std::shared_future<std::shared_ptr<const compiled_program>>;
   std::shared_ptr<const compiled_program> obtain(const compile_request &request, bool join);
   std::optional<pending_program> inflight(const std::string &key);
+  using program_ptr = std::shared_ptr<const compiled_program>;
+  void deliver(const std::vector<const compile_request *> &mine,
+               const std::vector<std::string> &keys,
+               std::vector<std::promise<program_ptr>> &promises, group_outcome &out);
   void compile_part(const std::vector<std::size_t> &part,
                     const std::vector<compile_request> &requests,
                     const std::vector<std::string> &keys, std::vector<compile_outcome> &outcomes);
