@@ -168,14 +168,13 @@ std::vector<variant_job> jobs_of(const nb::list &points) {
 
 nb::dict counts_dict(const rt::ahead_counts &n) {
   nb::dict d;
-  d["queued"] = n.queued;
-  d["waiting"] = n.waiting;
-  d["compiled"] = n.compiled;
-  d["skipped"] = n.skipped;
-  d["failed"] = n.failed;
-  d["dropped"] = n.dropped;
+  const std::pair<const char *, std::size_t> counts[] = {
+      {"queued", n.queued}, {"waiting", n.waiting}, {"compiled", n.compiled},
+      {"skipped", n.skipped}, {"failed", n.failed}, {"dropped", n.dropped},
+      {"threads", n.threads}};
+  for (const auto &[name, count] : counts)
+    d[name] = count;
   d["busy_s"] = n.busy_s;
-  d["threads"] = n.threads;
   return d;
 }
 

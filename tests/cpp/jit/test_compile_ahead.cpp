@@ -1,6 +1,7 @@
 // Compiling ahead on background threads (jit/compile_ahead.hpp): what they compile is what an
 // evaluation then gets, and no request is compiled twice whoever asks first. No GPU needed.
 #include "catch.hpp"
+#include "toy_scale.hpp"
 
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compile_ahead.hpp"
@@ -12,30 +13,10 @@
 #include <vector>
 
 using namespace reducetune;
+using rt_test::scale_request;
+using rt_test::toy_library;
 
 namespace {
-
-template_library toy_library() {
-  template_library lib;
-  lib.put("toy/toy.cu", R"(
-namespace toy {
-template <typename T, int Factor>
-__global__ void scale(const T* in, T* out, unsigned long long n) {
-  const unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = in[i] * Factor;
-}
-}
-)");
-  return lib;
-}
-
-compile_request scale_request(const std::string &type, int factor) {
-  compile_request r;
-  r.source_path = "toy/toy.cu";
-  r.name_expressions = {"toy::scale<" + type + ", " + std::to_string(factor) + ">"};
-  r.arch = "sm_90";
-  return r;
-}
 
 std::vector<compile_request> scale_requests(int count) {
   std::vector<compile_request> out;

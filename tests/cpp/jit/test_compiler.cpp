@@ -1,6 +1,7 @@
 // The NVRTC engine on its own: in-memory templates, name expressions, the cache and batching.
 // Runs without a GPU: compiling to cubin needs only NVRTC.
 #include "catch.hpp"
+#include "toy_scale.hpp"
 
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compile_cache.hpp"
@@ -12,43 +13,10 @@
 #include <unistd.h>
 
 using namespace reducetune;
-
-namespace {
-
-constexpr const char *scale_source = R"(
-#include "toy/scale.cuh"
-namespace toy {
-template <typename T, int Factor>
-__global__ void scale(const T* in, T* out, unsigned long long n) {
-  const unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = times<T, Factor>(in[i]);
-}
-}
-)";
-
-constexpr const char *scale_header = R"(
-#pragma once
-namespace toy {
-template <typename T, int Factor> __device__ T times(T x) { return x * Factor; }
-}
-)";
-
-template_library toy_library() {
-  template_library lib;
-  lib.put("toy/toy.cu", scale_source);
-  lib.put("toy/scale.cuh", scale_header);
-  return lib;
-}
-
-compile_request scale_request(const std::string &type, int factor) {
-  compile_request r;
-  r.source_path = "toy/toy.cu";
-  r.name_expressions = {"toy::scale<" + type + ", " + std::to_string(factor) + ">"};
-  r.arch = "sm_90";
-  return r;
-}
-
-} // namespace
+using rt_test::scale_header;
+using rt_test::scale_request;
+using rt_test::scale_source;
+using rt_test::toy_library;
 
 TEST_CASE("A template instantiation compiles to a cubin with its lowered name", "[jit]") {
   compiler c(toy_library());
