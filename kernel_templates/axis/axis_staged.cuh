@@ -116,13 +116,91 @@ __device__ __forceinline__ void staged_rows(const T *__restrict__ in, T *out,
   }
 }
 
+// The per = VEC / R adjacent outputs of one vector's rows, in one store where out allows it.
+// A plain store of the vec type, not store_vec: here it comes out as one st.global.v4.u16 (8
+// bytes of bfloat16), .v2.u16 or .v4.u32 (PTX, sm_90), while store_vec's inline asm would cost
+// every load of the kernel the read-only path (ld.global.v4.u32 instead of ld.global.nc.v4.u32:
+// the compiler cannot tell what an asm statement writes).
+template <class T, unsigned per>
+__device__ __forceinline__ void store_outputs(T *o, const vec<T, per> &y, bool aligned) {
+  if (aligned) {
+    *reinterpret_cast<vec<T, per> *>(o) = y;
+    return;
+  }
+#pragma unroll
+  for (unsigned q = 0; q < per; ++q) o[q] = y.v[q];
+}
+
+// Rows of R elements, R dividing VEC, of an input aligned to a vector: every vector of a tile
+// holds per = VEC / R whole rows, so thread t reduces them from its registers, no shared
+// memory, and stores their per adjacent outputs at once. Through shared memory a bfloat16 row
+// of 2 cost two scalar shared accesses per element (PTX: 34 st.shared.u16 per thread and tile
+// at vec 8) and a 2-byte store per output, 64 bytes per warp instruction (57.6 % of the
+// H200's peak at (2^27, 2)); here a warp stores 256 contiguous bytes of them at once. The same
+// tiles and grid as staged_rows, and each row still meets its elements in k order from the
+// identity in one thread: the same bits.
+template <class T, class Op, unsigned BS, unsigned VEC, unsigned UNROLL, unsigned R>
+__device__ __forceinline__ void staged_rows_in_vectors(const T *__restrict__ in, T *out,
+                                                       unsigned long long outer) {
+  constexpr unsigned per = VEC / R;
+  constexpr unsigned rows_per_tile = staged_capacity<T, BS, VEC, UNROLL>() / R; // BS * UNROLL * per
+  const Op op{};
+  const bool out_aligned = reinterpret_cast<unsigned long long>(out) % (sizeof(T) * per) == 0;
+  for (unsigned long long row0 = static_cast<unsigned long long>(blockIdx.x) * rows_per_tile;
+       row0 < outer; row0 += static_cast<unsigned long long>(gridDim.x) * rows_per_tile) {
+    const unsigned rows = static_cast<unsigned>(min_u64(rows_per_tile, outer - row0));
+    const unsigned nvec = rows / per; // row0 is a multiple of per: whole vectors from here
+    const vec<T, VEC> *pv = reinterpret_cast<const vec<T, VEC> *>(in + row0 * R);
+    vec<T, VEC> x[UNROLL];
+#pragma unroll
+    for (unsigned u = 0; u < UNROLL; ++u)
+      if (threadIdx.x + u * BS < nvec) x[u] = pv[threadIdx.x + u * BS];
+#pragma unroll
+    for (unsigned u = 0; u < UNROLL; ++u) {
+      const unsigned i = threadIdx.x + u * BS;
+      if (i >= nvec) continue;
+      vec<T, per> y;
+#pragma unroll
+      for (unsigned q = 0; q < per; ++q) {
+        acc_t<T> acc = Op::template identity<acc_t<T>>();
+#pragma unroll
+        for (unsigned k = 0; k < R; ++k) acc = op(acc, to_acc(x[u].v[q * R + k]));
+        y.v[q] = from_acc<T>(acc);
+      }
+      store_outputs<T, per>(out + row0 + i * per, y, out_aligned);
+    }
+    // The last tile's rows after its last whole vector (fewer than per), one thread each.
+    if (threadIdx.x < rows - nvec * per) {
+      const unsigned long long row = row0 + nvec * per + threadIdx.x;
+      acc_t<T> acc = Op::template identity<acc_t<T>>();
+#pragma unroll
+      for (unsigned k = 0; k < R; ++k) acc = op(acc, to_acc(in[row * R + k]));
+      out[row] = from_acc<T>(acc);
+    }
+  }
+}
+
+// Takes the rows in vectors where r is R, R / 2, ..., 1 (the divisors of VEC) and the input
+// lies on a vector boundary; false where staged_rows must stage the tile.
+template <class T, class Op, unsigned BS, unsigned VEC, unsigned UNROLL, unsigned R = VEC>
+__device__ __forceinline__ bool staged_in_vectors(const T *__restrict__ in, T *out,
+                                                  unsigned long long outer, unsigned r) {
+  if (r == R) {
+    if (reinterpret_cast<unsigned long long>(in) % (sizeof(T) * VEC) != 0) return false;
+    staged_rows_in_vectors<T, Op, BS, VEC, UNROLL, R>(in, out, outer);
+    return true;
+  }
+  if constexpr (R > 1) return staged_in_vectors<T, Op, BS, VEC, UNROLL, R / 2>(in, out, outer, r);
+  return false;
+}
+
 template <class T, class Op, unsigned BS, unsigned VEC, unsigned UNROLL>
 __device__ __forceinline__ void staged(const T *__restrict__ in, T *out, unsigned long long outer,
                                        unsigned long long r, unsigned long long inner) {
   // r = 0: no tile of whole rows; every output the identity
   if (inner > 1 || r > staged_max_r || r == 0)
     rows_by_lanes<T, Op, BS, 1, UNROLL, 1>(in, out, outer, r, inner);
-  else
+  else if (!staged_in_vectors<T, Op, BS, VEC, UNROLL>(in, out, outer, static_cast<unsigned>(r)))
     staged_rows<T, Op, BS, VEC, UNROLL>(in, out, outer, static_cast<unsigned>(r));
 }
 
