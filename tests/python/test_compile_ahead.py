@@ -141,3 +141,32 @@ def test_proposable_values_are_those_some_selected_point_takes():
             got = {k: list(v) for k, v in
                    dict(_core.Space.proposable(s, allow_flagged, nondeterministic)).items()}
             assert got == want, (s.dtype, s.op, allow_flagged, nondeterministic)
+
+
+def test_the_later_units_first_points_lead_the_background_queue(fake_worker, cli, tmp_path):
+    """With priors of their own per size, only the first unit's first points (2^20: the run
+    goes largest first) are compiled before it starts; the other unit's lead the queue."""
+    from test_priors import FORMAT, dumps
+    from test_warm_start import BASE, OLDER, TWIN
+
+    def bucket(p: reducetune.Point) -> list[list]:
+        return [[p.variant_label, p.launch_label, 1e-6]]
+
+    table = tmp_path / "priors.json"
+    table.write_text(dumps({"format": FORMAT, "per_bucket": 3, "selection": "SYNTHETIC",
+                            "devices": [{"name": "near", "model": "near|132SM", "cc": [9, 0],
+                                         "sm_count": 132, "peak_gbps": 3352.3, "files": [],
+                                         "bests": {"tunable.float32.sum": {
+                                             str(1 << 10): bucket(TWIN),
+                                             str(1 << 20): bucket(OLDER)}}}]}))
+    code, _, err = cli("tune", "--db", tmp_path / "r.db", "--sizes", "2^10", "2^20", "--seed",
+                       "1", "--time-limit", "3", "--max-evals", "3", "--priors", table,
+                       "--json", "--quiet", *RESTRICT_ARGS)
+    assert code == 0, err
+    (worker,) = FakeWorker.instances
+    (first,) = worker.calls("precompile")
+    queued = worker.calls("compile_ahead")[0]["points"]
+    assert [point_of(p).variant_label for p in first["points"]] == [OLDER.variant_label,
+                                                                    BASE.variant_label]
+    assert point_of(queued[0]).variant_label == TWIN.variant_label
+    assert BASE.variant_label not in {point_of(p).variant_label for p in queued}

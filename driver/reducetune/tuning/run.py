@@ -102,10 +102,11 @@ def _check_units(c: TuneConfig) -> None:
 
 
 def _first_points(evaluator: Evaluator, configs: list[TuneConfig], spaces: list[Space],
-                  store: Any) -> list[Point]:
-    """What each unit measures first: its warm start (or priors), then its base preset."""
-    return [p for c, space in zip(configs, spaces, strict=True) for u in c.units()
-            for p in first_points(store, space, unit_config(c, u), [u], evaluator.device["uuid"])]
+                  store: Any) -> list[list[Point]]:
+    """What each unit measures first (its warm start or priors, then its base preset), unit by
+    unit in the run's order (unit_order)."""
+    return [first_points(store, spaces[k], unit_config(configs[k], u), [u],
+                         evaluator.device["uuid"]) for k, u in unit_order(configs)]
 
 
 def tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any = None,
