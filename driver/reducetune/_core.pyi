@@ -262,7 +262,7 @@ def precompile(points: list, arch: str = 'sm_90', threads: int = 0) -> dict:
 
 def compile_ahead(points: list | None, arch: str = 'sm_90', threads: int = 0) -> dict:
     """
-    Queues the points' variants (Points or Point.to_dict()s) for background threads that compile them into the cache evaluate() uses, replacing what still waits, and returns at once: {queued, waiting, compiled, skipped, failed, dropped, busy_s, threads} so far. An empty list drops what waits; None only reports. threads (0: one per hardware thread but one) counts at the first call only.
+    Queues the points' variants (Points or Point.to_dict()s) for background threads that compile them into the cache evaluate() uses, replacing what still waits, and returns at once: {queued, waiting, compiled, skipped, failed, dropped, busy_s, threads} so far. An empty list drops what waits; None only reports. threads (0: one per hardware thread but one, at most 16) counts at the first call only.
     """
 
 def variant_points(space: Space, allow_flagged: bool = False, nondeterministic: bool = False) -> list[Point]:

@@ -273,7 +273,7 @@ void bind_compile(nb::module_ &m) {
         "compile them into the cache evaluate() uses, replacing what still waits, and returns "
         "at once: {queued, waiting, compiled, skipped, failed, dropped, busy_s, threads} so "
         "far. An empty list drops what waits; None only reports. threads (0: one per hardware "
-        "thread but one) counts at the first call only.");
+        "thread but one, at most 16) counts at the first call only.");
   m.def("variant_points", &variant_points, nb::arg("space"), nb::arg("allow_flagged") = false,
         nb::arg("nondeterministic") = false,
         "One point per distinct variant of the space's selected valid points, in enumeration "

@@ -124,3 +124,15 @@ TEST_CASE("A thread compiles consecutive requests of one group as one program", 
   const auto n = ahead.counts();
   REQUIRE((n.compiled == 3 && n.skipped == 1));
 }
+
+TEST_CASE("By default the threads leave one hardware thread free, and are at most 16",
+          "[jit][ahead]") {
+  compiler c(toy_library());
+  compile_ahead ahead(c);
+  const unsigned hw = std::thread::hardware_concurrency();
+  const unsigned threads = ahead.counts().threads;
+  REQUIRE(threads == compile_ahead::default_threads());
+  REQUIRE(threads >= 1);
+  REQUIRE(threads <= compile_ahead::max_default_threads);
+  REQUIRE((hw <= 1 || threads == std::min(hw - 1, compile_ahead::max_default_threads)));
+}

@@ -26,10 +26,14 @@ void lower_priority(int nice) {
 
 } // namespace
 
+unsigned compile_ahead::default_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return std::clamp(hw > 1 ? hw - 1 : 1u, 1u, max_default_threads);
+}
+
 compile_ahead::compile_ahead(compiler &c, unsigned threads, int nice, unsigned chunk)
     : m_compiler(c), m_chunk(std::max(1u, chunk)) {
-  if (threads == 0) // one hardware thread left to the measuring thread and its own compiles
-    threads = std::max(1u, std::thread::hardware_concurrency() - 1);
+  if (threads == 0) threads = default_threads();
   m_counts.threads = threads;
   m_threads.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) m_threads.emplace_back([this, nice] { work(nice); });

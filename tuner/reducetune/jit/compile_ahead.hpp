@@ -39,12 +39,17 @@ struct ahead_counts {
 
 class compile_ahead {
 public:
-  // threads == 0: one per hardware thread but one. nice: added to each thread's niceness
-  // (Linux).
+  // threads == 0: default_threads(). nice: added to each thread's niceness (Linux).
   explicit compile_ahead(compiler &c, unsigned threads = 0, int nice = 10, unsigned chunk = 8);
   ~compile_ahead(); // drops what waits, finishes the compiles in progress
   compile_ahead(const compile_ahead &) = delete;
   compile_ahead &operator=(const compile_ahead &) = delete;
+
+  // One per hardware thread but one (left to the measuring thread and its own compiles), at
+  // most max_default_threads: a --devices run has a worker process per GPU on one host, and
+  // 8 of them on a 128-thread host would otherwise start 127 NVRTC threads each.
+  static constexpr unsigned max_default_threads = 16;
+  [[nodiscard]] static unsigned default_threads();
 
   // Replaces the waiting requests with these, compiled in this order.
   void queue(std::vector<compile_request> requests);

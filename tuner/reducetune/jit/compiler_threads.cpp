@@ -32,21 +32,18 @@ bool compiler::holds(const compile_request &request) {
 std::shared_ptr<const compiled_program> compiler::obtain(const compile_request &request,
                                                          bool join) {
   const std::string key = key_of(request);
-  if (auto hit = m_cache->find(key))
-    return hit;
+  if (auto hit = m_cache->find(key)) return hit;
   std::promise<std::shared_ptr<const compiled_program>> promise;
   {
     std::unique_lock lock(m_inflight_mutex);
     if (const auto it = m_inflight.find(key); it != m_inflight.end()) {
-      if (!join)
-        return nullptr;
+      if (!join) return nullptr;
       const pending_program pending = it->second;
       lock.unlock();
       ++m_joined;
       return pending.get(); // the other thread's compile_error, with its log, if it failed
     }
-    if (auto done = m_cache->peek(key))
-      return done;
+    if (auto done = m_cache->peek(key)) return done;
     m_inflight.emplace(key, promise.get_future().share());
   }
   const auto settle = [&] {
@@ -72,8 +69,7 @@ compiler::group_outcome
 compiler::compile_group_unless_busy(const std::vector<compile_request> &group) {
   group_outcome out;
   std::vector<std::string> all_keys;
-  for (const auto &r : group)
-    all_keys.push_back(key_of(r));
+  for (const auto &r : group) all_keys.push_back(key_of(r));
   std::vector<const compile_request *> mine;
   std::vector<std::string> keys;
   std::vector<std::promise<program_ptr>> promises(group.size());
@@ -92,12 +88,10 @@ compiler::compile_group_unless_busy(const std::vector<compile_request> &group) {
   }
   const auto settle = [&] {
     std::lock_guard lock(m_inflight_mutex);
-    for (const auto &k : keys)
-      m_inflight.erase(k);
+    for (const auto &k : keys) m_inflight.erase(k);
   };
   try {
-    if (!mine.empty())
-      deliver(mine, keys, promises, out);
+    if (!mine.empty()) deliver(mine, keys, promises, out);
   } catch (...) { // not NVRTC's refusal (deliver keeps those as data): out of memory, say
     settle();
     throw;
