@@ -170,3 +170,28 @@ def test_the_later_units_first_points_lead_the_background_queue(fake_worker, cli
                                                                     BASE.variant_label]
     assert point_of(queued[0]).variant_label == TWIN.variant_label
     assert BASE.variant_label not in {point_of(p).variant_label for p in queued}
+
+
+def test_the_worker_process_compiles_ahead_between_its_calls():
+    """The worker's reply comes at once; its threads go on compiling between the calls, into
+    the cache its precompile (and evaluate) then finds."""
+    from reducetune.evaluate.gpu import WorkerClient
+
+    points = _core.variant_points(space("float64", "sum", block_size=["64"], unroll=["2"],
+                                        vec=["1"]))[:3]
+    w = WorkerClient(timeout_s=300)
+    try:
+        reply = w.call("compile_ahead", points=[p.to_dict() for p in points], arch="90")
+        assert reply["ok"], reply
+        assert reply["result"]["queued"] == 3
+        end = time.monotonic() + 240
+        while True:
+            n = w.call("compile_ahead", points=None, arch="90")["result"]
+            if n["compiled"] + n["skipped"] + n["failed"] == 3 or time.monotonic() > end:
+                break
+            time.sleep(0.1)
+        assert (n["compiled"], n["failed"], n["queued"]) == (3, 0, 3)
+        again = w.call("precompile", points=[p.to_dict() for p in points], arch="90")
+        assert (again["result"]["compiled"], again["result"]["cached"]) == (0, 3)
+    finally:
+        w.close()
