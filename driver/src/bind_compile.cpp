@@ -117,6 +117,11 @@ nb::dict precompile_variants(const std::vector<variant_job> &jobs, const std::st
   auto [labels, requests] = distinct_requests(jobs, arch);
   rt::batch_options opts;
   opts.threads = threads;
+  // A few variants (a time-limited run's first unit, issue 25) spread over the threads, not one
+  // program on one thread: the first point waits for this batch. A large batch: 24 a program.
+  const unsigned workers = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  opts.max_requests_per_program = static_cast<unsigned>(std::clamp<std::size_t>(
+      (requests.size() + workers - 1) / workers, 1, opts.max_requests_per_program));
   std::vector<rt::compile_outcome> outcomes;
   double seconds = 0;
   {
