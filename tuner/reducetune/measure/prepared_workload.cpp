@@ -8,21 +8,23 @@
 
 namespace reducetune {
 
-namespace {
-
-std::shared_ptr<const host_data> generate_host_data(const workload &w) {
-  auto d = std::make_shared<host_data>();
-  d->type = w.type;
-  d->pattern = w.pattern;
-  d->product = w.op == reduce_op::prod;
-  d->seed = w.seed;
-  d->n = w.n;
-  d->bytes.reset(new unsigned char[w.n * size_of(w.type)]); // uninitialised: see host_data
-  generate_into(d->bytes.get(), w.type, w.pattern, w.op, w.n, w.seed);
-  return d;
+std::shared_ptr<host_data> make_host_data(const workload &w, std::shared_ptr<host_data> spare) {
+  const std::uint64_t need = w.n * size_of(w.type);
+  if (!spare || spare.use_count() > 1 || spare->capacity < need) {
+    spare.reset(); // the old bytes freed before the new ones are allocated
+    spare = std::make_shared<host_data>();
+    spare->bytes.reset(new unsigned char[need]); // uninitialised: see host_data
+    spare->capacity = need;
+  }
+  spare->type = w.type;
+  spare->pattern = w.pattern;
+  spare->product = w.op == reduce_op::prod;
+  spare->seed = w.seed;
+  spare->n = 0; // serves nothing while it is being generated (generate_into may throw)
+  generate_into(spare->bytes.get(), w.type, w.pattern, w.op, w.n, w.seed);
+  spare->n = w.n;
+  return spare;
 }
-
-} // namespace
 
 bool host_data::serves(const workload &w) const noexcept {
   // A product's data depends on n (its sparse factors are spaced by n / 64): exact n only.
@@ -31,8 +33,7 @@ bool host_data::serves(const workload &w) const noexcept {
          (product ? w.n == n : w.n <= n);
 }
 
-prepared_workload::prepared_workload(const workload &w)
-    : prepared_workload(w, generate_host_data(w)) {
+prepared_workload::prepared_workload(const workload &w) : prepared_workload(w, make_host_data(w)) {
 }
 
 prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const host_data> data)
@@ -105,10 +106,7 @@ prepared_workload &evaluation_cache::workload_for(const workload &w) {
     m_workload = std::make_unique<prepared_workload>(w, m_data, std::move(*before));
   } else if (!m_workload || !m_workload->holds(w)) {
     m_workload.reset(); // free the old input before allocating the new one
-    if (!m_data || !m_data->serves(w)) {
-      m_data.reset(); // likewise the old host data
-      m_data = generate_host_data(w);
-    }
+    if (!m_data || !m_data->serves(w)) m_data = make_host_data(w, std::move(m_data));
     m_workload = std::make_unique<prepared_workload>(w, m_data);
   }
   return *m_workload;
