@@ -3,6 +3,7 @@
 // point.
 #include "catch.hpp"
 
+#include "reducetune/verify/exact_sum.hpp"
 #include "reducetune/verify/patterns.hpp"
 #include "reducetune/verify/reference.hpp"
 
@@ -231,11 +232,19 @@ TEMPLATE_TEST_CASE("float sums over chunks are the exact sums rounded once to lo
 TEST_CASE("an exactly rounded sum is closer than a compensated one where the compensation rounds",
           "[verify][reference]") {
   // 2^64 + 1 + 2^-70: a long double's ulp at 2^64 is 2, so the nearest is 2^64 + 2. Neumaier's
-  // compensation (1 + 2^-70 in long double) rounds to 1 and the tie 2^64 + 1 goes to 2^64.
-  const std::vector<double> data{0x1p64, 1.0, 0x1p-70};
+  // compensation (1 + 2^-70 in long double) rounds to 1 and the tie 2^64 + 1 goes to 2^64, as
+  // the reference of one chunk or less still computes it; past a chunk the sum is exact.
+  std::vector<double> data{0x1p64, 1.0, 0x1p-70};
+  CHECK(reference_float(reduce_op::sum, std::span<const double>(data)).value == 0x1p64L);
+  data.resize((1U << 20) + 1, 0.0);
   CHECK(reference_float(reduce_op::sum, std::span<const double>(data)).value == 0x1p64L + 2);
-  const std::vector<double> tie{0x1p64, 1.0};
-  CHECK(reference_float(reduce_op::sum, std::span<const double>(tie)).value == 0x1p64L);
+  exact_sum<double> tie;
+  tie.add(0x1p64);
+  tie.add(1.0);
+  CHECK(tie.value() == 0x1p64L); // to even
+  tie.add(-0x1p-70);
+  CHECK(tie.value() == 0x1p64L);         // below the tie
+  CHECK(tie.abs_value() == 0x1p64L + 2); // above it
 }
 
 TEMPLATE_TEST_CASE("a float sum over chunks sees infinities and NaN in any chunk",

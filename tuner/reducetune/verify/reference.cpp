@@ -5,6 +5,7 @@
 #include "reducetune/verify/exact_sum.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -29,60 +30,118 @@ template <class T> T integer_prod(std::span<const T> data) {
   return static_cast<T>(acc);
 }
 
-// One thread's share of a float sum: the exact sum of its finite values, and what it saw of
-// the others.
-template <class T> struct sum_part {
-  exact_sum<T> finite;
+// What a float sum found: Σx and Σ|x| in long double, the exponent q of the lowest set bit of
+// every finite input (each a multiple of 2^q), and the special values seen.
+struct sum_found {
+  long double value = 0, abs_sum = 0;
+  int q = INT_MAX;
   bool nan = false, pos_inf = false, neg_inf = false;
 };
 
 // T is the accumulator (float or double), E the element: T itself, or a half type whose values
 // float holds exactly (the reference of its float32 accumulator, without a widened copy).
-template <class T, class E> void add_to(sum_part<T> &part, std::span<const E> data) {
-  for (const E e : data) {
-    const T x = static_cast<T>(e);
-    if (part.finite.add(x)) continue;
-    if (std::isnan(x))
-      part.nan = true;
-    else
-      (x > 0 ? part.pos_inf : part.neg_inf) = true;
-  }
+// Returns false for a finite x, else records it.
+template <class T> bool special_seen(T x, sum_found &found) {
+  if (std::isfinite(x)) return false;
+  if (std::isnan(x))
+    found.nan = true;
+  else
+    (x > 0 ? found.pos_inf : found.neg_inf) = true;
+  return true;
 }
 
+// Exponent of the lowest set bit of a finite non-zero x: x is an integer multiple of 2^result.
+// Read off the IEEE bits (exponent field, mantissa with its implicit bit, trailing zeros) in
+// constant time: the loop over long double halvings it replaces cost ~150 ns per element,
+// minutes for a 2^30-element reference.
+template <class T> int lowest_bit_exponent(T x) {
+  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  constexpr int mantissa_bits = std::numeric_limits<T>::digits - 1; // 23 or 52
+  constexpr int bias = std::numeric_limits<T>::max_exponent - 1;    // 127 or 1023
+  constexpr int exponent_bits = static_cast<int>(8 * sizeof(T)) - 1 - mantissa_bits;
+  const U bits = std::bit_cast<U>(x);
+  const U fraction = bits & ((U{1} << mantissa_bits) - 1);
+  const int field = static_cast<int>((bits >> mantissa_bits) & ((U{1} << exponent_bits) - 1));
+  const U mantissa = field == 0 ? fraction : (fraction | (U{1} << mantissa_bits)); // subnormal
+  const int exponent = (field == 0 ? 1 : field) - bias;
+  return exponent - mantissa_bits + std::countr_zero(mantissa);
+}
+
+// One chunk or less, on this thread: Neumaier's compensated sum in long double, as the
+// reference always was there. Why not the exact sum: its bins (80 KiB for double) and their
+// rounding cost microseconds, where an axis problem checks millions of rows of a few elements.
+template <class T, class E> sum_found compensated_sum(std::span<const E> data) {
+  sum_found found;
+  long double compensation = 0;
+  for (const E element : data) {
+    const T x = static_cast<T>(element);
+    if (special_seen(x, found)) continue;
+    const long double v = x, t = found.value + v;
+    // Neumaier: keep the low-order part lost by each addition, whichever operand is larger.
+    compensation +=
+        std::fabs(found.value) >= std::fabs(v) ? (found.value - t) + v : (v - t) + found.value;
+    found.value = t;
+    found.abs_sum += std::fabs(v);
+    if (x != 0) found.q = std::min(found.q, lowest_bit_exponent(x));
+  }
+  found.value += compensation;
+  return found;
+}
+
+// One thread's share of a longer sum: the exact sum of its finite values, and the others seen.
+template <class T> struct sum_part {
+  exact_sum<T> finite;
+  sum_found special;
+};
+
 // The exact sum (verify/exact_sum.hpp) over chunks on the machine's threads, one part per
-// thread, the parts merged in any order: the same value on every machine. One thread's
-// sequential compensated sum in long double took ~2 s for 2^28 float32 on an H200's host.
-template <class T, class E> float_reference float_sum(std::span<const E> data) {
+// thread, the parts merged in any order, rounded once: the same value on every machine, never
+// further from the exact one than the compensated sum. That one, on one thread, took ~2 s for
+// 2^28 float32 on an H200's host, ~8 s for 2^30.
+template <class T, class E> sum_found exact_over_chunks(std::span<const E> data) {
   std::vector<sum_part<T>> parts(chunk_threads(data.size()));
   for_each_chunk_by_worker(data.size(), [&](std::uint64_t worker, std::uint64_t,
                                             std::uint64_t begin, std::uint64_t end) {
-    add_to(parts[worker], data.subspan(begin, end - begin));
+    sum_part<T> &part = parts[worker];
+    for (const E element : data.subspan(begin, end - begin)) {
+      const T x = static_cast<T>(element);
+      if (!part.finite.add(x)) special_seen(x, part.special);
+    }
   });
   sum_part<T> &all = parts[0];
   for (std::size_t k = 1; k < parts.size(); ++k) {
     all.finite.merge(parts[k].finite);
-    all.nan = all.nan || parts[k].nan;
-    all.pos_inf = all.pos_inf || parts[k].pos_inf;
-    all.neg_inf = all.neg_inf || parts[k].neg_inf;
+    all.special.nan = all.special.nan || parts[k].special.nan;
+    all.special.pos_inf = all.special.pos_inf || parts[k].special.pos_inf;
+    all.special.neg_inf = all.special.neg_inf || parts[k].special.neg_inf;
   }
+  sum_found found = all.special;
+  found.value = all.finite.value();
+  found.abs_sum = all.finite.abs_value();
+  found.q = all.finite.lowest_bit();
+  return found;
+}
+
+template <class T, class E> float_reference float_sum(std::span<const E> data) {
+  const sum_found found =
+      data.size() <= chunk_elements ? compensated_sum<T>(data) : exact_over_chunks<T>(data);
   float_reference r;
   r.count = data.size();
-  r.value = all.finite.value();
-  r.abs_sum = all.finite.abs_value();
-  r.has_nan = all.nan;
-  if (r.has_nan || (all.pos_inf && all.neg_inf))
+  r.value = found.value;
+  r.abs_sum = found.abs_sum;
+  r.has_nan = found.nan;
+  if (r.has_nan || (found.pos_inf && found.neg_inf))
     r.special = special_result::nan;
-  else if (all.pos_inf)
+  else if (found.pos_inf)
     r.special = special_result::pos_inf;
-  else if (all.neg_inf)
+  else if (found.neg_inf)
     r.special = special_result::neg_inf;
   // Every partial sum of any order is an integer multiple of 2^q of magnitude ≤ Σ|x|, hence
-  // representable in T (p = digits) when Σ|x| ≤ 2^(q+p): no addition ever rounds. abs_sum is
-  // Σ|x| rounded to nearest, and a multiple of 2^q above 2^(q+p) is at least 2^-p above it,
-  // far more than a long double's rounding: the comparison is the exact one.
-  const int q = all.finite.lowest_bit();
+  // representable in T (p = digits) when Σ|x| ≤ 2^(q+p): no addition ever rounds. (The exact
+  // sum's Σ|x| is rounded to nearest, and a multiple of 2^q above 2^(q+p) is at least 2^-p
+  // above it, far more than a long double's rounding: the comparison is the exact one.)
   r.exact_in_any_order =
-      q == INT_MAX || r.abs_sum <= std::ldexp(1.0L, q + std::numeric_limits<T>::digits);
+      found.q == INT_MAX || r.abs_sum <= std::ldexp(1.0L, found.q + std::numeric_limits<T>::digits);
   return r;
 }
 
