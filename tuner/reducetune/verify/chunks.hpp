@@ -27,10 +27,11 @@ inline constexpr std::uint64_t chunk_elements = 1ULL << 20;
       {chunks_of(n), 16, std::max(1U, std::thread::hardware_concurrency())});
 }
 
-// fn(worker, c, begin, end) for each chunk c of [0, n), worker < chunk_threads(n) naming the
-// thread that runs it: where the chunks' results combine in any order (an exact sum), each
-// thread keeps one. fn must not throw.
-template <class Fn> void for_each_chunk_by_worker(std::uint64_t n, Fn fn) {
+// fn(worker, c, begin, end) for each chunk c of [0, n), on up to `workers` threads, worker <
+// workers naming the thread that runs it: where the chunks' results combine in any order (an
+// exact sum), each thread keeps one (the caller's count, chunk_threads(n) read once, sizes
+// them). fn must not throw.
+template <class Fn> void for_each_chunk_by_worker(std::uint64_t n, std::uint64_t workers, Fn fn) {
   const std::uint64_t chunks = chunks_of(n);
   std::atomic<std::uint64_t> next{0};
   auto work = [&](std::uint64_t worker) {
@@ -39,7 +40,7 @@ template <class Fn> void for_each_chunk_by_worker(std::uint64_t n, Fn fn) {
   };
   std::vector<std::thread> pool;
   try {
-    for (std::uint64_t k = 1; k < chunk_threads(n); ++k) pool.emplace_back(work, k);
+    for (std::uint64_t k = 1; k < workers; ++k) pool.emplace_back(work, k);
   } catch (const std::system_error &) { // no more threads: the ones started do the rest
   }
   work(0);
@@ -49,8 +50,9 @@ template <class Fn> void for_each_chunk_by_worker(std::uint64_t n, Fn fn) {
 // fn(c, begin, end) for each chunk c of [0, n), on up to 16 threads (this one included); fn
 // must not throw.
 template <class Fn> void for_each_chunk(std::uint64_t n, Fn fn) {
-  for_each_chunk_by_worker(n, [&fn](std::uint64_t, std::uint64_t c, std::uint64_t begin,
-                                    std::uint64_t end) { fn(c, begin, end); });
+  for_each_chunk_by_worker(n, chunk_threads(n),
+                           [&fn](std::uint64_t, std::uint64_t c, std::uint64_t begin,
+                                 std::uint64_t end) { fn(c, begin, end); });
 }
 
 } // namespace reducetune

@@ -100,14 +100,15 @@ template <class T> struct sum_part {
 // 2^28 float32 on an H200's host, ~8 s for 2^30.
 template <class T, class E> sum_found exact_over_chunks(std::span<const E> data) {
   std::vector<sum_part<T>> parts(chunk_threads(data.size()));
-  for_each_chunk_by_worker(data.size(), [&](std::uint64_t worker, std::uint64_t,
-                                            std::uint64_t begin, std::uint64_t end) {
-    sum_part<T> &part = parts[worker];
-    for (const E element : data.subspan(begin, end - begin)) {
-      const T x = static_cast<T>(element);
-      if (!part.finite.add(x)) special_seen(x, part.special);
-    }
-  });
+  for_each_chunk_by_worker(
+      data.size(), parts.size(),
+      [&](std::uint64_t worker, std::uint64_t, std::uint64_t begin, std::uint64_t end) {
+        sum_part<T> &part = parts[worker];
+        for (const E element : data.subspan(begin, end - begin)) {
+          const T x = static_cast<T>(element);
+          if (!part.finite.add(x)) special_seen(x, part.special);
+        }
+      });
   sum_part<T> &all = parts[0];
   for (std::size_t k = 1; k < parts.size(); ++k) {
     all.finite.merge(parts[k].finite);
