@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <future>
 
 namespace reducetune {
 
@@ -36,14 +37,37 @@ bool host_data::serves(const workload &w) const noexcept {
 prepared_workload::prepared_workload(const workload &w) : prepared_workload(w, make_host_data(w)) {
 }
 
-prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const host_data> data)
-    : m_spec(w), m_host(std::move(data)), m_reference(w.type, w.op, m_host->bytes.get(), w.n) {
-  if (!m_host->serves(w))
+namespace {
+
+std::shared_ptr<const host_data> serving(std::shared_ptr<const host_data> data, const workload &w) {
+  if (!data || !data->serves(w)) // before any reference reads past its bytes
     throw invalid_configuration("prepared_workload: the host data does not hold this workload");
-  const std::size_t bytes = (w.n + w.offset_elements) * size_of(w.type);
-  const std::size_t k = copies_for(bytes);
-  for (std::size_t i = 0; i < k; ++i) m_inputs.emplace_back(bytes);
-  restore_input();
+  return data;
+}
+
+// w's reference computed on other threads (verify/chunks.hpp) while `upload` runs on this one.
+// Why: a copy from pageable memory keeps one core busy for seconds at 2^30 (the CUDA driver
+// stages it), and the reference's threads read the same host bytes meanwhile; one after the
+// other, a unit's preparation was their sum. If upload throws, the reference is waited for.
+template <class Upload>
+prepared_reference reference_beside(const workload &w, const host_data &d, Upload upload) {
+  auto reference = std::async(std::launch::async, [&w, &d] {
+    return prepared_reference(w.type, w.op, d.bytes.get(), w.n);
+  });
+  upload();
+  return reference.get();
+}
+
+} // namespace
+
+prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const host_data> data)
+    : m_spec(w), m_host(serving(std::move(data), w)),
+      m_reference(reference_beside(w, *m_host, [this] {
+        const std::size_t bytes = (m_spec.n + m_spec.offset_elements) * size_of(m_spec.type);
+        const std::size_t k = copies_for(bytes);
+        for (std::size_t i = 0; i < k; ++i) m_inputs.emplace_back(bytes);
+        restore_input();
+      })) {
 }
 
 prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const host_data> data,
