@@ -38,6 +38,33 @@ __host__ __device__ constexpr row_split split_row(unsigned long long r, unsigned
   return {ceil_div(r, s), ceil_div(r, ceil_div(r, s))};
 }
 
+// One vector load of V elements at p (aligned to sizeof(T) * V) through the read-only path
+// (ld.global.nc): a kernel that stores with store_vec's inline asm loses it on every plain
+// load, since the compiler cannot tell what the asm writes (PTX: ld.global.v2.f32 in the
+// column tiles that store their outputs, ld.global.nc.v2.f32 in those that store partials).
+template <class T, int V> __device__ __forceinline__ vec<T, V> load_vec_nc(const T *p) {
+  constexpr unsigned bytes = sizeof(T) * V;
+  vec<T, V> x;
+  if constexpr (bytes == 16 && sizeof(T) == 8) {
+    const ulonglong2 w = __ldg(reinterpret_cast<const ulonglong2 *>(p));
+    memcpy(&x, &w, bytes);
+  } else if constexpr (bytes == 16) {
+    const uint4 w = __ldg(reinterpret_cast<const uint4 *>(p));
+    memcpy(&x, &w, bytes);
+  } else if constexpr (bytes == 8) {
+    const uint2 w = __ldg(reinterpret_cast<const uint2 *>(p));
+    memcpy(&x, &w, bytes);
+  } else if constexpr (bytes == 4) {
+    const unsigned w = __ldg(reinterpret_cast<const unsigned *>(p));
+    memcpy(&x, &w, bytes);
+  } else {
+    static_assert(bytes == 2, "a 2- to 16-byte vector");
+    const unsigned short w = __ldg(reinterpret_cast<const unsigned short *>(p));
+    memcpy(&x, &w, bytes);
+  }
+  return x;
+}
+
 // One vector store of y at p (aligned to sizeof(T) * V), written in PTX. Assigning the vec
 // struct, or a uint4 made of its bytes, came out as V (or 4) scalar stores (st.global.f32 four
 // times for vec<float, 4>, st.global.u16 for bfloat16), which split every lane's write into

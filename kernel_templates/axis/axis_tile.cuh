@@ -36,7 +36,7 @@ __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned l
     for (unsigned u = 0; u < UNROLL; ++u) {
       const T *row = q + u * step;
       if constexpr (Vector)
-        x[u] = *reinterpret_cast<const vec<T, VEC> *>(row);
+        x[u] = load_vec_nc<T, VEC>(row);
       else
 #pragma unroll
         for (unsigned e = 0; e < VEC; ++e) x[u].v[e] = load_or_identity<T, Op>(row, e, columns);
@@ -53,7 +53,7 @@ __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned l
     if (k + u * W < cnt) {
       const T *row = q + u * step;
       if constexpr (Vector) {
-        const vec<T, VEC> x = *reinterpret_cast<const vec<T, VEC> *>(row);
+        const vec<T, VEC> x = load_vec_nc<T, VEC>(row);
 #pragma unroll
         for (unsigned e = 0; e < VEC; ++e) acc[e] = op(acc[e], to_acc(x.v[e]));
       } else {
