@@ -72,10 +72,17 @@ prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const ho
 
 prepared_workload::prepared_workload(const workload &w, std::shared_ptr<const host_data> data,
                                      prepared_workload &&before)
-    : m_spec(w), m_host(std::move(data)), m_inputs(std::move(before.m_inputs)),
+    : m_spec(w), m_host(serving(std::move(data), w)), m_inputs(take_inputs(before, w)),
       m_reference(w.type, w.op, m_host->bytes.get(), w.n) {
-  if (!m_host->serves(w) || !before.input_serves(w))
+}
+
+std::vector<device_buffer> prepared_workload::take_inputs(prepared_workload &before,
+                                                          const workload &w) {
+  // Asked before the move: after it, before.copies() is 0 and no w is served (399a387 asked
+  // after, and every reuse threw: in a tune, CUB's first call of each unit failed).
+  if (!before.input_serves(w))
     throw invalid_configuration("prepared_workload: the device input is not this workload's");
+  return std::move(before.m_inputs);
 }
 
 std::size_t prepared_workload::copies_for(std::uint64_t input_bytes) noexcept {

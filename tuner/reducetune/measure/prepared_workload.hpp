@@ -88,6 +88,10 @@ public:
   [[nodiscard]] verdict check(const void *result, const tolerance_options &options);
 
 private:
+  // before's copies, once they are known to hold w's input (input_serves asks before's own
+  // copy count, so it is asked before they move).
+  static std::vector<device_buffer> take_inputs(prepared_workload &before, const workload &w);
+
   workload m_spec;
   std::shared_ptr<const host_data> m_host;
   std::vector<device_buffer> m_inputs;
