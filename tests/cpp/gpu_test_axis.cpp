@@ -65,14 +65,21 @@ struct loaded_preset {
   std::unique_ptr<loaded_module> module;
 };
 
-// Every preset of the space, compiled in one batch and loaded.
+// Every preset of the space that is valid for its type, compiled in one batch and loaded. A
+// preset may be refused only for a vector load past 16 bytes (staged_short_rows_vec8 loads 8
+// elements: a 2-byte type's preset), never for a 2-byte type itself.
 std::vector<loaded_preset> load_presets(const search_space &s) {
   gpu_context &g = context();
   std::vector<compile_request> requests;
   std::vector<loaded_preset> out;
   for (const auto &pp : s.presets()) {
-    INFO(pp.name);
-    REQUIRE(s.check(pp.point, pp.launch).ok());
+    const check_result valid = s.check(pp.point, pp.launch);
+    INFO(pp.name << ": " << valid.reasons());
+    if (!valid) {
+      REQUIRE(size_of(s.type()) > 2);
+      REQUIRE(valid.reasons().find("a vector load is at most 16 bytes") != std::string::npos);
+      continue;
+    }
     requests.push_back(request_for(g.axis, pp.point, g.limits.arch));
     out.push_back({pp.name, point{pp.point, pp.launch}, nullptr});
   }
