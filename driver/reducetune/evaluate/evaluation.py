@@ -73,12 +73,20 @@ class StoreContext:
                                         "samples_s": samples, "gbps": ceiling / 1e9})
 
     def cub_gbps(self, evaluator: Evaluator, w: dict[str, Any], gpu: bool) -> float | None:
+        """CUB's GB/s for this workload; None where it is not known (cub_baseline)."""
+        return self.cub_baseline(evaluator, w, gpu)[0]
+
+    def cub_baseline(self, evaluator: Evaluator, w: dict[str, Any],
+                     gpu: bool) -> tuple[float | None, str | None]:
         """CUB's GB/s for this workload (from the store, else measured, and recorded when
-        measured on a GPU). None for a shape other than the whole array: CUB's DeviceReduce
-        reduces a whole array, and no axis baseline is measured here (the axis benchmark
-        runs DeviceSegmentedReduce)."""
+        measured on a GPU), and why it failed where it was measured and failed (None
+        otherwise): a unit whose CUB call fails has no x CUB, and the run says so rather
+        than going on silently (a reuse bug in 399a387 failed CUB for 120 of 132 units of an
+        H200 tune unseen). (None, None) for a shape other than the whole array: CUB's
+        DeviceReduce reduces a whole array, and no axis baseline is measured here (the axis
+        benchmark runs DeviceSegmentedReduce)."""
         if (w.get("outer", 1), w.get("inner", 1)) != (1, 1):
-            return None
+            return None, None
         store = self.store
         found = store.find_baseline(self.device_id, w, "cub") if store is not None else None
         if found is None:
@@ -86,9 +94,11 @@ class StoreContext:
             if found and found.get("status") == "ok" and store is not None and gpu:
                 store.record_baseline({**self.key(), **w, "kind": "cub",
                                        "samples_s": found["samples_s"], "gbps": found["gbps"]})
-        if not found or found.get("status", "ok") != "ok":
-            return None
-        return float(found["gbps"])
+        if not found:
+            return None, None
+        if found.get("status", "ok") != "ok":
+            return None, (found.get("reason") or found.get("kind") or str(found.get("status")))
+        return float(found["gbps"]), None
 
 
 class Evaluation:

@@ -146,6 +146,7 @@ class SizeResult:
     # the same as best unless the run admits nondeterministic points.
     best_deterministic: dict[str, Any] | None = None
     cub_gbps: float | None = None
+    cub_failure: str | None = None  # why CUB's call failed, where it was measured and failed
     evaluated: int = 0  # points measured (GPU) or copied from a recording, and stored
     not_recorded: int = 0  # replayed points the recording lacks: not measured, not stored
     served: int = 0  # points taken from the database instead

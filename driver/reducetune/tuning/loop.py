@@ -12,6 +12,7 @@ median time, or FAIL with the reason. The budget (tuning/budget.py) says when a 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -141,7 +142,10 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     result = SizeResult(n)
     gpu = evaluator.live  # measured now (CUB recorded), not replayed from a recording
     evaluator.set_sampling(config.sampling())  # before CUB: both are measured alike
-    result.cub_gbps = ctx.cub_gbps(evaluator, w, gpu)
+    result.cub_gbps, result.cub_failure = ctx.cub_baseline(evaluator, w, gpu)
+    if result.cub_failure:
+        print(f"reducetune tune: CUB failed on {config.dtype} {config.op} n={n}: "
+              f"{result.cub_failure}; this unit has no x CUB", file=sys.stderr)
     if ceiling is None and config.target_pct is not None:
         ceiling = evaluator.ceiling_bytes_per_s()
 
