@@ -14,7 +14,8 @@
 # AXIS_PROTOCOL=0 (the chosen point not measured in the tuner's protocol), AXIS_TRANSFER (another GPU's
 # axis.json, a file in the working tree: its best point of each shape is timed beside this
 # run's, issue 26 item 7), AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and
-# AXIS_BENCH_TIMEOUT (seconds, default 520).
+# AXIS_BENCH_TIMEOUT (seconds, default 520), REDUCETUNE_COMMIT (the commit axis.md and axis.json
+# name: the GPU machine's copy of the tree has no .git; pass $(git rev-parse --short HEAD)).
 # Time: the tune screens its candidates (a few calls each; one far slower than the fastest gets
 # one) and times only the close ones in rounds, and a far slower peer (CUB's segmented reduce
 # over 2^27 rows of 2: 150-220 ms a call on an H100) gets 3 samples. 2026-11-26 (H200, before
