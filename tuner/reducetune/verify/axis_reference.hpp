@@ -43,6 +43,10 @@ public:
   [[nodiscard]] const problem &of() const noexcept { return m_problem; }
 
 private:
+  [[nodiscard]] axis_verdict check_range(const unsigned char *results, std::uint64_t begin,
+                                         std::uint64_t end, std::size_t max_reported,
+                                         const tolerance_options &options) const;
+
   problem m_problem;
   std::vector<prepared_reference> m_outputs; // output o * inner + i
 };

@@ -47,11 +47,14 @@ template <class T>
 class prepared_reference {
 public:
   prepared_reference(dtype t, reduce_op op, const void *data, std::size_t n);
+  // An empty one, to be assigned: axis_reference sizes its outputs first, then fills them on
+  // the chunk threads (verify/chunks.hpp).
+  prepared_reference() = default;
   [[nodiscard]] verdict check(const void *got, tolerance_options options = {}) const;
 
 private:
-  dtype m_type;
-  reduce_op m_op;
+  dtype m_type = dtype::float32;
+  reduce_op m_op = reduce_op::sum;
   long long m_integer = 0;    // int32 / int64: the exact result
   float_reference m_float{};  // float32 / float64; float16 / bfloat16 widened to float32
 };
