@@ -6,6 +6,8 @@
 #include "reducetune/verify/axis_reference.hpp"
 #include "reducetune/verify/chunks.hpp"
 #include "reducetune/verify/patterns.hpp"
+#include "reducetune/verify/types.hpp"
+#include "reducetune/verify/verify.hpp"
 
 #include <cstdint>
 #include <string>
@@ -93,4 +95,33 @@ TEST_CASE("axis verdicts over several chunks of outputs are those of one pass", 
     CHECK(two.failures ==
           std::vector<std::string>(expected.failures.begin(), expected.failures.begin() + 2));
   }
+}
+
+TEST_CASE("a check that leaves passes undescribed judges as the full one", "[verify]") {
+  // Float and half types, every operator, a right result and a wrong one: the same ok,
+  // tolerance, error and reason; failures described the same; passes left without expected
+  // and got. Rows of 1000 ones: every result is exact (sum 1000, others 1) in every type.
+  const dtype t = GENERATE(dtype::float32, dtype::float64, dtype::float16, dtype::bfloat16);
+  const reduce_op op = GENERATE(reduce_op::sum, reduce_op::min, reduce_op::max, reduce_op::prod);
+  visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    const std::vector<T> in(1000, T(1.0));
+    const prepared_reference reference(t, op, in.data(), in.size());
+    const T right(op == reduce_op::sum ? 1000.0 : 1.0);
+    bool passed = false, failed = false;
+    for (const T got : {right, T(0.0)}) {
+      const verdict full = reference.check(&got);
+      const verdict quiet = reference.check(&got, {}, false);
+      CHECK(quiet.ok == full.ok);
+      CHECK(quiet.tolerance == full.tolerance);
+      CHECK(quiet.error == full.error);
+      CHECK(quiet.reason == full.reason);
+      CHECK(quiet.expected == (full.ok ? "" : full.expected));
+      CHECK(quiet.got == (full.ok ? "" : full.got));
+      CHECK(!full.expected.empty());
+      (full.ok ? passed : failed) = true;
+    }
+    CHECK(passed); // both kinds of verdict were compared
+    CHECK(failed);
+  });
 }
