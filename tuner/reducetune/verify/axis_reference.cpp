@@ -46,29 +46,33 @@ prepared_reference output_reference(const problem &p, const T *data, std::uint64
 
 } // namespace
 
-// Every output's reference, in place, on the chunk threads (verify/chunks.hpp): one thread took
-// ~9 s for 2^26 rows of 2 (issue 26). Rows over 2^20 elements start threads of their own, but
-// then there are fewer than 2^20 outputs, one chunk, run on this thread.
+// Every output's reference on the chunk threads (verify/chunks.hpp): one thread took 74.6 s for
+// 2^27 float32 rows of 2 on the build machine (issue 26). Rows over 2^20 elements start threads
+// of their own, but then there are fewer than 2^20 outputs: one chunk, run on this thread.
 axis_reference::axis_reference(const problem &p, const void *in) : m_problem(p) {
   validate(p);
-  m_outputs.resize(p.outputs());
+  m_chunks.resize(chunks_of(p.outputs()));
   visit_dtype(p.type, [&](auto zero) {
     using T = decltype(zero);
     const T *data = static_cast<const T *>(in);
-    for_each_chunk(m_outputs.size(), [&](std::uint64_t, std::uint64_t begin, std::uint64_t end) {
-      for (std::uint64_t j = begin; j < end; ++j) m_outputs[j] = output_reference(p, data, j);
+    for_each_chunk(p.outputs(), [&](std::uint64_t c, std::uint64_t begin, std::uint64_t end) {
+      std::vector<prepared_reference> &chunk = m_chunks[c];
+      chunk.reserve(end - begin);
+      for (std::uint64_t j = begin; j < end; ++j) chunk.push_back(output_reference(p, data, j));
     });
   });
 }
 
-// Outputs [begin, end) checked, their failures counted and the first max_reported described.
-axis_verdict axis_reference::check_range(const unsigned char *results, std::uint64_t begin,
-                                         std::uint64_t end, std::size_t max_reported,
+// Chunk c's outputs, from output `begin`, checked: their failures counted and the first
+// max_reported described.
+axis_verdict axis_reference::check_chunk(const unsigned char *results, std::uint64_t c,
+                                         std::uint64_t begin, std::size_t max_reported,
                                          const tolerance_options &options) const {
   axis_verdict out;
   const std::size_t bytes = options.float32_output ? sizeof(float) : size_of(m_problem.type);
-  for (std::uint64_t j = begin; j < end; ++j) {
-    const verdict v = m_outputs[j].check(results + j * bytes, options, false);
+  const std::vector<prepared_reference> &chunk = m_chunks[c];
+  for (std::uint64_t j = begin; j < begin + chunk.size(); ++j) {
+    const verdict v = chunk[j - begin].check(results + j * bytes, options, false);
     if (v.ok) continue;
     ++out.failed;
     if (out.failures.size() < max_reported)
@@ -81,17 +85,17 @@ axis_verdict axis_reference::check_range(const unsigned char *results, std::uint
 }
 
 // The outputs' chunks checked on the chunk threads, their verdicts merged in chunk order: the
-// same count and the same first failures as one pass. One thread took ~50 s for 2^26 outputs
-// (each verdict prints its expected and got values).
+// same count and the same first failures as one pass. One thread took 93.6 s for 2^27 outputs
+// on the build machine, most of it printing each passing verdict's expected and got values.
 axis_verdict axis_reference::check(const void *got, std::size_t max_reported,
                                    tolerance_options options) const {
   const auto *results = static_cast<const unsigned char *>(got);
-  std::vector<axis_verdict> parts(chunks_of(m_outputs.size()));
-  for_each_chunk(m_outputs.size(), [&](std::uint64_t c, std::uint64_t begin, std::uint64_t end) {
-    parts[c] = check_range(results, begin, end, max_reported, options);
+  std::vector<axis_verdict> parts(m_chunks.size());
+  for_each_chunk(m_problem.outputs(), [&](std::uint64_t c, std::uint64_t begin, std::uint64_t) {
+    parts[c] = check_chunk(results, c, begin, max_reported, options);
   });
   axis_verdict out;
-  out.outputs = m_outputs.size();
+  out.outputs = m_problem.outputs();
   for (axis_verdict &part : parts) {
     out.failed += part.failed;
     for (std::string &f : part.failures)

@@ -47,9 +47,6 @@ template <class T>
 class prepared_reference {
 public:
   prepared_reference(dtype t, reduce_op op, const void *data, std::size_t n);
-  // An empty one, to be assigned: axis_reference sizes its outputs first, then fills them on
-  // the chunk threads (verify/chunks.hpp).
-  prepared_reference() = default;
   // describe_passes false: a float result that passes gets no expected and got strings (the
   // same ok, tolerance, error and reason); printing them was most of an axis check of 2^27
   // outputs (issue 26). Failures are always described.
@@ -57,8 +54,8 @@ public:
                               bool describe_passes = true) const;
 
 private:
-  dtype m_type = dtype::float32;
-  reduce_op m_op = reduce_op::sum;
+  dtype m_type;
+  reduce_op m_op;
   long long m_integer = 0;    // int32 / int64: the exact result
   float_reference m_float{};  // float32 / float64; float16 / bfloat16 widened to float32
 };
