@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from reducetune.benchmarks import _provenance
 from reducetune.benchmarks._provenance import reducetune_commit
 
 
@@ -14,16 +15,30 @@ def test_the_variable_names_the_commit_where_set(monkeypatch):
     assert reducetune_commit() == "23a5ecd"
 
 
-def test_without_the_variable_the_tree_is_asked(monkeypatch):
+def test_without_the_variable_only_the_packages_own_tree_is_asked(monkeypatch):
+    # imported from the source tree: its commit; installed elsewhere (inside another
+    # repository, such as a pyenv checkout, or none): "unknown", never a foreign commit
     monkeypatch.delenv("REDUCETUNE_COMMIT", raising=False)
-    root = Path(__file__).resolve().parents[2]
-    git = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=7", "HEAD"],
-                         capture_output=True, text=True, check=False)
+    root = Path(_provenance.__file__).resolve().parents[3]
+    top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                         capture_output=True, text=True, check=False).stdout.strip()
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=7", "HEAD"],
+                          capture_output=True, text=True, check=False).stdout.strip()
     got = reducetune_commit()
-    if git.returncode == 0:
-        assert got.startswith(git.stdout.strip()[:7]) or git.stdout.strip()[:7] in got
+    if top == str(root) and head:
+        assert head[:7] in got
     else:
         assert got == "unknown"
+
+
+def test_a_package_inside_another_repository_is_unknown(monkeypatch, tmp_path):
+    monkeypatch.delenv("REDUCETUNE_COMMIT", raising=False)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    fake = tmp_path / "lib" / "site" / "reducetune" / "benchmarks" / "_provenance.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("")
+    monkeypatch.setattr(_provenance, "__file__", str(fake))
+    assert reducetune_commit() == "unknown"
 
 
 def test_a_blank_variable_is_ignored(monkeypatch):

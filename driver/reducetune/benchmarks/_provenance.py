@@ -18,10 +18,19 @@ def reducetune_commit() -> str:
     it (e.g. ``REDUCETUNE_COMMIT=$(git rev-parse --short HEAD)`` in the device call)."""
     if os.environ.get("REDUCETUNE_COMMIT", "").strip():
         return os.environ["REDUCETUNE_COMMIT"].strip()
+    root = Path(__file__).resolve().parents[3]  # the source tree: root/driver/reducetune/...
+    # Only the package's own tree: an installed copy may lie inside another repository (CI's
+    # site-packages lies in the pyenv checkout, whose commit this answered).
+    if _git(root, "rev-parse", "--show-toplevel") != str(root):
+        return "unknown"
+    return _git(root, "describe", "--always", "--dirty", "--tags") or "unknown"
+
+
+def _git(folder: Path, *args: str) -> str:
+    """git's stdout in ``folder``, stripped, or "" where git fails or is missing."""
     try:
-        out = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "describe",
-                              "--always", "--dirty", "--tags"], capture_output=True, text=True,
+        out = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True,
                              timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
