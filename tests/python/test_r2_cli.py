@@ -388,10 +388,15 @@ def test_runtime_benchmark_records_the_commit_and_the_protocol():
     from reducetune.benchmarks.runtime import provenance
 
     doc = provenance(200, 0.3)
-    tree = Path(reducetune.__file__).resolve().parents[1]
-    git = subprocess.run(["git", "-C", str(tree), "describe", "--always", "--dirty", "--tags"],
+    # the package's own source tree's commit; "unknown" for an installed copy, even one that
+    # lies inside another repository (CI's site-packages is in the pyenv checkout)
+    root = Path(reducetune.__file__).resolve().parents[2]
+    top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                         capture_output=True, text=True).stdout.strip()
+    git = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty", "--tags"],
                          capture_output=True, text=True)
-    want = git.stdout.strip() if git.returncode == 0 else "unknown"
+    own = top == str(root) and git.returncode == 0
+    want = git.stdout.strip() if own else "unknown"
     assert doc["commit"] == want and doc["commit"]
     assert "200 calls per contender" in doc["protocol"]["application"]
     assert "0.3 s" in doc["protocol"]["tuner"] and "L2" in doc["protocol"]["tuner"]
