@@ -88,8 +88,14 @@ def serve(stdin=sys.stdin, stdout=None) -> int:
         exits = _exits_after(reply)
         if exits:
             reply["exits"] = True
-        stdout.write(json.dumps(reply) + "\n")
-        stdout.flush()
+        try:
+            stdout.write(json.dumps(reply) + "\n")
+            stdout.flush()
+        except BrokenPipeError:
+            # The tuner's end is gone (killed, or the command refused its devices while this
+            # prestarted worker answered): nobody to answer, and no traceback for the user.
+            # _exit: the interpreter's teardown would flush into the closed pipe again.
+            os._exit(0)
         if exits:
             return 3
     return 0
