@@ -30,13 +30,11 @@ __all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "one_devi
            "serve", "worker_main"]
 
 # ---- the protocol: what may be asked, and after which replies the worker leaves
-
 CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device", "precompile",
          "compile_ahead")
 
 # Failure kinds after which the worker's CUDA context may be unusable (an illegal address is
-# sticky): the worker replies, says it exits, and exits, so the next point gets a fresh
-# process instead of inheriting a dead context.
+# sticky): the worker replies, says so and exits; the next point gets a fresh process.
 FATAL_KINDS = ("launch_error", "device_error", "LaunchError", "DeviceError")
 
 
@@ -62,8 +60,6 @@ def _answer(name: Any, args: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- the worker's end
-
-
 def serve(stdin=sys.stdin, stdout=None) -> int:
     """Answers requests until end of input (0), or until a reply after which the context may
     be unusable (3: the caller starts a fresh worker)."""
@@ -88,13 +84,10 @@ def serve(stdin=sys.stdin, stdout=None) -> int:
         exits = _exits_after(reply)
         if exits:
             reply["exits"] = True
-        try:
-            stdout.write(json.dumps(reply) + "\n")
-            stdout.flush()
+        try:  # the tuner's end may be gone (killed, or it refused its devices): leave quietly,
+            stdout.write(json.dumps(reply) + "\n")  # with no traceback for the user; _exit:
+            stdout.flush()  # the interpreter's teardown would flush into the closed pipe again
         except BrokenPipeError:
-            # The tuner's end is gone (killed, or the command refused its devices while this
-            # prestarted worker answered): nobody to answer, and no traceback for the user.
-            # _exit: the interpreter's teardown would flush into the closed pipe again.
             os._exit(0)
         if exits:
             return 3
