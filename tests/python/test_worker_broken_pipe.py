@@ -9,11 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-DRIVER = Path(__file__).resolve().parents[2] / "driver"
+import reducetune
+
+# where this test's reducetune was imported from (the source tree's driver/ with its built
+# extension, or an installed copy: CI's has no extension in the clone's driver/)
+PACKAGE_ROOT = Path(reducetune.__file__).resolve().parents[1]
 
 
 def test_a_worker_whose_reader_is_gone_exits_without_a_traceback():
-    env = {**os.environ, "PYTHONPATH": str(DRIVER)}
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT)}
     p = subprocess.Popen([sys.executable, "-c", "from reducetune.evaluate.gpu import worker_main; "
                           "worker_main()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=env)
