@@ -72,10 +72,6 @@ class StoreContext:
             self.store.record_baseline({**self.key(), **CEILING_WORKLOAD, "kind": "ceiling",
                                         "samples_s": samples, "gbps": ceiling / 1e9})
 
-    def cub_gbps(self, evaluator: Evaluator, w: dict[str, Any], gpu: bool) -> float | None:
-        """CUB's GB/s for this workload; None where it is not known (cub_baseline)."""
-        return self.cub_baseline(evaluator, w, gpu)[0]
-
     def cub_baseline(self, evaluator: Evaluator, w: dict[str, Any],
                      gpu: bool) -> tuple[float | None, str | None]:
         """CUB's GB/s for this workload (from the store, else measured, and recorded when

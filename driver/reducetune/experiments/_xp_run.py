@@ -172,4 +172,4 @@ class Runner:
 
     def cub(self, w: dict[str, Any]) -> None:
         """CUB at this workload, measured and recorded unless the database has it."""
-        self.ctx("tunable").cub_gbps(self.evaluator, w, gpu=True)
+        self.ctx("tunable").cub_baseline(self.evaluator, w, gpu=True)
