@@ -144,18 +144,10 @@ def _app_call_timer(best: Candidate, s: dict[str, Any], x: Any, folder: str, hos
                                                    "variant": best.variant,
                                                    "launch": best.launch}]}))
     axis = s["axis"]
-
-    def reducers() -> list[tuple[Any, ...]]:
-        return [k for k in axis_runtime._tuned if k[4] == path]
-
-    def release() -> None:
-        for key in reducers():
-            axis_runtime._tuned.pop(key).close()
-
     reduce(x, "sum", axis=axis, table=path)  # makes the file's reducer
-    source = axis_runtime._tuned[reducers()[0]].choice(outer, r, inner).get("source", "")
+    source = axis_runtime.choice(s["dtype"], "sum", (outer, r, inner), table=path)
     call = _host_timed(lambda: reduce(x, "sum", axis=axis, table=path), host)
-    return _torch_timer(call), release, str(source)
+    return _torch_timer(call), lambda: axis_runtime.release(table=path), str(source["source"])
 
 
 def _key(row: dict[str, Any]) -> tuple[str, int, str, int]:

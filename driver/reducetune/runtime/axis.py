@@ -24,24 +24,30 @@ own per-shape ``table`` is still taken, and answers before the file's: a list of
 for example what ``python -m reducetune.benchmarks.axis`` measured. Without any of them, the
 built-in rule answers every shape.
 
-The result keeps the input's type and device.
+The result keeps the input's type and device. A repeated call (the same array type, element
+type, shape, axis and source) is resolved once and then launched directly (runtime/axis_fast.py).
+A results database or table file is read once per process, when reduce() first needs its
+reducer; ``release(table=PATH)`` (or ``db=``) closes that reducer, so that the next call reads
+the file again. ``choice(dtype, op, view, table=PATH)`` says which point reduce() launches for a
+view and why.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Iterable
 
 from reducetune import _core
 from reducetune.errors import InvalidConfiguration
-from reducetune.runtime import torch_op
+from reducetune.runtime import axis_fast, torch_op
 from reducetune.runtime.arrays import SUPPORTED
 from reducetune.runtime.axis_args import (axis_call, check_determinism, check_dtype, core_op,
                                           empty_fill)
 
-__all__ = ["AxisReducer", "default_reducer", "read_table", "reduce_axis"]
+__all__ = ["AxisReducer", "choice", "default_reducer", "read_table", "reduce_axis", "release"]
 
 Table = list[tuple[int, int, int, str, str]]
 
@@ -145,6 +151,7 @@ class AxisReducer:
         before the process ends. A call after close() raises InvalidConfiguration; a CUDA graph
         that captured one of its calls must not be replayed after it."""
         torch_op.forget_reducer(self.id)
+        axis_fast.forget(self.id)
         self._core = _Closed()
 
     def choice(self, outer: int, r: int, inner: int) -> dict:
@@ -161,12 +168,17 @@ class AxisReducer:
         self._core.reduce_axis(ptr, *view, out_ptr, stream, device)
 
     def __call__(self, x: Any, axis: int | tuple[int, ...], keepdims: bool = False) -> Any:
-        return _dispatch(x, self.op, axis, keepdims, self)
+        out = axis_fast.call(x, axis, keepdims, self.id)
+        if out is None:  # a first call of its key, or one the checks below must see
+            out = _dispatch(x, self.op, axis, keepdims, self)
+            axis_fast.remember(x, axis, keepdims, self.id, lambda: self, self.op)
+        return out
 
 
 def _cupy_reduce(reducer: AxisReducer, x: Any, axis: Any, keepdims: bool) -> Any:
     import cupy  # optional: only for CuPy arrays
 
+    axis_fast.bind_cupy(cupy)
     if not x.flags.c_contiguous:
         raise InvalidConfiguration("a non-contiguous (or Fortran-ordered) array: reduce "
                                    "cupy.ascontiguousarray(x) (a copy) instead")
@@ -198,6 +210,11 @@ def default_reducer(dtype: str, op: str, determinism: str = "run_to_run") -> Axi
 
 
 def _reducer_for(dtype: str, op: str, reducer_id: int) -> AxisReducer:
+    """The reducer of a tensor's launch (torch_op.py): asked only by a real launch, never while
+    torch.compile traces, so the fast path's gate is made here (axis_fast.py says why)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        axis_fast.bind_torch(torch)
     return AxisReducer._by_id[reducer_id] if reducer_id >= 0 else default_reducer(dtype, op)
 
 
@@ -236,18 +253,74 @@ def _tuned_reducer(dtype: str, op: str, determinism: str, db: Any, table: Any) -
     return r
 
 
+def _file_reducer(dtype: str, op: str, determinism: str, db: Any, table: Any) -> AxisReducer:
+    """reduce()'s reducer for a tensor of `dtype`: the file's when one is given, else the
+    rule's (at this determinism)."""
+    if db is None and table is None:
+        return default_reducer(dtype, op, determinism)
+    return _tuned_reducer(dtype, op, determinism, db, table)
+
+
+def _dtype_name(x: Any) -> str:
+    return getattr(x.dtype, "name", None) or str(x.dtype).removeprefix("torch.")
+
+
 def reduce_axis(x: Any, op: str, axis: int | tuple[int, ...], keepdims: bool = False,
                 determinism: str = "run_to_run", db: str | os.PathLike | None = None,
                 table: str | os.PathLike | None = None) -> Any:
     """reducetune.reduce with an axis: per (type, operator, determinism), the reducer of the
-    results database or exported table when one is given, else the built-in rule's."""
+    results database or exported table when one is given, else the built-in rule's; a call
+    like one before it is launched as resolved then (axis_fast.py)."""
+    source = (op, determinism, db, table)
+    out = axis_fast.call(x, axis, keepdims, source)
+    if out is None:  # a first call of its key, or one the checks below must see
+        out = _reduce_axis(x, op, axis, keepdims, determinism, db, table)
+        axis_fast.remember(x, axis, keepdims, source,
+                           lambda: _file_reducer(_dtype_name(x), op, determinism, db, table), op)
+    return out
+
+
+def _reduce_axis(x: Any, op: str, axis: Any, keepdims: Any, determinism: str, db: Any,
+                 table: Any) -> Any:
+    """Every check, then the launch."""
     if check_determinism(determinism) == "run_to_run" and db is None and table is None:
         return _dispatch(x, op, axis, keepdims, None)
     # the level and the file live in the reducer: the one of this tensor's type (torch_op
     # checks it)
-    dtype = getattr(x.dtype, "name", None) or str(x.dtype).removeprefix("torch.")
+    dtype = _dtype_name(x)
     if dtype not in SUPPORTED:
         return _dispatch(x, op, axis, keepdims, None)  # refused there, saying how to convert
+    return _dispatch(x, op, axis, keepdims, _file_reducer(dtype, op, determinism, db, table))
+
+
+def release(*, db: str | os.PathLike | None = None,
+            table: str | os.PathLike | None = None) -> int:
+    """Closes the reducers reduce() keeps for a results database or exported table (of every
+    type, operator and level; with both, of that pair) and drops them: their device memory is
+    freed (a point that splits r keeps partials) and the next call with that file reads it
+    again. The number of reducers released."""
     if db is None and table is None:
-        return _dispatch(x, op, axis, keepdims, default_reducer(dtype, op, determinism))
-    return _dispatch(x, op, axis, keepdims, _tuned_reducer(dtype, op, determinism, db, table))
+        raise InvalidConfiguration("release(db=PATH or table=PATH): the file whose reducers "
+                                   "to release")
+    gone = [k for k in _tuned if _same_file(k[3], db) and _same_file(k[4], table)]
+    for key in gone:
+        _tuned.pop(key).close()
+    return len(gone)
+
+
+def _same_file(kept: str | None, given: str | os.PathLike | None) -> bool:
+    """`given` is None (any), or names the path `kept` names."""
+    if given is None:
+        return True
+    return kept is not None and os.path.abspath(kept) == os.path.abspath(given)
+
+
+def choice(dtype: str, op: str, view: tuple[int, int, int], *,
+           db: str | os.PathLike | None = None, table: str | os.PathLike | None = None,
+           determinism: str = "run_to_run") -> dict:
+    """What reduce(x, op, axis=..., db=..., table=..., determinism=...) launches on the current
+    GPU for a tensor of `dtype` whose call is the view (outer, r, inner), and why (the file's
+    tuned point, "source": "table", or the built-in rule's; AxisReducer.choice). Makes and
+    keeps the reducer reduce() would use, as reduce() does."""
+    check_determinism(determinism)
+    return _file_reducer(dtype, op, determinism, db, table).choice(*view)
