@@ -120,6 +120,31 @@ class _FakeX:
         return self
 
 
+def _fake_tune(monkeypatch, seconds, wrong: str = "") -> dict[str, int]:
+    """The tune's timers return seconds(point name) and count their calls (returned); every
+    point verifies but `wrong`, and thread_columns alone is batch_invariant."""
+    from reducetune.benchmarks import _axis_tune
+
+    calls: dict[str, int] = {}
+
+    def timers(tuner, cands, x, axis):
+        def timer(name):
+            def once():
+                calls[name] = calls.get(name, 0) + 1
+                return seconds(name)
+            return once
+        return {c.name: timer(c.name) for c in cands}
+
+    def verified(tuner, c, x, axis, want, bound):
+        c.choice = {"batch_invariant": c.name == "thread_columns", "source": "table"}
+        return c.name != wrong
+
+    monkeypatch.setattr(_axis_tune, "_timers", timers)
+    monkeypatch.setattr(_axis_tune, "_verified", verified)
+    monkeypatch.setattr(_axis_tune, "sum_bound", lambda x, axis, want: None)
+    return calls
+
+
 def test_the_tune_screens_times_the_close_ones_and_the_transfer_and_never_picks_a_wrong_one(
         monkeypatch):
     from reducetune.benchmarks import _axis_tune
@@ -134,23 +159,7 @@ def test_the_tune_screens_times_the_close_ones_and_the_transfer_and_never_picks_
                 "staged_short_rows vec=4": 0.5e-3, "block_rows": 0.1,
                 "thread_columns": 1.4e-3}.get(name, 1.6e-3)
 
-    calls: dict[str, int] = {}
-
-    def timers(tuner, cands, x, axis):
-        def timer(name):
-            def once():
-                calls[name] = calls.get(name, 0) + 1
-                return seconds(name)
-            return once
-        return {c.name: timer(c.name) for c in cands}
-
-    def verified(tuner, c, x, axis, want, bound):
-        c.choice = {"batch_invariant": c.name == "thread_columns", "source": "table"}
-        return c.name != "staged_short_rows vec=4"
-
-    monkeypatch.setattr(_axis_tune, "_timers", timers)
-    monkeypatch.setattr(_axis_tune, "_verified", verified)
-    monkeypatch.setattr(_axis_tune, "sum_bound", lambda x, axis, want: None)
+    calls = _fake_tune(monkeypatch, seconds, wrong="staged_short_rows vec=4")
     staged = t.space.preset("staged_short_rows")
     moved = Candidate("transfer staged", staged.variant_label, staged.launch_label)
     got = _axis_tune.tune_shape(t, _FakeX(), 1, 10, moved)
@@ -166,3 +175,50 @@ def test_the_tune_screens_times_the_close_ones_and_the_transfer_and_never_picks_
     assert got["best_batch_invariant"].name == "thread_columns"
     assert all(c["screened_out"] for c in by.values() if seconds(c["name"]) > 1.5e-3
                and not c["name"].startswith("transfer"))
+
+
+def test_split_and_unroll_step_two_declared_values_either_way():
+    # split_long_rows (split 32, unroll 4): split 8 .. 128 and unroll 1, 2, 8, so that 4 rows of
+    # 2^22 reach 128 blocks a row (STEPS); block_size and lanes still step once
+    t, base, near = _neighbours("float32", "split_long_rows")
+    assert (base["split"], base["unroll"], base["block_size"]) == (32, 4, 512)
+    by: dict[str, set] = {}
+    for c in near:
+        name, value = c.name.split()[-1].split("=")
+        by.setdefault(name, set()).add(dict(t.space.parse(c.variant, c.launch).params)[name])
+    assert by["split"] == {8, 16, 64, 128}
+    assert by["unroll"] == {1, 2, 8}
+    assert by["block_size"] == {256, 1024}
+
+
+@pytest.mark.parametrize("dtype, refused", [("float32", set()), ("bfloat16", set()),
+                                            ("float64", {"block_rows_vec4", "split_rows_vec4",
+                                                         "tile_columns_vec4_split",
+                                                         "tile_tall_columns_vec4"})])
+def test_the_vec_4_presets_are_screened_for_every_type_whose_loads_stay_within_16_bytes(
+        dtype, refused):
+    t = Tuner(dtype, "sum", limits_for_arch("sm_90"), [(2048, 8192, 1)])
+    screened = {c.name for c in t.presets()}
+    vec4 = {"block_rows_vec4", "split_rows_vec4", "tile_columns_vec4_split",
+            "tile_tall_columns_vec4"}
+    assert vec4 - refused <= screened and not refused & screened
+    for name in refused:
+        reasons = [why for _, why in t.space.preset(name).reasons]
+        assert reasons == ["a vector load is at most 16 bytes"], name
+
+
+def test_only_presets_within_widths_within_of_the_best_get_their_other_vec_widths(monkeypatch):
+    from reducetune.benchmarks import _axis_tune
+    from reducetune.benchmarks._axis_tune import WIDTHS_WITHIN
+
+    t = Tuner("float32", "sum", limits_for_arch("sm_90"), [(1 << 20, 2, 1)])
+    # staged leads; block_rows_vec4 and tile_columns lie between WIDTHS_WITHIN and GIVE_UP
+    # (screened, no widths); warp_rows 5x slower gets its widths; the rest lies past GIVE_UP
+    far = {"block_rows_vec4": 2 * WIDTHS_WITHIN, "tile_columns": 0.9 * GIVE_UP,
+           "warp_rows": 5.0, "staged_short_rows": 1.0, "thread_columns": 1.3,
+           "staged_short_rows_vec8": 1.1, "group_short_rows": 1.2}
+    _fake_tune(monkeypatch, lambda name: 1e-3 * far.get(name.split()[0], 2 * GIVE_UP))
+    names = {c["name"] for c in _axis_tune.tune_shape(t, _FakeX(), 1, 10)["candidates"]}
+    assert {"block_rows_vec4", "tile_columns", "warp_rows"} <= names
+    assert "warp_rows vec=4" in names  # (vec=2 is warp_rows_vec2, screened once)
+    assert not {n for n in names if n.startswith(("block_rows_vec4 ", "tile_columns "))}

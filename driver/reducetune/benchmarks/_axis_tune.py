@@ -3,9 +3,10 @@ tune --family axis --shapes default`` tunes the default shape grid into a result
 benchmark tunes each of its own shapes here instead, in the run that times the peers, so that
 it needs no results file and its points are this GPU's. For each shape it screens every valid
 preset of the axis family, then the neighbourhood of the best three (each stepped parameter one
-declared value up or down, and vec at every valid width: 16-byte loads lie two steps above a
-preset's vec 2 for the 2-byte types) and every vec width of each preset not GIVE_UP times
-slower than the best, verifies every point against a float64 reference, and keeps the fastest.
+declared value up or down, split and unroll two (STEPS), and vec at every valid width: 16-byte
+loads lie two steps above a preset's vec 2 for the 2-byte types) and every vec width of each
+preset not WIDTHS_WITHIN times slower than the best, verifies every point against a float64
+reference, and keeps the fastest.
 Every point runs through the runtime (an AxisReducer whose table names it), so the point
 measured is the point the benchmark then times as an application calls it.
 
@@ -41,6 +42,17 @@ SCREEN_CALLS = 3  # timed calls per point in the screening pass
 GIVE_UP = 50.0  # a first timed call this many times the fastest so far: no more calls
 KEEP_WITHIN = 1.5  # screened points within this factor of the best go on to the rounds
 STEPPED = ("block_size", "unroll", "vec", "split", "lanes")
+# Declared values stepped either way where not one. split: the blocks of a shape's rows fill
+# the GPU at outer x split of about 500-1000 (4-8 blocks on each of 132 SMs), which one step
+# from a preset's split reaches for few row counts (H100 2026-11-26: 4 rows of 2^22 at 2^24
+# ran split_long_rows' 128 blocks, under one per SM; 128-256 blocks a row, two steps above its
+# 32, fill it); unroll: one step from a preset's 4 never tried 1, nor 8 from 2. Two steps add
+# up to 3 points to each of the best three (split up to 4 values, unroll up to 3).
+STEPS = {"split": 2, "unroll": 2}
+# The vec widths of a preset that is not among the best three are screened only where it came
+# within this factor of the best: in both 2026-11-26 runs (H100, H200), none of the ~300
+# widths of presets 10-50x slower than the best came within KEEP_WITHIN of the best.
+WIDTHS_WITHIN = 10.0
 TRANSFER = "transfer "  # the name of a transferred point's candidate: "transfer <its name>"
 
 
@@ -98,8 +110,8 @@ class Tuner:
                 if not p.reasons]
 
     def neighbours(self, c: Candidate, stepped: tuple[str, ...] = STEPPED) -> list[Candidate]:
-        """Each of the `stepped` parameters one declared value up or down, and vec at every
-        width, where the point stays valid."""
+        """Each of the `stepped` parameters one declared value up or down (STEPS: more), and
+        vec at every width, where the point stays valid."""
         base = dict(self.space.parse(c.variant, c.launch).params)
         choices = self.space.choices()
         out = []
@@ -107,9 +119,10 @@ class Tuner:
             values = choices.get(name, [])
             if base.get(name) not in values:
                 continue
-            k = values.index(base[name])
+            k, far = values.index(base[name]), STEPS.get(name, 1)
             steps = ([v for v in values if v != base[name]] if name == "vec" else
-                     [values[j] for j in (k - 1, k + 1) if 0 <= j < len(values)])
+                     [values[j] for j in range(k - far, k + far + 1)
+                      if j != k and 0 <= j < len(values)])
             for v in steps:
                 p = self._valid(base, name, v)
                 if p is not None:
@@ -191,16 +204,16 @@ def sum_bound(x: Any, axis: int, want: Any) -> Any:
 def _screened(t: Tuner, check: Callable[[list[Candidate]], list[Candidate]], x: Any,
               axis: int) -> tuple[list[Candidate], dict[str, dict[str, float]], list[str]]:
     """Every verified preset screened, then the verified neighbours of the best three and the
-    other widths of vec of every preset not far slower: the candidates, their screening times
-    and the names of those that failed verification."""
+    other widths of vec of every preset within WIDTHS_WITHIN of the best: the candidates, their
+    screening times and the names of those that failed verification."""
     presets = t.presets()
     ok = check(presets)
     screened = screen(_timers(t, ok, x, axis), warm=False)  # the verification call warmed it
     lead = min(v["screen_s"] for v in screened.values())
     top = sorted(ok, key=lambda c: screened[c.name]["screen_s"])[:NEIGHBOURS_OF]
-    # every width of each preset that screened within GIVE_UP (a tile preset 7x slower over
-    # 2 rows of 2^27 columns may lead at vec 4); the whole neighbourhood of the best three
-    widths = [n for c in ok if screened[c.name]["screen_s"] <= GIVE_UP * lead
+    # every width of each preset that screened within WIDTHS_WITHIN (a tile preset 7x slower
+    # over 2 rows of 2^27 columns may lead at vec 4); the whole neighbourhood of the best three
+    widths = [n for c in ok if screened[c.name]["screen_s"] <= WIDTHS_WITHIN * lead
               for n in t.neighbours(c, ("vec",))]
     near = _new_points([n for c in top for n in t.neighbours(c)] + widths, ok)
     more = check(near)
