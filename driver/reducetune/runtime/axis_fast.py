@@ -80,13 +80,6 @@ def _key(x: Any, axis: Any, keepdims: Any, source: Any) -> tuple | None:
     return (type(x), x.dtype, x.shape, axis, keepdims, source)
 
 
-def _find(key: tuple | None) -> Resolved | None:
-    try:
-        return _calls.get(key)  # a key of None finds nothing
-    except TypeError:  # an unhashable source (a list as table=): the slow path refuses it
-        return None
-
-
 def _hashable(key: tuple) -> bool:
     try:
         hash(key)
@@ -104,7 +97,10 @@ def call(x: Any, axis: Any, keepdims: Any, source: Any) -> Any:
     if _plain(x):
         if torch_op._eager is None or not x.is_contiguous():
             return None  # the eager path turned off (the operator answers), or a view: refused
-        hit = _find(_key(x, axis, keepdims, source))
+        try:
+            hit = _calls.get(_key(x, axis, keepdims, source))  # a key of None finds nothing
+        except TypeError:  # an unhashable source (a list as table=): the slow path refuses it
+            return None
         if hit is None:
             return None
         launch, outer, r, inner, shape, mean, _ = hit
@@ -118,7 +114,10 @@ def call(x: Any, axis: Any, keepdims: Any, source: Any) -> Any:
 
 
 def _cupy_call(x: Any, axis: Any, keepdims: Any, source: Any) -> Any:
-    hit = _find(_key(x, axis, keepdims, source))
+    try:
+        hit = _calls.get(_key(x, axis, keepdims, source))
+    except TypeError:
+        return None
     if hit is None or not x.flags.c_contiguous:
         return None
     device = x.device.id
