@@ -14,6 +14,7 @@ scripts/device-jobs/axis_call_overhead.py check the same path on a GPU."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,9 @@ import pytest
 import reducetune
 from reducetune import InvalidConfiguration
 from reducetune.runtime import axis, axis_fast, torch_op
+from reducetune.runtime.axis_args import axis_call
 from axis_call_standin import FakeCore, Tensor, install, table_file
+from conftest import NO_GPU
 from test_reduce_eager import Dtype, Out, World
 
 
@@ -313,3 +316,39 @@ def test_cupy_repeats_are_kept_and_another_devices_array_takes_the_checked_path(
     assert _launches()[-1][4:] == (0x5001, 700, 1) and current == [0]
     with pytest.raises(InvalidConfiguration, match="ascontiguousarray"):
         reducetune.reduce(_Array((5, 9), f32, contiguous=False), "mean", axis=0)
+
+
+GPU_CASES = [("float32", (64, 1000), 1, False, "sum"),
+             ("bfloat16", (4000, 300), 0, False, "mean"),
+             ("float32", (2, 3, 40, 5), (1, 2), True, "max"),
+             ("int32", (3, 300_007), -1, False, "sum")]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(NO_GPU is not None, reason=NO_GPU or "")
+@pytest.mark.parametrize("dtype,shape,axis_,keepdims,op", GPU_CASES)
+def test_on_a_gpu_a_repeat_is_kept_and_gives_the_checked_paths_bits(counted, tmp_path, dtype,
+                                                                     shape, axis_, keepdims, op):
+    """A real tensor's repeat (PyTorch's gate, new_empty, the raw stream, the C++ launch) takes
+    the kept call and gives the first call's bits, with the built-in rule and with a table file
+    naming the rule's point; choice and release on the GPU."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    g = torch.Generator(device="cuda").manual_seed(sum(shape))
+    x = torch.randint(-9, 10, shape, device="cuda", generator=g).to(getattr(torch, dtype))
+    red = reducetune.AxisReducer(dtype, op)
+    view = axis_call(shape, axis_, keepdims)[:3]
+    path = tmp_path / "table.json"
+    point = red.choice(*view)  # the rule's point, named by a table file
+    path.write_text(json.dumps([{"outer": view[0], "r": view[1], "inner": view[2],
+                                 "variant": point["variant"], "launch": point["launch"]}]))
+    for kwargs in ({}, {"table": str(path)}):
+        first = reducetune.reduce(x, op, axis=axis_, keepdims=keepdims, **kwargs)
+        checked = counted["checked"]
+        again = reducetune.reduce(x, op, axis=axis_, keepdims=keepdims, **kwargs)
+        assert counted["checked"] == checked, "the repeat took the checked path"
+        assert again.shape == first.shape and again.dtype == x.dtype
+        assert torch.equal(again, first), f"{kwargs}: the kept call's bits differ"
+    assert axis.choice(dtype, op, view, table=str(path))["source"] == "table"
+    assert axis.release(table=str(path)) == 1
+    got = red(x, axis_, keepdims)
+    assert torch.equal(red(x, axis_, keepdims), got)
