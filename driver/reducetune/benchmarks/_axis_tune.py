@@ -17,7 +17,7 @@ gets no more (a block-per-row point over 2^27 rows of 2 takes 0.3-0.9 s a call o
 the best batch_invariant point (its cost is reported) and a point transferred from another
 GPU's run (--transfer), which are never screened out.
 
-Timing in the rounds: hot data, one launch between two CUDA events, the candidates in rotating
+Timing in the rounds: hot data, one launch between two CUDA events, the candidates in shuffled
 rounds until each median is known to 1 % (benchmarks._axis_stats.rounds), the median. The
 chosen point is then also measured in the tuner's protocol (protocol_time: the worker's cold
 samples, L2 flushed, graph replay, the tune's stopping rule), as ``reducetune tune`` would.

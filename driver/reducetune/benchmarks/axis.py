@@ -11,7 +11,7 @@ neighbourhood of the best three, verified, screened, the close ones timed in rou
 fastest kept; ``reducetune tune --family axis --shapes default`` tunes a grid into a results
 file instead) and measured in the tuner's protocol too (cold L2, the tune's stopping rule).
 Then every contender is timed as an application calls it: hot data, one call between two CUDA
-events, the contenders in rotating rounds until each close one's median is known to 1 %
+events, the contenders in shuffled rounds until each close one's median is known to 1 %
 (benchmarks/_axis_stats.py), the median and its 95 % interval; a peer far slower than the
 fastest (screened first) gets 3 calls. A shape is a tie when the interval of the ratio to the
 fastest peer holds 1. --transfer another GPU's axis.json times its best point of each shape
@@ -113,7 +113,7 @@ def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int], host: list[f
 
 def app_stats(timers: dict[str, Callable[[], float]], samples: int
               ) -> tuple[dict[str, dict[str, Any]], dict[str, float], list[str]]:
-    """Every contender timed as an application calls it, in rotating rounds, after a screening
+    """Every contender timed as an application calls it, in shuffled rounds, after a screening
     pass (benchmarks._axis_tune.screen); a peer screened at more than SLOW_PEER times the
     fastest contender gets SLOW_PEER_SAMPLES samples only: far slower, it can never be the
     fastest peer wrongly. The rounds go on (from `samples` on) until the median of reducetune
@@ -296,13 +296,14 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
                                  "call); those "
                                  f"within {KEEP_WITHIN:g}x of the best screened, the best "
                                  "batch_invariant one and a transferred point timed in "
-                                 f"rotating rounds ({_rounds(samples)}); the fastest kept ('reducetune "
+                                 f"shuffled rounds ({_rounds(samples)}); the fastest kept ('reducetune "
                                  "tune --family axis --shapes default' tunes a grid into a "
                                  "results file instead; the benchmark tunes its own shapes)"),
             "application": ("one call between two CUDA events on the current stream (JAX: "
                             "host clock around the call and block_until_ready), hot data, "
                             "a screening pass first (up to 3 calls), then every contender in "
-                            f"rounds whose order rotates after 3 warm-up calls each, {_rounds(samples)}; "
+                            "rounds in a new order each (a seeded shuffle) after 3 warm-up "
+                            f"calls each, {_rounds(samples)}; "
                             "the rounds wait for reducetune and every contender screened "
                             f"within {KEEP_WITHIN:g}x of it, faster or slower; a peer "
                             "screened at over "
