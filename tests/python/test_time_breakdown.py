@@ -37,6 +37,21 @@ def check(doc: dict, points: int) -> None:
     assert phases["storage_read"] > 0 and phases["storage_write"] > 0
     assert doc["calls"]["sampler"] >= 2 * points  # an ask and a tell at least per point
     assert doc["calls"]["results"] >= points  # each point looked up in the results file
+    check_startup(doc)
+
+
+STEPS = ["cli", "evaluator", "store", "storage", "ceiling", "precompile"]
+
+
+def check_startup(doc: dict) -> None:
+    """The command's start, step by step (the part more GPUs do not divide): every step, in
+    the order the command takes them, after the process started and before the loop ended."""
+    steps = doc["startup"]
+    assert list(steps) == STEPS, steps
+    ends = [steps[k] for k in STEPS]
+    assert ends == sorted(ends) and ends[0] >= 0, steps
+    # the loop (wall_s) began after the storage was opened and before the ceiling's end
+    assert steps["storage"] <= steps["ceiling"] <= steps["storage"] + doc["wall_s"]
 
 
 @pytest.mark.parametrize("storage", ["file", "journal"])

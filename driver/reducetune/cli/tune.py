@@ -37,7 +37,7 @@ from reducetune.tuning.mirror import MirroredStorage, open_default_storage
 from reducetune.tuning.run import tune_all
 from reducetune.tuning.samplers import STRATEGIES, strategy_named
 from reducetune.tuning.shapes import RULE_PRESET, Shape, parse_shapes
-from reducetune.tuning.timing import Breakdown
+from reducetune.tuning.timing import Breakdown, begin_marks, mark
 
 
 # TuneConfig's defaults are the command's (one source, tuning/config.py): an option's default
@@ -135,6 +135,7 @@ _race.range_text = f"off, or {_RACE_FACTOR.range_text}"  # type: ignore[attr-def
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
+    begin_marks()  # "cli": the process started, its imports done, the arguments read
     if args.storage:  # before any file is opened: Optuna writes into whatever it is given
         check_storage(args.storage, db_path(args), args.replay)
     if args.devices is not None:  # one worker per GPU (cli/tune_devices.py)
@@ -159,13 +160,16 @@ def cmd_tune(args: argparse.Namespace) -> int:
         remove_dead_folders(REPLAY_PREFIX)  # left by replays killed with SIGKILL
     # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
     with closing(_evaluator(args)) as evaluator:  # a missing recording, a device not in it
+        mark("evaluator")
         _check_spaces(evaluator.limits, configs)  # before the results file is opened (or migrated)
         fresh = not db.exists()
         store = open_store(db)  # refuses a corrupt or foreign file before anything runs
+        mark("store")
         storage = None
         breakdown = Breakdown()  # where the time went (tuning/timing.py), printed at the end
         try:
             storage = _storage(args, db)
+            mark("storage")
             results = _run(args, configs, evaluator, store, storage, breakdown)
         except BaseException:
             # No GPU, an interruption, ...: a results file this run created and nothing

@@ -37,7 +37,7 @@ from reducetune.tuning.loop import tune_size
 from reducetune.tuning.precompile import precompile_run, stop_ahead
 from reducetune.tuning.shapes import (RULE_PRESET, Unit, base_preset_for, unit_elements,
                                      unit_shape)
-from reducetune.tuning.timing import Breakdown, TimedEvaluator, TimedStore, current, running
+from reducetune.tuning.timing import Breakdown, TimedEvaluator, TimedStore, current, mark, running
 from reducetune.tuning.warm_start import first_points
 
 __all__ = ["element_bytes", "tune", "tune_all", "unit_order"]
@@ -143,10 +143,12 @@ def _tune_all(evaluator: Evaluator, configs: list[TuneConfig], *, store: Any,
     # The streaming ceiling, once per run: % of ceiling in the results, and --target.
     ceiling = evaluator.ceiling_bytes_per_s()
     next(iter(contexts.values())).record_ceiling(evaluator, ceiling)
+    mark("ceiling")
     limit = configs[0].time_limit_s
     queued = precompile_run(evaluator, configs, spaces,
                    lambda: _first_points(evaluator, configs, spaces, store), on_precompile,
                    lambda: began + (limit or 0.0) - time.monotonic())
+    mark("precompile")
     units = unit_order(configs)
     dtypes = [configs[k].dtype for k, _ in units]
     schedule = Schedule(configs[0].time_limit_s,

@@ -32,7 +32,10 @@ A ``--devices`` run adds ``idle`` per worker: the command's wall time less the w
 splits it into ``start_s`` (from the command's start to the worker's run: its process, imports,
 the results file and the studies' storage opened) and ``wait_s`` (from its end to the last
 worker's). ``first_point_s`` and ``last_point_s`` say when, in the run, its first and last
-points were measured.
+points were measured. ``startup`` says when, in seconds after this process started, each
+step before the loop ended (mark(): the CLI reached, the evaluator's GPU worker answering, the
+results file and the studies' storage opened, the run begun, the streaming ceiling measured,
+the precompile queued): the part of a command's wall time that more GPUs do not divide.
 
 Cost: two perf_counter calls and a list push per timed call (about a microsecond), against
 the milliseconds of a storage round-trip; only the thread that runs the loop is timed (the
@@ -41,13 +44,15 @@ heartbeat thread's storage calls are not the loop's time).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 __all__ = ["MEASURING_PARTS", "PHASES", "Breakdown", "TimedEvaluator", "TimedStore", "current",
-           "measured", "phase", "timed_lock", "timed_storage", "running"]
+           "begin_marks", "mark", "measured", "phase", "timed_lock", "timed_storage", "running"]
 
 PHASES = ("measuring", "compiling", "lock_wait", "storage_read", "storage_write", "sampler",
           "results", "tuner")
@@ -162,10 +167,42 @@ class Breakdown:
                 "phases": phases, "calls": dict(self.calls),
                 "measuring_parts": self.measuring_parts(), "began_at": self.began_at,
                 "first_point_s": first, "last_point_s": last,
-                "compile_ahead": self.compile_ahead}
+                "compile_ahead": self.compile_ahead, "startup": startup()}
 
 
 _CURRENT: list[Breakdown | None] = [None]
+_MARKS: dict[str, float] = {}  # step -> time.time() when it ended (mark), the first time
+
+
+def _process_started_at() -> float:
+    """time.time() when this process started: Linux's /proc (its start in clock ticks after
+    boot); elsewhere, when this module was imported."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return time.time() - uptime + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return _IMPORTED_AT
+
+
+_IMPORTED_AT = time.time()
+
+
+def mark(step: str) -> None:
+    """Notes that ``step`` of the command's start ended now (the first time only)."""
+    _MARKS.setdefault(step, time.time())
+
+
+def begin_marks() -> None:
+    """A command begins: the steps of an earlier one in this process (a test's) are dropped."""
+    _MARKS.clear()
+    mark("cli")
+
+
+def startup() -> dict[str, float]:
+    """Each marked step's end, in seconds after this process started."""
+    t0 = _process_started_at()
+    return {k: round(v - t0, 4) for k, v in _MARKS.items()}
 
 
 def current() -> Breakdown | None:
