@@ -191,17 +191,17 @@ def test_split_and_unroll_step_two_declared_values_either_way():
     assert by["block_size"] == {256, 1024}
 
 
+VEC4 = {"block_rows_vec4", "split_rows_vec4", "tile_columns_vec4_split", "tile_tall_columns_vec4",
+        "group_pairs_vec4"}
+
+
 @pytest.mark.parametrize("dtype, refused", [("float32", set()), ("bfloat16", set()),
-                                            ("float64", {"block_rows_vec4", "split_rows_vec4",
-                                                         "tile_columns_vec4_split",
-                                                         "tile_tall_columns_vec4"})])
+                                            ("float64", VEC4)])
 def test_the_vec_4_presets_are_screened_for_every_type_whose_loads_stay_within_16_bytes(
         dtype, refused):
     t = Tuner(dtype, "sum", limits_for_arch("sm_90"), [(2048, 8192, 1)])
     screened = {c.name for c in t.presets()}
-    vec4 = {"block_rows_vec4", "split_rows_vec4", "tile_columns_vec4_split",
-            "tile_tall_columns_vec4"}
-    assert vec4 - refused <= screened and not refused & screened
+    assert VEC4 - refused <= screened and not refused & screened
     for name in refused:
         reasons = [why for _, why in t.space.preset(name).reasons]
         assert reasons == ["a vector load is at most 16 bytes"], name
