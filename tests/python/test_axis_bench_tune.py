@@ -135,9 +135,9 @@ def _fake_tune(monkeypatch, seconds, wrong: str = "") -> dict[str, int]:
             return once
         return {c.name: timer(c.name) for c in cands}
 
-    def verified(tuner, c, x, axis, want, bound):
+    def verified(tuner, c, x, axis, want, bound):  # the verification call, timed
         c.choice = {"batch_invariant": c.name == "thread_columns", "source": "table"}
-        return c.name != wrong
+        return None if c.name == wrong else seconds(c.name)
 
     monkeypatch.setattr(_axis_tune, "_timers", timers)
     monkeypatch.setattr(_axis_tune, "_verified", verified)
@@ -166,8 +166,9 @@ def test_the_tune_screens_times_the_close_ones_and_the_transfer_and_never_picks_
     by = {c["name"]: c for c in got["candidates"]}
     assert got["best"].name == "staged_short_rows"
     assert "staged_short_rows vec=4" in got["rejected"] and "staged_short_rows vec=4" not in by
+    # 100x slower and over FAR_S: its verification call, timed, was its only call
     assert by["block_rows"]["screened_out"] and by["block_rows"]["screen_calls"] == 1
-    assert calls["block_rows"] == 1  # the verification call was its warm-up
+    assert by["block_rows"]["screen_s"] == 0.1 and "block_rows" not in calls
     assert by["staged_short_rows unroll=4"]["samples"] == 10  # within 1.5x: in the rounds
     assert by["transfer staged"]["samples"] == 10
     assert got["transfer"] == {"verified": True, "median_s": 2e-3, "ratio_to_best": 2.0}
@@ -222,3 +223,26 @@ def test_only_presets_within_widths_within_of_the_best_get_their_other_vec_width
     assert {"block_rows_vec4", "tile_columns", "warp_rows"} <= names
     assert "warp_rows vec=4" in names  # (vec=2 is warp_rows_vec2, screened once)
     assert not {n for n in names if n.startswith(("block_rows_vec4 ", "tile_columns "))}
+
+
+def test_a_far_slower_verification_call_is_a_points_only_call_unless_it_is_short(monkeypatch):
+    """A point whose verification call (timed) took over GIVE_UP times the fastest gets no call
+    after it where it also took over FAR_S; a shorter one (a first call may carry one-time
+    costs) gets a screening call, and only that call decides."""
+    from reducetune.benchmarks import _axis_tune
+    from reducetune.benchmarks._axis_tune import FAR_S
+
+    t = Tuner("float32", "sum", limits_for_arch("sm_90"), [(1 << 20, 2, 1)])
+    best = FAR_S / (4 * GIVE_UP)  # 4x under the cut: GIVE_UP x best is below FAR_S
+    first = {"staged_short_rows": best, "block_rows": 2 * FAR_S,  # far: one call
+             "warp_rows": FAR_S / 2}  # over GIVE_UP x best, under FAR_S: screened again
+    def verified(tuner, c, *args):  # the verification call, timed
+        c.choice = {"source": "table"}
+        return first.get(c.name.split()[0], 1.2 * best)
+
+    calls = _fake_tune(monkeypatch, lambda name: 1.1 * best if name == "warp_rows" else
+                       first.get(name.split()[0], 1.2 * best))
+    monkeypatch.setattr(_axis_tune, "_verified", verified)
+    by = {c["name"]: c for c in _axis_tune.tune_shape(t, _FakeX(), 1, 10)["candidates"]}
+    assert "block_rows" not in calls and by["block_rows"]["screen_calls"] == 1
+    assert calls["warp_rows"] >= 1 and by["warp_rows"]["screen_s"] == 1.1 * best

@@ -13,8 +13,11 @@ measured is the point the benchmark then times as an application calls it.
 Screening (screen()): a few timed calls of each verified point, the verification call its
 warm-up; a point whose first timed call takes more than GIVE_UP times the fastest first call
 gets no more (a block-per-row point over 2^27 rows of 2 takes 0.3-0.9 s a call on an H100, the best
-0.4 ms). Only the points within KEEP_WITHIN of the best screened go on to the rounds, beside
-the best batch_invariant point (its cost is reported) and a point transferred from another
+0.4 ms). The verification call is timed too, its point prepared (compiled, loaded) before it:
+one that took more than GIVE_UP times the fastest and over FAR_S gets no call after it (the calls
+of such points were half of the tune's 124 s on the H100 on 2026-11-26, each paid twice). Only
+the points within KEEP_WITHIN of the best screened go on to the rounds, beside the best
+batch_invariant point (its cost is reported) and a point transferred from another
 GPU's run (--transfer), which are never screened out.
 
 Timing in the rounds: hot data, one launch between two CUDA events, the candidates in shuffled
@@ -53,6 +56,10 @@ STEPS = {"split": 2, "unroll": 2}
 # within this factor of the best: in both 2026-11-26 runs (H100, H200), none of the ~300
 # widths of presets 10-50x slower than the best came within KEEP_WITHIN of the best.
 WIDTHS_WITHIN = 10.0
+# A verification call over GIVE_UP times the fastest is the point's only call where it also took
+# this long: far above what a first call may add (a kernel's first launch, partials allocated:
+# well under a millisecond), so that a point is never given up for its one-time costs.
+FAR_S = 5e-3
 TRANSFER = "transfer "  # the name of a transferred point's candidate: "transfer <its name>"
 
 
@@ -136,18 +143,22 @@ class Tuner:
         return None if self.space.check(p) else p
 
 
-def _verified(t: Tuner, c: Candidate, x: Any, axis: int, want: Any, bound: Any) -> bool:
-    """The candidate's answer within the float bound of every output (a wrong point is never
-    timed, and never the best)."""
+def _verified(t: Tuner, c: Candidate, x: Any, axis: int, want: Any, bound: Any
+              ) -> float | None:
+    """The seconds of the candidate's verification call (between CUDA events, its point
+    prepared before: choice() compiles and loads it) where its answer lies within the float
+    bound of every output; None for a wrong point (never the best) or one this GPU cannot run."""
+    got: list[Any] = []
     try:
-        got = t.reducer(c)(x, axis)
+        reducer = t.reducer(c)
+        c.choice = reducer.choice(*_view(x, axis))
+        seconds = _torch_timer(lambda: got.append(reducer(x, axis)))()
     except Error as e:  # a point this GPU cannot run: a fallback would time another point
         c.choice = {"error": str(e)}
-        return False
-    c.choice = t.reducer(c).choice(*_view(x, axis))
+        return None
     if c.choice.get("source") != "table":
-        return False
-    return bool(((got.double() - want).abs() <= bound).all())
+        return None
+    return seconds if bool(((got[0].double() - want).abs() <= bound).all()) else None
 
 
 def _view(x: Any, axis: int) -> tuple[int, int, int]:
@@ -201,14 +212,18 @@ def sum_bound(x: Any, axis: int, want: Any) -> Any:
             x.double().abs().sum(dim=axis) + 1e-30)
 
 
-def _screened(t: Tuner, check: Callable[[list[Candidate]], list[Candidate]], x: Any,
-              axis: int) -> tuple[list[Candidate], dict[str, dict[str, float]], list[str]]:
+Check = Callable[[list[Candidate]], dict[str, float]]
+
+
+def _screened(t: Tuner, check: Check, x: Any, axis: int
+              ) -> tuple[list[Candidate], dict[str, dict[str, float]], list[str]]:
     """Every verified preset screened, then the verified neighbours of the best three and the
     other widths of vec of every preset within WIDTHS_WITHIN of the best: the candidates, their
     screening times and the names of those that failed verification."""
     presets = t.presets()
-    ok = check(presets)
-    screened = screen(_timers(t, ok, x, axis), warm=False)  # the verification call warmed it
+    firsts = check(presets)
+    ok = [c for c in presets if c.name in firsts]
+    screened = _screen_verified(t, ok, firsts, x, axis, math.inf)
     lead = min(v["screen_s"] for v in screened.values())
     top = sorted(ok, key=lambda c: screened[c.name]["screen_s"])[:NEIGHBOURS_OF]
     # every width of each preset that screened within WIDTHS_WITHIN (a tile preset 7x slower
@@ -216,10 +231,23 @@ def _screened(t: Tuner, check: Callable[[list[Candidate]], list[Candidate]], x: 
     widths = [n for c in ok if screened[c.name]["screen_s"] <= WIDTHS_WITHIN * lead
               for n in t.neighbours(c, ("vec",))]
     near = _new_points([n for c in top for n in t.neighbours(c)] + widths, ok)
-    more = check(near)
-    screened.update(screen(_timers(t, more, x, axis), warm=False, best=lead))
+    firsts = check(near)
+    more = [c for c in near if c.name in firsts]
+    screened.update(_screen_verified(t, more, firsts, x, axis, lead))
     every = ok + more
     return every, screened, [c.name for c in presets + near if c not in every]
+
+
+def _screen_verified(t: Tuner, cands: list[Candidate], firsts: dict[str, float], x: Any,
+                     axis: int, best: float) -> dict[str, dict[str, float]]:
+    """screen() of the verified `cands` (the verification call warmed them), less those whose
+    verification call, timed (`firsts`), was already far too slow: over GIVE_UP times the best
+    (`best` or the fastest verification call) and over FAR_S; that call is their one sample."""
+    cut = max(GIVE_UP * min([best, *firsts.values()]), FAR_S)
+    far = {c.name: {"screen_s": firsts[c.name], "screen_calls": 1} for c in cands
+           if firsts[c.name] > cut}
+    rest = [c for c in cands if c.name not in far]
+    return {**far, **screen(_timers(t, rest, x, axis), warm=False, best=best)}
 
 
 def _new_points(cands: list[Candidate], known: list[Candidate]) -> list[Candidate]:
@@ -242,8 +270,10 @@ def tune_shape(t: Tuner, x: Any, axis: int, samples: int, transfer: Candidate | 
     want = x.double().sum(dim=axis)
     bound = sum_bound(x, axis, want)
 
-    def check(cands: list[Candidate]) -> list[Candidate]:
-        return [c for c in cands if _verified(t, c, x, axis, want, bound)]
+    def check(cands: list[Candidate]) -> dict[str, float]:
+        """The verified candidates' verification calls, in seconds, by name."""
+        firsts = {c.name: _verified(t, c, x, axis, want, bound) for c in cands}
+        return {name: s for name, s in firsts.items() if s is not None}
 
     every, screened, rejected = _screened(t, check, x, axis)
     close = kept(every, screened)
