@@ -31,7 +31,7 @@ from reducetune.store.priors import checked
 from reducetune.store.results import open_store
 from reducetune.store.storage_check import check_storage
 from reducetune.store.study_share import remove_dead_folders
-from reducetune.store.study_storage import open_shared_storage
+from reducetune.store.study_storage import import_ahead, open_shared_storage
 from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.mirror import MirroredStorage, open_default_storage
 from reducetune.tuning.run import tune_all
@@ -158,6 +158,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     if args.replay is not None:
         remove_dead_folders(REPLAY_PREFIX)  # left by replays killed with SIGKILL
+    ahead = import_ahead()  # Optuna's imports while the GPU worker starts
     # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
     with closing(_evaluator(args)) as evaluator:  # a missing recording, a device not in it
         mark("evaluator")
@@ -168,6 +169,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         storage = None
         breakdown = Breakdown()  # where the time went (tuning/timing.py), printed at the end
         try:
+            ahead.join()
             storage = _storage(args, db)
             mark("storage")
             results = _run(args, configs, evaluator, store, storage, breakdown)
