@@ -90,7 +90,10 @@ class Peers:
         self.timers["torch_compile"] = _torch_timer(lambda: compiled(x))
         self._cupy(x, axis)
         if jax is not None:
-            xj = jax.dlpack.from_dlpack(x)
+            # torch exports only from the tensor's own device as current; on a machine of two
+            # GPUs the peers' setup left GPU 1 current (BufferError, 2 x H200, 2026-11-26)
+            with torch.cuda.device(x.device):
+                xj = jax.dlpack.from_dlpack(x)
             f = jax.jit(lambda a: jax.numpy.sum(a, axis=axis))
             self.outputs["jax"] = torch_of(f(xj).block_until_ready())
             self.timers["jax"] = _wall_timer(lambda: f(xj))
