@@ -16,6 +16,7 @@ from pathlib import Path
 
 from reducetune.cli import tune_devices
 from reducetune.evaluate.gpu import prestart
+from reducetune.store.study_storage import import_ahead
 
 __all__ = ["worker_main"]
 
@@ -30,6 +31,7 @@ def worker_main(argv: list[str]) -> int:
     from reducetune.cli.app import dispatch  # after prestart: the CLI's imports overlap it
 
     tune_devices.counted_by_parent = True
+    import_ahead()  # Optuna's imports while this worker waits for its go (they touch no file)
     # the command lets its workers on once their GPUs are counted (tune_devices._let_on)
     if d.pop("await_go", False) and sys.stdin.readline().strip() != "go":
         return 1

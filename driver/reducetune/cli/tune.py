@@ -136,6 +136,9 @@ _race.range_text = f"off, or {_RACE_FACTOR.range_text}"  # type: ignore[attr-def
 
 def cmd_tune(args: argparse.Namespace) -> int:
     begin_marks()  # "cli": the process started, its imports done, the arguments read
+    # Optuna's imports on a thread (they touch no file): here they overlap the GPU worker's
+    # start; in a --devices command, the count of the GPUs that _make_file waits for
+    ahead = import_ahead()
     if args.storage:  # before any file is opened: Optuna writes into whatever it is given
         check_storage(args.storage, db_path(args), args.replay)
     if args.devices is not None:  # one worker per GPU (cli/tune_devices.py)
@@ -158,7 +161,6 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     if args.replay is not None:
         remove_dead_folders(REPLAY_PREFIX)  # left by replays killed with SIGKILL
-    ahead = import_ahead()  # Optuna's imports while the GPU worker starts
     # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
     with closing(_evaluator(args)) as evaluator:  # a missing recording, a device not in it
         mark("evaluator")
