@@ -65,10 +65,10 @@ def test_the_report_holds_the_numbers_of_the_json(tmp_path: Path):
     assert (tmp_path / "bench.png").stat().st_size > 10_000
 
 
-def test_contenders_are_timed_in_rotating_rounds():
+def test_contenders_are_timed_in_rounds():
     """A host that drifts (each sample slower than the last) must not decide a ratio: two
     identical contenders get the same median; timed one after the other they would differ
-    by the whole run's drift."""
+    by the whole run's drift. (The rounds' orders: tests/python/test_bench_rounds.py.)"""
     from reducetune.benchmarks.runtime import interleaved_medians
 
     clock = {"t": 0.0}
@@ -84,4 +84,4 @@ def test_contenders_are_timed_in_rotating_rounds():
     med = interleaved_medians({"a": drifting("a"), "b": drifting("b"), "c": drifting("c")}, 99)
     assert max(med.values()) - min(med.values()) <= 2.0, med
     rounds = [order[9 + 3 * i: 12 + 3 * i] for i in range(3)]  # after 3 warm-ups each
-    assert rounds == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]]
+    assert all(sorted(r) == ["a", "b", "c"] for r in rounds)

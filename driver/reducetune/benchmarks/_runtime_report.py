@@ -162,8 +162,8 @@ def write(result: dict[str, Any], prefix: Path) -> None:
              *(f"- protocol, {k}: {v}" for k, v in result.get("protocol", {}).items()),
              *_noise_lines(result["rows"]),
              f"- streaming ceiling: {result['ceiling_gbps']:.0f} GB/s; {result['samples']} "
-             "calls per contender as applications call it (median; the contenders in rotating "
-             "rounds, one call each per round)", "",
+             "calls per contender as applications call it (median; the contenders in rounds, "
+             "one call each per round in a seeded shuffled order)", "",
              "## Targets (issue 13; deterministic points only)", "",
              "| target | measured | met |", "|---|---|---|"]
     lines += [f"| {t} | {m} | {'yes' if ok else '**no**'} |" for t, m, ok in targets(result)]
