@@ -1,19 +1,12 @@
 """The axis benchmark's statistics: how long contenders are timed, and when two of them tie.
 
-Rounds (``rounds``): every round times each contender once, in a new order each round (the
-host's drift reaches them alike, as benchmarks.runtime.interleaved_stats does), and the rounds go
-on until the median of every *close* contender is known to ``MAX_NOISE``
-(the relative half-width of its distribution-free 95 % interval, the tuner's stopping rule:
-measure/stopping_rule.hpp), or ``MAX_CALLS`` calls, or ``TIME_CAP_S`` of rounds. A fixed 30
-calls left a 2^24 shape's medians (10-40 µs a call) up to 1.28 x apart in one run; a 2^28
-shape (0.1-0.5 ms a call) mostly converges by 30. The order is a seeded shuffle, not a rotation:
-a rotation keeps each contender's predecessor in all but one round in n, and a call finds L2 as
-its predecessor left it. On 2026-11-26 the C++ call followed the memcpy ceiling (its copy's dirty
-lines in L2, none of the input) in 5 rounds of 6 (bfloat16), torch the Python call (the input
-hot): over the H100's bfloat16 shapes of 2^24 (32 MB, within L2) the C++ call's median was 1.48 x
-its screening time (the median over shapes), the Python call's 1.16 x and the peers' 0.98-1.23 x,
-and rows of 1024 lost 0.82 x to torch where the screening, each contender after its own warm
-call, had it 1.41 x ahead (docs/results/h100_2026-11-26_axis_bench_median_ci/axis.json).
+Rounds (``rounds``): every round times each contender once, in a new seeded shuffle each round
+(``_rounds.orders``: the host's drift reaches them alike, and each contender follows every other
+alike; that module says why not a rotation), and the rounds go on until the median of every
+*close* contender is known to ``MAX_NOISE`` (the relative half-width of its distribution-free
+95 % interval, the tuner's stopping rule: measure/stopping_rule.hpp), or ``MAX_CALLS`` calls, or
+``TIME_CAP_S`` of rounds. A fixed 30 calls left a 2^24 shape's medians (10-40 µs a call) up to
+1.28 x apart in one run; a 2^28 shape (0.1-0.5 ms a call) mostly converges by 30.
 
 Ties (``ratio_interval``): two medians are compared through their intervals. The ratio
 peer / reducetune lies in [peer_low / reducetune_high, peer_high / reducetune_low] when both
@@ -26,18 +19,17 @@ uncertainty of a median of many: it called a 2 % margin measured over 200 calls 
 
 from __future__ import annotations
 
-import random
 import time
 from typing import Any, Callable
 
 from reducetune import _core
+from reducetune.benchmarks._rounds import orders
 
 MAX_NOISE = _core.MAX_NOISE  # 1 %: the median interval's relative half-width that stops
 MAX_CALLS = 200  # per contender, at most
 TIME_CAP_S = 0.5  # of rounds per call of rounds() (a shape's tune, then its peers): 2^28
 # calls take 0.1-0.5 ms, a round of 8 contenders 1-4 ms, so 0.5 s holds over 100 rounds
 WARM_UP = 3  # calls per contender before the rounds (one for a contender timed `counts` times)
-ORDER_SEED = 26  # the rounds' orders: the same shuffles in every run
 
 Timers = dict[str, Callable[[], float]]
 
@@ -67,9 +59,9 @@ def rounds(timers: Timers, min_samples: int, close: set[str] | None = None,
         for _ in range(1 if name in counts else WARM_UP):
             timers[name]()
     times: dict[str, list[float]] = {name: [] for name in names}
-    started, stopped, i, order = clock(), "max_calls", 0, random.Random(ORDER_SEED)
+    started, stopped, i, order = clock(), "max_calls", 0, orders(names)
     while i < max_calls:
-        for name in order.sample(names, len(names)):
+        for name in next(order):
             if len(times[name]) < counts.get(name, max_calls):
                 times[name].append(timers[name]())
         i += 1

@@ -3,8 +3,9 @@ cupy.sum and the streaming ceiling, measured two ways in one run on this GPU.
 
 - **As an application calls it**: one call on the stream between two CUDA events, launches
   (and, for the Python calls, the Python around them) included, the GPU idle before each
-  call; the median of ``samples`` calls on hot data, the contenders timed in rotating rounds
-  (one call each per round) so that drift hits them alike. The Reducer and CUB are timed from C++
+  call; the median of ``samples`` calls on hot data, the contenders timed in rounds (one call
+  each per round, each round in a new seeded shuffle: benchmarks/_rounds.py) so that drift and
+  the call before each (what L2 holds) hit them alike. The Reducer and CUB are timed from C++
   (``_core.app_time_*``); ``reducetune.reduce`` on a PyTorch tensor and on a CuPy array
   beside ``torch.sum`` / ``cupy.sum`` are timed from Python with each library's events.
 - **The tuner's protocol**: the point the Reducer launches and CUB, each measured by the
@@ -28,6 +29,7 @@ from reducetune import _core
 from reducetune._space import Point
 from reducetune.benchmarks import _runtime_report
 from reducetune.benchmarks._provenance import reducetune_commit
+from reducetune.benchmarks._rounds import orders
 from reducetune.cli.args import SAMPLE_TIME_MAX_S, duration, integer, show_ranges
 from reducetune.evaluate.base import data_of, problem_of, sampling_options, workload
 from reducetune.evaluate.gpu import GpuEvaluator
@@ -76,22 +78,23 @@ def interleaved_stats(timers: dict[str, Callable[[], float]], samples: int,
                       counts: dict[str, int] | None = None) -> dict[str, dict[str, float]]:
     """The median and the relative standard deviation (stdev / mean, nvbench's noise: what
     tells a 0.5 % margin from noise) of `samples` samples of each contender, taken in
-    rounds: every round times
-    each contender once, in an order that rotates from round to round. Timing one contender's
-    calls after another's let the host's drift (several µs at small n on an H100,
-    docs/results/h100_2026-11-23_peak_probe/) decide the ratio; in rounds each contender
-    sees the same drift. A contender named in `counts` takes part in its first counts[name]
-    rounds only, after one warm-up call: a far slower contender, already warm from a
-    screening pass, whose hundreds of ms per call would otherwise take most of the time."""
+    rounds: every round times each contender once, in a new seeded shuffle each round
+    (``_rounds.orders``: a rotation kept each contender's predecessor, and with it what L2
+    held when it started). Timing one contender's calls after another's let the host's drift
+    (several µs at small n on an H100, docs/results/h100_2026-11-23_peak_probe/) decide the
+    ratio; in rounds each contender sees the same drift. A contender named in `counts` takes
+    part in its first counts[name] rounds only, after one warm-up call: a far slower
+    contender, already warm from a screening pass, whose hundreds of ms per call would
+    otherwise take most of the time."""
     counts = counts or {}
     names = list(timers)
     for name in names:  # warm-up: modules loaded, results pooled, clocks up
         for _ in range(1 if name in counts else 3):
             timers[name]()
     times: dict[str, list[float]] = {name: [] for name in names}
-    for i in range(samples):
-        k = i % len(names)
-        for name in names[k:] + names[:k]:
+    order = orders(names)
+    for _ in range(samples):
+        for name in next(order):
             if len(times[name]) < counts.get(name, samples):
                 times[name].append(timers[name]())
     return {name: {"median_s": statistics.median(t), "rel_stddev": _rel_stddev(t),
@@ -202,8 +205,8 @@ def provenance(samples: int, sample_time: float) -> dict[str, Any]:
     return {"commit": reducetune_commit(), "protocol": {
         "application": (f"one call between two CUDA events on the current stream, the GPU idle "
                         f"before each call, hot data; {samples} calls per contender in rounds "
-                        "whose order rotates, after 3 warm-up calls each; median and relative "
-                        "standard deviation (app_s, app_noise)"),
+                        "in seeded shuffled orders, after 3 warm-up calls each; median and "
+                        "relative standard deviation (app_s, app_noise)"),
         "tuner": (f"the tuner's measurement in its worker: L2 flushed before each cold sample, "
                   f"graph replay, at most {sample_time:g} s and 1000 samples per point; median "
                   "and relative standard deviation (protocol.tuned, protocol.cub)")}}
