@@ -4,7 +4,8 @@ rows of 2, 16 and 8 elements (views (2^27, 2, 1), (2^24, 16, 1), (2^25, 8, 1)) i
 bfloat16. Every point runs through the runtime (an AxisReducer whose table names it, as the
 benchmark's on-the-spot tune does, benchmarks/_axis_tune.py), is verified against a float64
 sum first, and is timed as an application calls it: hot data, one call between two CUDA events,
-the contenders in rotating rounds, the median (benchmarks.runtime.interleaved_stats).
+the contenders in rounds of seeded shuffled orders, the median
+(benchmarks.runtime.interleaved_stats).
 
     scripts/device-python -- python3 scripts/device-jobs/axis_short_rows.py [--samples 20]
         [--no-compile]   (device call: carry [".deps", ".whl"]; not run yet: an estimated 1-2
