@@ -151,6 +151,12 @@ std::int64_t returning_id(statement &s) {
   return id;
 }
 
+const std::string same_calibration_ids =
+    std::string("SELECT m2.id FROM rt_measurements m1 JOIN rt_devices d1 ON d1.id = m1.device_id"
+                " JOIN rt_measurements m2 ON m2.workload_id = m1.workload_id"
+                " JOIN rt_devices d2 ON d2.id = m2.device_id WHERE m1.id = ?1 AND ") +
+    same_model_sql;
+
 // One place for the columns of rt_builds, read (find_build, merge) and written (record_build,
 // merge).
 const std::string_view build_select =

@@ -48,6 +48,11 @@ extern const std::string build_upsert; // record_build: a known cache key's row 
 [[nodiscard]] build_record read_build(statement &s);
 void bind_build(statement &s, const build_record &b);
 
+// rt_application_times: "SELECT m2.id ..." the measurements whose times are one calibration
+// with measurement ?1's, its workload on its model (same_model_sql): record_application_times
+// replaces such a set at once, and merge_from keeps one file's set, never a mix of two.
+extern const std::string same_calibration_ids;
+
 // Every row of the query s, each read by `read` (read_device, read_build, ...).
 template <typename Read> [[nodiscard]] auto read_all(statement s, Read read) {
   std::vector<decltype(read(s))> out;

@@ -179,12 +179,8 @@ void store::record_application_times(std::span<const application_time> times) {
   write_transaction(m_db, [&] {
     // One calibration's times are compared with each other only: what an earlier run measured
     // at these sizes on this model (another GPU, another day) is dropped first.
-    auto drop = m_db.prepare(
-        std::string("DELETE FROM rt_application_times WHERE measurement_id IN (SELECT m2.id"
-                    " FROM rt_measurements m1 JOIN rt_devices d1 ON d1.id = m1.device_id"
-                    " JOIN rt_measurements m2 ON m2.workload_id = m1.workload_id"
-                    " JOIN rt_devices d2 ON d2.id = m2.device_id WHERE m1.id = ?1 AND ") +
-        same_model_sql + ")");
+    auto drop = m_db.prepare("DELETE FROM rt_application_times WHERE measurement_id IN (" +
+                             same_calibration_ids + ")");
     for (const auto &t : times) {
       drop.reset();
       drop.bind(1, t.measurement_id);

@@ -28,6 +28,11 @@ struct merge_stats {
   std::size_t builds_inserted = 0;
   std::size_t baselines_inserted = 0;
   std::size_t baselines_replaced = 0; // same key, the other baseline won the rule
+  // The other file's application times (`reducetune calibrate`), taken by calibration (a
+  // workload on a model): copied where this file's calibration is older or absent, kept out
+  // where this file's is as new or newer.
+  std::size_t application_times_copied = 0;
+  std::size_t application_times_kept_out = 0;
 };
 
 class store {
@@ -121,7 +126,9 @@ public:
   // row wins: ok beats not ok (two rows not ok: the newer); then the lower rel_stddev when the
   // two differ by more than max(0.001, 20 % of the larger); then more samples; then the newer
   // created_at; a full tie keeps this file's row (store_merge.cpp, merge_order, says why).
-  // Builds already present (same cache key) are kept.
+  // Builds already present (same cache key) are kept. Application times come along by
+  // calibration (the times of a workload on a model, compared with each other only): the
+  // newer calibration replaces the other whole; a tie keeps this file's (store_merge.cpp).
   merge_stats merge_from(const std::filesystem::path &other);
 
 private:
@@ -132,7 +139,8 @@ private:
   std::int64_t upsert_variant(const variant_record &v);
   std::int64_t upsert_workload(const workload_record &w);
   std::int64_t write_measurement(const measurement_record &m);
-  void merge_measurement(measurement_record m, merge_stats &stats);
+  // The id of the key's row here after the merge (inserted, replaced or kept).
+  std::int64_t merge_measurement(measurement_record m, merge_stats &stats);
   void merge_baseline(const baseline_record &b, std::string_view created_at, merge_stats &stats);
   // The one writer of rt_baselines rows: inserts b or replaces the row of its key; an empty
   // created_at stamps now (a recording), another keeps that time (a merged row). Its id.

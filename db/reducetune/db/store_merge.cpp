@@ -15,6 +15,21 @@ using namespace detail;
 
 namespace {
 
+// One application time of the other file (`reducetune calibrate`), by its measurement there.
+struct calibration_time {
+  std::int64_t measurement_id = 0;
+  double median_s = 0;
+  std::int64_t sample_count = 0;
+  std::string created_at;
+};
+
+// The other file's application times by calibration: (workload id, model) -> its times. The
+// times of one calibration are compared with each other only (record_application_times drops
+// a workload's earlier times on the model before it records), so a merge takes or leaves a
+// calibration whole.
+using calibrations =
+    std::map<std::pair<std::int64_t, std::string>, std::vector<calibration_time>>;
+
 // Everything merge_from copies, read before the write transaction (which may be retried).
 struct other_file {
   std::map<std::int64_t, device_record> devices;
@@ -22,6 +37,7 @@ struct other_file {
   std::vector<measurement_record> measurements;
   std::vector<build_record> builds;
   std::vector<std::pair<baseline_record, std::string>> baselines; // with its created_at
+  calibrations application_times;
 };
 
 void read_baselines(const database &other,
@@ -42,6 +58,23 @@ void read_baselines(const database &other,
     b.workload.id = 0; // another file's id
     out.emplace_back(std::move(b), s.column_text(6));
   }
+}
+
+// A file older than schema 5 has no rt_application_times of its own: open_for_reading migrated
+// it in memory, so the table is there, empty.
+calibrations read_calibrations(const database &other) {
+  auto s = other.prepare(
+      std::string("SELECT a.measurement_id, a.median_s, a.sample_count, a.created_at,"
+                  " m.workload_id, (SELECT d2.uuid FROM rt_devices d2 WHERE ") +
+      same_model_sql +
+      " ORDER BY d2.id LIMIT 1) FROM rt_application_times a JOIN rt_measurements m"
+      " ON m.id = a.measurement_id JOIN rt_devices d1 ON d1.id = m.device_id"
+      " ORDER BY a.measurement_id");
+  calibrations out;
+  while (s.step())
+    out[{s.column_int(4), s.column_text(5)}].push_back(
+        {s.column_int(0), s.column_double(1), s.column_int(2), s.column_text(3)});
+  return out;
 }
 
 other_file read_other(const std::filesystem::path &path) {
@@ -65,6 +98,7 @@ other_file read_other(const std::filesystem::path &path) {
       read_all(other.prepare(std::string(measurement_columns) + "ORDER BY m.id"), read_measurement);
   f.builds = read_all(other.prepare(std::string(build_select) + "ORDER BY id"), read_build);
   read_baselines(other, f.baselines);
+  f.application_times = read_calibrations(other);
   return f;
 }
 
@@ -167,11 +201,54 @@ int merge_order(const merit &a, const merit &b) {
   return newer > 0 ? 1 : newer < 0 ? -1 : 0;
 }
 
+// The newest created_at of this file's calibration that holds measurement `id` ("" where that
+// workload has no times on that model).
+std::string newest_time_of(database &db, std::int64_t id) {
+  auto q = db.prepare("SELECT COALESCE(max(created_at), '') FROM rt_application_times"
+                      " WHERE measurement_id IN (" + same_calibration_ids + ")");
+  q.bind(1, id);
+  return q.step() ? q.column_text(0) : std::string(); // an aggregate: always one row
+}
+
+// One calibration of the other file, its measurement ids mapped to this file's rows of their
+// keys (`ids`). It replaces this file's calibration of that workload and model when it is the
+// newer (created_at, ISO 8601 UTC text: orders as time), as a later `reducetune calibrate`
+// would; the rule weighs only the two calibrations, so merging A into B and B into A keep the
+// same times. A tie (the same calibration merged again) keeps this file's: nothing is written.
+// Each row keeps its created_at, so that a later merge weighs the same calibration.
+void merge_calibration(database &db, const std::vector<calibration_time> &times,
+                       const std::map<std::int64_t, std::int64_t> &ids, merge_stats &stats) {
+  const auto first_here = ids.at(times.front().measurement_id);
+  std::string newest;
+  for (const auto &t : times)
+    newest = std::max(newest, t.created_at);
+  if (newest <= newest_time_of(db, first_here)) {
+    stats.application_times_kept_out += times.size();
+    return;
+  }
+  auto drop = db.prepare("DELETE FROM rt_application_times WHERE measurement_id IN (" +
+                         same_calibration_ids + ")");
+  drop.bind(1, first_here).run();
+  // ON CONFLICT: a device this file already held under the uuid may file a time under
+  // another model than the other file did, outside the calibration dropped above.
+  auto put = db.prepare("INSERT INTO rt_application_times (measurement_id, median_s,"
+                        " sample_count, created_at) VALUES (?1, ?2, ?3, ?4)"
+                        " ON CONFLICT (measurement_id) DO UPDATE SET median_s ="
+                        " excluded.median_s, sample_count = excluded.sample_count,"
+                        " created_at = excluded.created_at");
+  for (const auto &t : times) {
+    put.reset();
+    put.bind(1, ids.at(t.measurement_id)).bind(2, t.median_s).bind(3, t.sample_count);
+    put.bind(4, t.created_at).run();
+  }
+  stats.application_times_copied += times.size();
+}
+
 } // namespace
 
 // The other file's row replaces this file's only when merge_order prefers it; a full tie keeps
 // this file's row, so merging the same file twice changes nothing.
-void store::merge_measurement(measurement_record m, merge_stats &stats) {
+std::int64_t store::merge_measurement(measurement_record m, merge_stats &stats) {
   const auto variant_id = upsert_variant(m.variant);
   const auto workload_id = upsert_workload(m.workload);
   auto s = m_db.prepare(std::string(measurement_columns) +
@@ -181,17 +258,16 @@ void store::merge_measurement(measurement_record m, merge_stats &stats) {
   s.bind(1, m.device_id).bind(2, variant_id).bind(3, m.launch_label).bind(4, workload_id);
   s.bind(5, m.template_hash).bind(6, m.driver_version).bind(7, m.toolkit_version);
   if (!s.step()) {
-    write_measurement(m);
     ++stats.inserted;
-    return;
+    return write_measurement(m);
   }
   const auto here = read_measurement(s);
   if (merge_order(merit_of(m), merit_of(here)) > 0) {
-    write_measurement(m);
     ++stats.replaced;
-  } else {
-    ++stats.kept;
+    return write_measurement(m); // an update of the key's row: its id (and times) stay
   }
+  ++stats.kept;
+  return here.id;
 }
 
 // Baselines (CUB, the streaming ceiling) conflict the same way and follow the same rule; the
@@ -229,12 +305,16 @@ merge_stats store::merge_from(const std::filesystem::path &other_path) {
     stats = {};
     const auto device_ids = merge_devices(m_db, other);
     const auto study_ids = merge_studies(m_db, other);
+    std::map<std::int64_t, std::int64_t> measurement_ids; // the other file's -> this file's
     for (auto m : other.measurements) {
       m.device_id = device_ids.at(m.device_id);
       if (m.study_id)
         m.study_id = study_ids.at(*m.study_id);
-      merge_measurement(std::move(m), stats);
+      const auto other_id = m.id;
+      measurement_ids[other_id] = merge_measurement(std::move(m), stats);
     }
+    for (const auto &[calibration, times] : other.application_times)
+      merge_calibration(m_db, times, measurement_ids, stats);
     stats.builds_inserted = merge_builds(m_db, other);
     for (auto [b, created_at] : other.baselines) {
       b.device_id = device_ids.at(b.device_id);
