@@ -1,4 +1,4 @@
-"""The benchmarks' rounds in seeded shuffled orders (benchmarks/_rounds.py), on fake timers
+"""The benchmarks' rounds in seeded shuffled orders (runtime/rounds.py), on fake timers
 that log their calls (no GPU): the whole-array benchmark (runtime.interleaved_stats) and the
 axis benchmark (_axis_stats.rounds) take the same orders, each contender follows every other,
 and the orders are the same in every run. A rotation fails these: each contender's predecessor
@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 
 from reducetune.benchmarks._axis_stats import WARM_UP, rounds
-from reducetune.benchmarks._rounds import ORDER_SEED, orders
+from reducetune.runtime.rounds import ORDER_SEED, orders
 from reducetune.benchmarks.runtime import interleaved_stats
 
 # the whole-array benchmark's contenders (runtime._app)

@@ -1,7 +1,7 @@
 """The axis benchmark's statistics: how long contenders are timed, and when two of them tie.
 
 Rounds (``rounds``): every round times each contender once, in a new seeded shuffle each round
-(``_rounds.orders``: the host's drift reaches them alike, and each contender follows every other
+(``rounds.orders``: the host's drift reaches them alike, and each contender follows every other
 alike; that module says why not a rotation), and the rounds go on until the median of every
 *close* contender is known to ``MAX_NOISE`` (the relative half-width of its distribution-free
 95 % interval, the tuner's stopping rule: measure/stopping_rule.hpp), or ``MAX_CALLS`` calls, or
@@ -23,7 +23,7 @@ import time
 from typing import Any, Callable
 
 from reducetune import _core
-from reducetune.benchmarks._rounds import orders
+from reducetune.runtime.rounds import orders
 
 MAX_NOISE = _core.MAX_NOISE  # 1 %: the median interval's relative half-width that stops
 MAX_CALLS = 200  # per contender, at most

@@ -4,7 +4,7 @@ cupy.sum and the streaming ceiling, measured two ways in one run on this GPU.
 - **As an application calls it**: one call on the stream between two CUDA events, launches
   (and, for the Python calls, the Python around them) included, the GPU idle before each
   call; the median of ``samples`` calls on hot data, the contenders timed in rounds (one call
-  each per round, each round in a new seeded shuffle: benchmarks/_rounds.py) so that drift and
+  each per round, each round in a new seeded shuffle: runtime/rounds.py) so that drift and
   the call before each (what L2 holds) hit them alike. The Reducer and CUB are timed from C++
   (``_core.app_time_*``); ``reducetune.reduce`` on a PyTorch tensor and on a CuPy array
   beside ``torch.sum`` / ``cupy.sum`` are timed from Python with each library's events.
@@ -29,7 +29,7 @@ from reducetune import _core
 from reducetune._space import Point
 from reducetune.benchmarks import _runtime_report
 from reducetune.benchmarks._provenance import reducetune_commit
-from reducetune.benchmarks._rounds import orders
+from reducetune.runtime.rounds import orders
 from reducetune.cli.args import SAMPLE_TIME_MAX_S, duration, integer, show_ranges
 from reducetune.evaluate.base import data_of, problem_of, sampling_options, workload
 from reducetune.evaluate.gpu import GpuEvaluator
@@ -79,7 +79,7 @@ def interleaved_stats(timers: dict[str, Callable[[], float]], samples: int,
     """The median and the relative standard deviation (stdev / mean, nvbench's noise: what
     tells a 0.5 % margin from noise) of `samples` samples of each contender, taken in
     rounds: every round times each contender once, in a new seeded shuffle each round
-    (``_rounds.orders``: a rotation kept each contender's predecessor, and with it what L2
+    (``runtime.rounds.orders``: a rotation kept each contender's predecessor, and with it what L2
     held when it started). Timing one contender's calls after another's let the host's drift
     (several µs at small n on an H100, docs/results/h100_2026-11-23_peak_probe/) decide the
     ratio; in rounds each contender sees the same drift. A contender named in `counts` takes

@@ -1,5 +1,7 @@
-"""The order in which the benchmarks' rounds time their contenders (the runtime benchmark's
-``interleaved_stats``, the axis benchmark's ``_axis_stats.rounds``).
+"""The order in which rounds time their contenders: ``reducetune calibrate``'s
+(``_core.time_in_rounds``, ``_core.time_axis_in_rounds``: the C++ timer follows the orders
+given, ``index_orders``), the runtime benchmark's ``interleaved_stats`` and the axis
+benchmark's ``_axis_stats.rounds``. One rule, here, below both runtime and benchmarks.
 
 Every round times each contender once, so that the host's drift reaches them alike. The order
 is a new seeded shuffle each round, not a rotation: a call finds L2 as the call before it left
@@ -17,15 +19,25 @@ differ by the GPU, not by the order.
 
 from __future__ import annotations
 
+import itertools
 import random
-from typing import Iterator, Sequence
+from typing import Iterator, Sequence, TypeVar
 
 ORDER_SEED = 26  # the rounds' orders: the same shuffles in every run
 
+T = TypeVar("T")
 
-def orders(names: Sequence[str], seed: int = ORDER_SEED) -> Iterator[list[str]]:
+
+def orders(names: Sequence[T], seed: int = ORDER_SEED) -> Iterator[list[T]]:
     """The rounds' orders, one per round without end: each a shuffle of `names` drawn from
     one generator seeded with `seed`."""
     rng = random.Random(seed)
     while True:
         yield rng.sample(list(names), len(names))
+
+
+def index_orders(count: int, rounds: int, seed: int = ORDER_SEED) -> list[list[int]]:
+    """The first `rounds` orders of `count` contenders by index (0..count-1), as the C++
+    timers take them: the same shuffles as ``orders`` of any `count` names (a shuffle draws
+    positions, whatever the names are)."""
+    return list(itertools.islice(orders(range(count), seed), rounds))
