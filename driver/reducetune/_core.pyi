@@ -405,15 +405,18 @@ def axis_bucket(outer: int, r: int, inner: int) -> tuple:
     The bucket an axis table entry answers: (rows, round(log2 r), round(log2 outputs)).
     """
 
-def time_in_rounds(reducers: Sequence[Reducer], dtype: str, n: int, samples: int, device: int = 0) -> list[float]: ...
+def time_in_rounds(reducers: Sequence[Reducer], dtype: str, n: int, orders: Sequence[Sequence[int]], device: int = 0) -> list[float]:
+    """
+    The median lone whole-array call of each reducer on n elements, in rounds: one per entry of `orders`, each a permutation of the reducers' indices.
+    """
 
 def application_candidates(db: str, dtype: str, op: str, uuid: str, nondeterministic: bool = False, allow_flagged: bool = False) -> dict: ...
 
 def record_application_times(db: str, rows: Sequence[tuple[int, float, int]]) -> None: ...
 
-def time_axis_in_rounds(reducers: Sequence[Reducer], dtype: str, outer: int, r: int, inner: int, samples: int, device: int = 0) -> list[float]:
+def time_axis_in_rounds(reducers: Sequence[Reducer], dtype: str, outer: int, r: int, inner: int, orders: Sequence[Sequence[int]], device: int = 0) -> list[float]:
     """
-    The median lone axis call (reduce_axis) of each reducer on the shape, in rounds.
+    The median lone axis call (reduce_axis) of each reducer on the shape, in rounds: one per entry of `orders`, each a permutation of the reducers' indices.
     """
 
 def axis_application_candidates(db: str, dtype: str, op: str, uuid: str, nondeterministic: bool = False, allow_flagged: bool = False) -> dict:

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <string>
 #include <vector>
 
 namespace rtpy {
@@ -58,13 +59,53 @@ std::vector<double> time_calls(const call_on &call, int samples, cudaStream_t s)
   return out;
 }
 
-void check_reducers(const std::vector<rt::reducer *> &rs, rt::dtype type, int samples) {
-  if (rs.empty() || samples < 1)
-    throw rt::invalid_configuration("time_in_rounds needs reducers and samples >= 1");
+// One entry per round: the order in which that round times the calls, by index.
+using round_orders = std::vector<std::vector<std::int64_t>>;
+
+void check_reducers(const std::vector<rt::reducer *> &rs, rt::dtype type) {
+  if (rs.empty())
+    throw rt::invalid_configuration("time_in_rounds needs reducers");
   for (const rt::reducer *r : rs)
     if (r->type() != type || r->op() != rs[0]->op())
       throw rt::invalid_configuration("time_in_rounds: every reducer reduces one type and "
                                       "operator, the data's");
+}
+
+std::string order_text(const std::vector<std::int64_t> &order) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < order.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(order[i]);
+  return out + "]";
+}
+
+bool is_permutation_of(const std::vector<std::int64_t> &order, std::size_t calls) {
+  std::vector<bool> seen(calls, false);
+  for (const std::int64_t k : order) {
+    const auto call = static_cast<std::size_t>(k);
+    if (k < 0 || call >= calls || seen[call])
+      return false;
+    seen[call] = true;
+  }
+  return order.size() == calls;
+}
+
+// The rounds' orders come from Python's one rule (runtime/rounds.py), so that calibrate and
+// the benchmarks share it; here they are only followed, and refused unless each round times
+// every call exactly once (checked before any CUDA call: no GPU needed to be told).
+void check_orders(const round_orders &orders, std::size_t calls) {
+  if (orders.empty())
+    throw rt::invalid_configuration("time_in_rounds needs one order per round, at least one");
+  for (std::size_t i = 0; i < orders.size(); ++i)
+    if (!is_permutation_of(orders[i], calls))
+      throw rt::invalid_configuration(
+          "time_in_rounds: round " + std::to_string(i) + "'s order " + order_text(orders[i]) +
+          " is not a permutation of 0.." + std::to_string(calls - 1) + " (one per reducer)");
+}
+
+void check_rounds(const std::vector<rt::reducer *> &rs, rt::dtype type,
+                  const round_orders &orders) {
+  check_reducers(rs, type);
+  check_orders(orders, rs.size());
 }
 
 // `elements` of the tuner's workload data, on the device: the uniform pattern of
@@ -78,12 +119,14 @@ rt::device_buffer workload_data(rt::dtype type, rt::reduce_op op, std::uint64_t 
 }
 
 // The median lone-call time of each call (hot data after the warm-up), taken in rounds:
-// every round times each call once, in an order that rotates from round to round, so that
-// the host's drift reaches them alike. `compile` (one per call) runs first, side by side
-// (NVRTC takes a fraction of a second a point), then each call is warmed one by one.
+// every round times each call once, in that round's order (`orders`, checked by
+// check_orders: the seeded shuffles of runtime/rounds.py, since a call finds L2 as the call
+// before it left it), so that the host's drift reaches them alike. `compile` (one per call)
+// runs first, side by side (NVRTC takes a fraction of a second a point), then each call is
+// warmed one by one.
 std::vector<double> medians_in_rounds(const std::vector<call_on> &calls,
                                       const std::vector<std::function<void()>> &compile,
-                                      int samples) {
+                                      const round_orders &orders) {
   {
     std::vector<std::future<void>> compiled;
     for (const auto &c : compile)
@@ -95,10 +138,10 @@ std::vector<double> medians_in_rounds(const std::vector<call_on> &calls,
     warm_up(c, nullptr);
   rt::event start, stop;
   std::vector<std::vector<double>> t(calls.size());
-  for (int i = 0; i < samples; ++i)
-    for (std::size_t j = 0; j < calls.size(); ++j) {
-      const std::size_t k = (j + static_cast<std::size_t>(i)) % calls.size();
-      t[k].push_back(one_call(calls[k], nullptr, start, stop));
+  for (const auto &order : orders)
+    for (const std::int64_t k : order) {
+      const auto call = static_cast<std::size_t>(k);
+      t[call].push_back(one_call(calls[call], nullptr, start, stop));
     }
   std::vector<double> medians;
   for (const auto &v : t)
@@ -108,10 +151,7 @@ std::vector<double> medians_in_rounds(const std::vector<call_on> &calls,
 
 // Each reducer's whole-array call on n elements.
 std::vector<double> whole_array_medians(const std::vector<rt::reducer *> &rs, rt::dtype type,
-                                        std::uint64_t n, int samples) {
-  check_reducers(rs, type, samples);
-  if (n == 0)
-    throw rt::invalid_configuration("time_in_rounds needs n >= 1");
+                                        std::uint64_t n, const round_orders &orders) {
   const auto in = workload_data(type, rs[0]->op(), n);
   rt::device_buffer out(16);
   std::vector<call_on> calls;
@@ -120,15 +160,13 @@ std::vector<double> whole_array_medians(const std::vector<rt::reducer *> &rs, rt
     calls.push_back([r, &in, &out, n](cudaStream_t s) { r->reduce(in.data(), n, out.data(), s); });
     compile.push_back([r, n] { (void)r->choice(n); });
   }
-  return medians_in_rounds(calls, compile, samples);
+  return medians_in_rounds(calls, compile, orders);
 }
 
 // Each reducer's axis call (reducer::reduce_axis) on the shape, as an application calls it.
 std::vector<double> axis_medians(const std::vector<rt::reducer *> &rs, rt::dtype type,
-                                 const rt::reduction_shape &shape, int samples) {
-  check_reducers(rs, type, samples);
+                                 const rt::reduction_shape &shape, const round_orders &orders) {
   const rt::problem p{type, rs[0]->op(), shape};
-  rt::validate(p);
   const auto in = workload_data(type, p.op, p.elements());
   rt::device_buffer out(p.outputs() * rt::size_of(type));
   std::vector<call_on> calls;
@@ -138,7 +176,7 @@ std::vector<double> axis_medians(const std::vector<rt::reducer *> &rs, rt::dtype
         [r, &in, &out, shape](cudaStream_t s) { r->reduce_axis(in.data(), shape, out.data(), s); });
     compile.push_back([r, shape] { (void)r->choice_axis(shape); });
   }
-  return medians_in_rounds(calls, compile, samples);
+  return medians_in_rounds(calls, compile, orders);
 }
 
 nb::dict candidate_dict(const db::application_candidate &c) {
@@ -192,13 +230,17 @@ nb::dict axis_candidates_dict(const std::string &path, const std::string &type,
 void bind_axis_calibration(nb::module_ &m) {
   m.def("time_axis_in_rounds", [](const std::vector<rt::reducer *> &rs, const std::string &type,
                                   std::uint64_t outer, std::uint64_t r, std::uint64_t inner,
-                                  int samples, int device) {
+                                  const round_orders &orders, int device) {
     nb::gil_scoped_release unlocked;
+    const auto dtype = rt::dtype_from_string(type);
+    check_rounds(rs, dtype, orders);
+    rt::validate(rt::problem{dtype, rs[0]->op(), {outer, r, inner}});
     make_current(device);
-    return axis_medians(rs, rt::dtype_from_string(type), {outer, r, inner}, samples);
+    return axis_medians(rs, dtype, {outer, r, inner}, orders);
   }, nb::arg("reducers"), nb::arg("dtype"), nb::arg("outer"), nb::arg("r"), nb::arg("inner"),
-        nb::arg("samples"), nb::arg("device") = 0,
-        "The median lone axis call (reduce_axis) of each reducer on the shape, in rounds.");
+        nb::arg("orders"), nb::arg("device") = 0,
+        "The median lone axis call (reduce_axis) of each reducer on the shape, in rounds: one "
+        "per entry of `orders`, each a permutation of the reducers' indices.");
   m.def("axis_application_candidates", [](const std::string &path, const std::string &type,
                                           const std::string &op, const std::string &uuid,
                                           bool nondeterministic, bool allow_flagged) {
@@ -210,12 +252,18 @@ void bind_axis_calibration(nb::module_ &m) {
 
 void bind_calibration(nb::module_ &m) {
   m.def("time_in_rounds", [](const std::vector<rt::reducer *> &rs, const std::string &type,
-                             std::uint64_t n, int samples, int device) {
+                             std::uint64_t n, const round_orders &orders, int device) {
     nb::gil_scoped_release unlocked;
+    const auto dtype = rt::dtype_from_string(type);
+    check_rounds(rs, dtype, orders);
+    if (n == 0)
+      throw rt::invalid_configuration("time_in_rounds needs n >= 1");
     make_current(device);
-    return whole_array_medians(rs, rt::dtype_from_string(type), n, samples);
-  }, nb::arg("reducers"), nb::arg("dtype"), nb::arg("n"), nb::arg("samples"),
-        nb::arg("device") = 0);
+    return whole_array_medians(rs, dtype, n, orders);
+  }, nb::arg("reducers"), nb::arg("dtype"), nb::arg("n"), nb::arg("orders"),
+        nb::arg("device") = 0,
+        "The median lone whole-array call of each reducer on n elements, in rounds: one per "
+        "entry of `orders`, each a permutation of the reducers' indices.");
   // n -> the candidates of the model of the device with this UUID (application_ranking.hpp).
   m.def("application_candidates", [](const std::string &path, const std::string &type,
                                      const std::string &op, const std::string &uuid,

@@ -4,8 +4,10 @@ The tuner times a point by graph replay on a cold L2; an application's lone call
 launch in full and finds data the size of the L2 where the previous kernel left it. For each
 size this measures the candidates the application ranking weighs (the fastest few selected
 points: ``store.candidates``, as Points, decided in db/application_ranking.cpp) one lone
-call at a time, in rotating rounds (``_core.time_in_rounds``), and records each median in the
-database (rt_application_times). From then on the Reducer built from the database, and the
+call at a time, in rounds (``_core.time_in_rounds``) whose orders are the benchmarks' seeded
+shuffles (runtime/rounds.py: a rotation would give each point the same predecessor, and with
+it what L2 holds, in all but one round in n), and records each median in the database
+(rt_application_times). From then on the Reducer built from the database, and the
 "application" pick of ``export json``, rank that size by these times instead of the estimate.
 The axis family's shapes are calibrated the same way (calibrate_axis.py).
 """
@@ -19,6 +21,7 @@ from reducetune import _core, errors
 from reducetune._no_gpu import device_problem
 from reducetune.runtime.calibrate_axis import Shape, calibrate_shapes, time_on_gpu
 from reducetune.runtime.calibrate_candidates import measured_first
+from reducetune.runtime.rounds import index_orders
 from reducetune.store.candidates import application_points
 
 __all__ = ["DEFAULT_CANDIDATES", "DEFAULT_SAMPLES", "calibrate", "measured_first"]
@@ -102,7 +105,8 @@ def _calibrate_size(db: str, dtype: str, op: str, n: int, cands: list[dict[str, 
     reducers = [_core.Reducer.for_point(c.pop("point")) for c in cands]  # rows stay JSON
     # compiled side by side inside; a candidate this device cannot run answered with the
     # default preset, and is dropped before anything is recorded
-    medians = _core.time_in_rounds(reducers, dtype, n, samples, ordinal)
+    medians = _core.time_in_rounds(reducers, dtype, n, index_orders(len(reducers), samples),
+                                   ordinal)
     kept = [(c, m) for c, r, m in zip(cands, reducers, medians)
             if r.choice(n, ordinal)["source"] == "tuned"]
     if not kept:

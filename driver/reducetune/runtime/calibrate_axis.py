@@ -3,7 +3,8 @@
 Each tuned shape's fastest points (the first k of the shape and the first k batch_invariant
 ones: calibrate_candidates.both_levels) are timed through the runtime's axis call
 (``Reducer.reduce_axis``, what ``AxisReducer`` launches) as an application calls it: one lone
-call at a time, hot data, in rotating rounds (``_core.time_axis_in_rounds``). The medians are
+call at a time, hot data, in rounds in the benchmarks' seeded shuffled orders
+(``_core.time_axis_in_rounds`` with runtime/rounds.py's ``index_orders``). The medians are
 recorded as the whole array's are (rt_application_times, one record per shape, replacing that
 shape's earlier times), and from then on each level's pick of the shape is the fastest lone
 call among its timed points (db/axis_picks.hpp), which ``best --shape``, both exports and the
@@ -18,6 +19,7 @@ from typing import Any
 
 from reducetune import _core
 from reducetune.runtime.calibrate_candidates import both_levels
+from reducetune.runtime.rounds import index_orders
 from reducetune.store.candidates import axis_candidates
 
 Shape = tuple[int, int, int]
@@ -34,7 +36,8 @@ def time_on_gpu(ordinal: int) -> Timer:
         reducers = [_core.Reducer(dtype, op, log_fallbacks=False,
                                   axis_table=[(*shape, c["variant"], c["launch"])])
                     for c in cands]
-        medians = _core.time_axis_in_rounds(reducers, dtype, *shape, samples, ordinal)
+        medians = _core.time_axis_in_rounds(reducers, dtype, *shape,
+                                            index_orders(len(reducers), samples), ordinal)
         return [m if r.axis_choice(*shape, ordinal)["source"] == "table" else None
                 for r, m in zip(reducers, medians)]
 
