@@ -157,6 +157,14 @@ const std::string same_calibration_ids =
                 " JOIN rt_devices d2 ON d2.id = m2.device_id WHERE m1.id = ?1 AND ") +
     same_model_sql;
 
+const char *const application_time_upsert =
+    "INSERT INTO rt_application_times (measurement_id, median_s, sample_count, created_at)"
+    " SELECT id, ?2, ?3, COALESCE(NULLIF(?4, ''), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
+    " FROM rt_measurements WHERE id = ?1"
+    " ON CONFLICT (measurement_id) DO UPDATE SET median_s = excluded.median_s,"
+    " sample_count = excluded.sample_count, created_at = excluded.created_at"
+    " RETURNING measurement_id";
+
 // One place for the columns of rt_builds, read (find_build, merge) and written (record_build,
 // merge).
 const std::string_view build_select =

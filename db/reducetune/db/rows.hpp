@@ -52,6 +52,10 @@ void bind_build(statement &s, const build_record &b);
 // with measurement ?1's, its workload on its model (same_model_sql): record_application_times
 // replaces such a set at once, and merge_from keeps one file's set, never a mix of two.
 extern const std::string same_calibration_ids;
+// The one writer of rt_application_times rows: measurement ?1's time (?2 the median, ?3 the
+// sample count, ?4 created_at: "" or unbound stamps now, a merge keeps the other file's),
+// replacing the row it had. It answers the measurement id: no row when there is no ?1.
+extern const char *const application_time_upsert;
 
 // Every row of the query s, each read by `read` (read_device, read_build, ...).
 template <typename Read> [[nodiscard]] auto read_all(statement s, Read read) {

@@ -186,11 +186,7 @@ void store::record_application_times(std::span<const application_time> times) {
       drop.bind(1, t.measurement_id);
       drop.run();
     }
-    auto q = m_db.prepare("INSERT INTO rt_application_times (measurement_id, median_s,"
-                          " sample_count) SELECT id, ?2, ?3 FROM rt_measurements WHERE id = ?1"
-                          " ON CONFLICT (measurement_id) DO UPDATE SET median_s ="
-                          " excluded.median_s, sample_count = excluded.sample_count,"
-                          " created_at = excluded.created_at RETURNING measurement_id");
+    auto q = m_db.prepare(application_time_upsert); // ?4 unbound: stamped now
     for (const auto &t : times) {
       if (!(t.median_s > 0) || t.sample_count <= 0)
         throw store_error("an application time needs a median > 0 and samples > 0 (measurement " +

@@ -229,15 +229,10 @@ void merge_calibration(database &db, const std::vector<calibration_time> &times,
   auto drop = db.prepare("DELETE FROM rt_application_times WHERE measurement_id IN (" +
                          same_calibration_ids + ")");
   drop.bind(1, first_here).run();
-  // ON CONFLICT: a device this file already held under the uuid may file a time under
-  // another model than the other file did, outside the calibration dropped above.
-  auto put = db.prepare("INSERT INTO rt_application_times (measurement_id, median_s,"
-                        " sample_count, created_at) VALUES (?1, ?2, ?3, ?4)"
-                        " ON CONFLICT (measurement_id) DO UPDATE SET median_s ="
-                        " excluded.median_s, sample_count = excluded.sample_count,"
-                        " created_at = excluded.created_at");
+  // An upsert: a device this file already held under the uuid may file a time under another
+  // model than the other file did, outside the calibration dropped above.
+  auto put = db.prepare(application_time_upsert);
   for (const auto &t : times) {
-    put.reset();
     put.bind(1, ids.at(t.measurement_id)).bind(2, t.median_s).bind(3, t.sample_count);
     put.bind(4, t.created_at).run();
   }
