@@ -64,6 +64,10 @@ class AxisWorker:
         return {"requested": len(points), "compiled": len(points), "cached": 0, "failed": 0,
                 "failures": {}, "seconds": 0.1, "threads": 1}
 
+    def _compile_ahead(self, points: list[dict], arch: str, threads: int) -> dict[str, Any]:
+        return {"queued": len(points), "waiting": 0, "compiled": 0, "skipped": 0, "failed": 0,
+                "dropped": 0}
+
     def _evaluate(self, point: dict, problem: dict, data: dict, ordinal: int,
                   options: dict) -> dict[str, Any]:
         space = reducetune.Space(point["family"], point["dtype"], point["op"],

@@ -114,15 +114,23 @@ def test_a_time_limited_run_compiles_its_first_points_then_queues_the_rest(fake_
     assert json.loads(out)["time"]["compile_ahead"]["queued"] == 0  # the stop's reply
 
 
-def test_a_run_without_a_time_limit_compiles_everything_before_it_starts(fake_worker, cli,
-                                                                         tmp_path):
+def test_a_run_without_a_time_limit_also_compiles_its_first_points_then_queues_the_rest(
+        fake_worker, cli, tmp_path):
+    """--max-evals 2 without a time limit: its first points compiled before it starts, not every
+    variant of the space (which it compiled until 2026-11-26); the rest in the background."""
     code, out, err = cli("tune", "--db", tmp_path / "r.db", "--sizes", "2^10", "--seed", "1",
-                         "--max-evals", "2", "--json", "--quiet", *RESTRICT_ARGS)
+                         "--max-evals", "2", "--priors", "off", "--json", "--quiet",
+                         *RESTRICT_ARGS)
     assert code == 0, err
     (worker,) = FakeWorker.instances
     (batch,) = worker.calls("precompile")
-    assert len(batch["points"]) == len(_core.variant_points(space(**RESTRICT)))
-    assert worker.calls("compile_ahead") == []  # nor any background thread started
+    every = [p.variant_label for p in _core.variant_points(space(**RESTRICT))]
+    first = {point_of(p).variant_label for p in batch["points"]}
+    assert len(first) < len(every)
+    queued, stop = worker.calls("compile_ahead")
+    assert [point_of(p).variant_label for p in queued["points"]] == [
+        v for v in every if v not in first]
+    assert stop["points"] == []
 
 
 def test_proposable_values_are_those_some_selected_point_takes():

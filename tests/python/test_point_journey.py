@@ -104,6 +104,10 @@ class _Worker:
     def _precompile(self, **_: Any) -> dict[str, Any]:
         return {"requested": 0, "compiled": 0, "cached": 0, "failed": 0, "failures": {}}
 
+    def _compile_ahead(self, **_: Any) -> dict[str, Any]:  # the run's rest, in the background
+        return {"queued": 0, "waiting": 0, "compiled": 0, "skipped": 0, "failed": 0,
+                "dropped": 0}
+
     def _evaluate(self, point: dict, problem: dict, data: dict, ordinal: int,
                   options: dict) -> dict[str, Any]:
         t = 1e-5 * (1 + point["params"]["elements_per_thread"] % 7)

@@ -1,11 +1,12 @@
 """What a run compiles before it measures, and what it compiles while it measures (issue 25).
 
-Before the first unit, in one parallel batch that the run waits for: without a time limit,
-every variant the run's studies may propose; under a time limit, what the first unit
+Before the first unit, in one parallel batch that the run waits for: what the first unit
 measures first (its warm start or priors, and its base preset: tuning/warm_start.py
-first_points).
+first_points); without a time limit and without a background compiler (replay, a test's
+evaluator), every variant the run's studies may propose.
 
-Under a time limit the rest (the README's 132 units: 9,456 variants, some 40 s of a 16-core
+The rest (with or without a time limit: until 2026-11-26 a GPU run without one compiled every
+variant first, 9,456 for the README's units, before its first point, whatever its --max-evals) (the README's 132 units: 9,456 variants, some 40 s of a 16-core
 host's threads) is compiled in the background by an evaluator that can (``compile_ahead``:
 the GPU worker's low-priority threads, jit/compile_ahead.hpp) while the units are measured,
 in the order the run reaches them: first what the later units measure first, unit by unit
@@ -65,12 +66,12 @@ def precompile_run(evaluator: Evaluator, configs: list[TuneConfig], spaces: list
     each unit measures first (its warm start or priors, then its base preset), unit by unit
     in the run's order. True when the rest was queued for the background (the run then ends
     with ``stop_ahead``). A failure is not fatal: that point fails when measured."""
-    if configs[0].time_limit_s is None:
+    ahead = getattr(evaluator, "compile_ahead", None)
+    if configs[0].time_limit_s is None and ahead is None:
         _batch(evaluator, [p for c, s in zip(configs, spaces, strict=True)
                            for p in variant_points(c, s)], on_precompile)
         return False
     units = first()
-    ahead = getattr(evaluator, "compile_ahead", None)
     now = units[0] if ahead is not None and units else [p for u in units for p in u]
     summary = _batch(evaluator, now, on_precompile)
     later = [p for u in units for p in u] if ahead is not None else []
