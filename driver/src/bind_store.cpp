@@ -264,6 +264,8 @@ void bind_store_queries(nb::class_<py_store> &c) {
         d["builds_inserted"] = st.builds_inserted;
         d["baselines_inserted"] = st.baselines_inserted;
         d["baselines_replaced"] = st.baselines_replaced;
+        d["application_times_copied"] = st.application_times_copied;
+        d["application_times_kept_out"] = st.application_times_kept_out;
         return d;
       });
 }

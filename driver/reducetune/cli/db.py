@@ -25,7 +25,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "that are not ok: the newer); then the lower relative spread (rel_stddev), when the "
         "two differ by more than max(0.1 percentage point, 20% of the larger); then more "
         "samples; then the newer. A full tie keeps --db's row. Sampling stops once the noise "
-        "is at most 1%, so more samples alone would favour the noisier row. Optuna studies: "
+        "is at most 1%, so more samples alone would favour the noisier row. Application "
+        "times (reducetune calibrate) come along by calibration, a size (or shape) on a GPU "
+        "model: the newer calibration replaces the older whole; a tie keeps --db's. "
+        "Optuna studies: "
         "a study --db lacks is copied (its finished trials); one of the same name gains the "
         "finished trials of points it lacks (a point in both keeps --db's trial); one of the "
         "same name with other directions is skipped.")
@@ -62,7 +65,9 @@ def _merge(args: argparse.Namespace) -> int:
         print(f"merged {other}: {s['inserted']} inserted, {s['replaced']} replaced, "
               f"{s['kept']} kept, {s['builds_inserted']} builds, "
               f"{s['baselines_inserted']} baselines inserted, "
-              f"{s['baselines_replaced']} replaced")
+              f"{s['baselines_replaced']} replaced, {s['application_times_copied']} "
+              f"application times copied, {s['application_times_kept_out']} kept out "
+              "(this file's calibration of their size as new)")
         t = merge_studies(db_path(args), other)
         print(f"merged {other}'s studies: {t['studies_added']} added, {t['trials_added']} "
               f"trials added, {t['studies_skipped']} skipped (other directions)")
