@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from reducetune.experiments.multi_gpu import (PG_RTT_S, SPAWN_S, model_section, predict,
-                                              trial_costs)
+                                              time_section, trial_costs)
 from reducetune.tuning.timing import PHASES
 
 
@@ -87,3 +87,18 @@ def test_the_two_gpu_commands_own_start_counts_and_a_shorter_start_is_negative()
         {"time": GPU_BOUND}, single_s, {}, dual, dual_s=103.5)
     assert "-1.0 s for several workers, measured" in model_section(
         {"time": GPU_BOUND}, single_s, {}, dual)
+
+
+def test_the_report_shows_each_workers_start_step_by_step():
+    """time.startup (tuning/timing.py) per worker, as a table beside the phases: the steps in
+    the order the workers took them, '-' where a worker lacks one; none where no worker has
+    it (an older tune --json)."""
+    one = {**GPU_BOUND, "startup": {"cli": 0.23, "evaluator": 1.2, "store": 1.21,
+                                    "storage": 1.6, "ceiling": 1.82, "precompile": 2.01}}
+    two = {**GPU_BOUND, "startup": {"cli": 0.53, "evaluator": 0.54, "storage": 1.6}}
+    text = time_section([("one GPU", one), ("two GPUs GPU 0", two)])
+    table = text[text.index("Each worker's start"):].splitlines()
+    assert table[2] == "| worker | cli | evaluator | store | storage | ceiling | precompile |"
+    assert table[4] == "| one GPU | 0.23 | 1.20 | 1.21 | 1.60 | 1.82 | 2.01 |"
+    assert table[5] == "| two GPUs GPU 0 | 0.53 | 0.54 | - | 1.60 | - | - |"
+    assert "Each worker's start" not in time_section([("one GPU", GPU_BOUND)])

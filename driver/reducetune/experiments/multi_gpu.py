@@ -171,6 +171,22 @@ def time_section(rows: list[tuple[str, dict[str, Any]]]) -> str:
                   for k in ("idle_s", "start_s", "wait_s", "first_point_s", "last_point_s")]
         lines.append(f"| {name} | {t['points']} | {t['points_per_s']:.1f} | {t['wall_s']:.2f} | "
                      + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n" + start_section(rows)
+
+
+def start_section(rows: list[tuple[str, dict[str, Any]]]) -> str:
+    """Each worker's start, step by step (``time.startup``: when each step before its loop
+    ended, in seconds after its process started): the part more GPUs do not divide. Empty
+    where no row has it (a tune --json of before 2026-11-26)."""
+    steps = list(dict.fromkeys(k for _, t in rows for k in t.get("startup") or {}))
+    if not steps:
+        return ""
+    lines = ["", "Each worker's start (s after its process started, at the end of each step):",
+             "", "| worker | " + " | ".join(steps) + " |", "|---|" + "---|" * len(steps)]
+    for name, t in rows:
+        at = t.get("startup") or {}
+        lines.append(f"| {name} | " + " | ".join(
+            f"{at[k]:.2f}" if k in at else "-" for k in steps) + " |")
     return "\n".join(lines) + "\n"
 
 
