@@ -27,8 +27,7 @@ from reducetune.errors import StoreError
 from reducetune.store.storage_check import JOURNAL, check_storage
 
 __all__ = ["claim_lock", "file_lock", "import_ahead", "open_journal", "open_shared_storage",
-           "open_storage",
-           "optuna_tables", "storage_url"]
+           "open_storage", "optuna_tables", "storage_url"]
 
 
 def storage_url(path: str | os.PathLike[str]) -> str:
@@ -66,10 +65,17 @@ def import_ahead() -> threading.Thread:
     """Imports Optuna's storages (SQLAlchemy, alembic) on a thread of their own, begun while
     this process waits for its GPU worker's start (cli/tune.py), which then overlaps them: the
     studies' storage, opened once the evaluator answers, finds them imported (0.3 s here,
-    1.3 s on a GPU machine without bytecode: issue 25's startup, 2026-11-26). Touches no file."""
-    t = threading.Thread(target=_import_storages, name="reducetune-import-ahead", daemon=True)
-    t.start()
-    return t
+    1.3 s on a GPU machine without bytecode: issue 25's startup, 2026-11-26). Touches no file.
+    Once per process: a --devices worker begins it before its go, and its tune command's call
+    then gets the same thread."""
+    if not _AHEAD:
+        _AHEAD.append(threading.Thread(target=_import_storages, name="reducetune-import-ahead",
+                                       daemon=True))
+        _AHEAD[0].start()
+    return _AHEAD[0]
+
+
+_AHEAD: list[threading.Thread] = []  # import_ahead's thread, once begun
 
 
 def _import_storages() -> None:

@@ -5,10 +5,11 @@ measures first (its warm start or priors, and its base preset: tuning/warm_start
 first_points); without a time limit and without a background compiler (replay, a test's
 evaluator), every variant the run's studies may propose.
 
-The rest (with or without a time limit: until 2026-11-26 a GPU run without one compiled every
-variant first, 9,456 for the README's units, before its first point, whatever its --max-evals) (the README's 132 units: 9,456 variants, some 40 s of a 16-core
-host's threads) is compiled in the background by an evaluator that can (``compile_ahead``:
-the GPU worker's low-priority threads, jit/compile_ahead.hpp) while the units are measured,
+The rest, with or without a time limit (the README's 132 units: 9,456 variants, some 40 s of
+a 16-core host's threads; until 2026-11-26 a GPU run without a limit compiled them all before
+its first point, whatever its --max-evals), is compiled in the background by an evaluator
+that can (``compile_ahead``: the GPU worker's low-priority threads, jit/compile_ahead.hpp)
+while the units are measured,
 in the order the run reaches them: first what the later units measure first, unit by unit
 (the H200 run's 320 such variants were a 3.1 s batch before its first point), then the other
 variants element type by element type as ``unit_order`` goes, the operators of one type
