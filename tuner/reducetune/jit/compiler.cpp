@@ -172,41 +172,39 @@ std::string compiler::program_group(const compile_request &request) const {
   return group;
 }
 
-// One NVRTC program for a part of a batch's group; where it fails, each request alone.
-void compiler::compile_part(const std::vector<std::size_t> &part,
-                            const std::vector<compile_request> &requests,
-                            const std::vector<std::string> &keys,
-                            std::vector<compile_outcome> &outcomes) {
-  const bundle &b = bundle_for(requests[part.front()]);
-  const auto store = [&](std::size_t i, std::shared_ptr<const compiled_program> p) {
-    m_cache->insert(keys[i], p);
-    outcomes[i].program = std::move(p);
+void compiler::compile_together(
+    const std::vector<const compile_request *> &group, const std::vector<std::string> &keys,
+    const std::function<void(std::size_t, program_ptr)> &done,
+    const std::function<void(std::size_t, const std::exception &)> &failed) {
+  const bundle &b = bundle_for(*group.front());
+  const auto give = [&](std::size_t j, compiled_program program) {
+    program.key = keys[j];
+    auto shared = std::make_shared<const compiled_program>(std::move(program));
+    m_cache->insert(keys[j], shared);
+    done(j, std::move(shared));
   };
-  std::vector<const compile_request *> group;
-  for (const auto i : part)
-    group.push_back(&requests[i]);
   try {
     compiled_program program = compile_now(b, group);
-    program.key = keys[part.front()];
+    program.key = keys.front();
     auto shared = std::make_shared<const compiled_program>(std::move(program));
-    for (const auto i : part)
-      store(i, shared);
+    for (std::size_t j = 0; j < group.size(); ++j) {
+      m_cache->insert(keys[j], shared);
+      done(j, shared);
+    }
     return;
   } catch (const error &e) {
-    if (part.size() == 1) {
-      outcomes[part.front()].error = e.what();
+    if (group.size() == 1) {
+      failed(0, e);
       return;
     }
   }
   // One bad instantiation fails the whole program: retry one by one so that each
   // failure is attributed to its own request and the others still compile.
-  for (const auto i : part) {
+  for (std::size_t j = 0; j < group.size(); ++j) {
     try {
-      compiled_program program = compile_now(b, {&requests[i]});
-      program.key = keys[i];
-      store(i, std::make_shared<const compiled_program>(std::move(program)));
+      give(j, compile_now(b, {group[j]}));
     } catch (const error &e) {
-      outcomes[i].error = e.what();
+      failed(j, e);
     }
   }
 }
@@ -249,7 +247,16 @@ std::vector<compile_outcome> compiler::compile_batch(const std::vector<compile_r
                                     members.begin() + static_cast<std::ptrdiff_t>(
                                                           std::min(members.size(), begin + chunk)));
       pending.push_back(pool.submit([this, part, &requests, &outcomes, &keys] {
-        compile_part(part, requests, keys, outcomes);
+        std::vector<const compile_request *> group;
+        std::vector<std::string> part_keys;
+        for (const auto i : part) {
+          group.push_back(&requests[i]);
+          part_keys.push_back(keys[i]);
+        }
+        compile_together(
+            group, part_keys,
+            [&](std::size_t j, program_ptr p) { outcomes[part[j]].program = std::move(p); },
+            [&](std::size_t j, const std::exception &e) { outcomes[part[j]].error = e.what(); });
       }));
     }
   }

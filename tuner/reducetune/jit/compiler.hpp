@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -112,12 +113,14 @@ private:
   std::shared_ptr<const compiled_program> obtain(const compile_request &request, bool join);
   std::optional<pending_program> inflight(const std::string &key);
   using program_ptr = std::shared_ptr<const compiled_program>;
-  void deliver(const std::vector<const compile_request *> &mine,
-               const std::vector<std::string> &keys,
-               std::vector<std::promise<program_ptr>> &promises, group_outcome &out);
-  void compile_part(const std::vector<std::size_t> &part,
-                    const std::vector<compile_request> &requests,
-                    const std::vector<std::string> &keys, std::vector<compile_outcome> &outcomes);
+  // Requests of one program group compiled as one NVRTC program, each program entering the
+  // cache under keys[j] before done(j, program); where the program fails, each request alone,
+  // so that one bad instantiation fails only its own: failed(j, e), called inside the catch
+  // (std::current_exception() is e). compile_batch's parts and compile_group_unless_busy's.
+  void compile_together(const std::vector<const compile_request *> &group,
+                        const std::vector<std::string> &keys,
+                        const std::function<void(std::size_t, program_ptr)> &done,
+                        const std::function<void(std::size_t, const std::exception &)> &failed);
 
   struct bundle; // a main source with the headers it may include, and their hash
   const bundle &bundle_for(const compile_request &request);

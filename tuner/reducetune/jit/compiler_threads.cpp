@@ -91,52 +91,23 @@ compiler::compile_group_unless_busy(const std::vector<compile_request> &group) {
     for (const auto &k : keys) m_inflight.erase(k);
   };
   try {
-    if (!mine.empty()) deliver(mine, keys, promises, out);
-  } catch (...) { // not NVRTC's refusal (deliver keeps those as data): out of memory, say
+    if (!mine.empty())
+      compile_together(
+          mine, keys,
+          [&](std::size_t j, program_ptr p) {
+            promises[j].set_value(std::move(p));
+            ++out.compiled;
+          },
+          [&](std::size_t j, const std::exception &) {
+            promises[j].set_exception(std::current_exception());
+            ++out.failed;
+          });
+  } catch (...) { // not NVRTC's refusal (compile_together keeps those as data): no memory
     settle();
     throw;
   }
   settle();
   return out;
-}
-
-// Compiles `mine` as one program and fulfils each key's promise; where the program fails,
-// each request alone (one bad instantiation must not fail the others, nor be theirs).
-void compiler::deliver(const std::vector<const compile_request *> &mine,
-                       const std::vector<std::string> &keys,
-                       std::vector<std::promise<program_ptr>> &promises, group_outcome &out) {
-  const auto give = [&](std::size_t j, compiled_program program) {
-    program.key = keys[j];
-    auto shared = std::make_shared<const compiled_program>(std::move(program));
-    m_cache->insert(keys[j], shared);
-    promises[j].set_value(std::move(shared));
-    ++out.compiled;
-  };
-  try {
-    compiled_program program = compile_now(bundle_for(*mine.front()), mine);
-    program.key = keys.front();
-    auto shared = std::make_shared<const compiled_program>(std::move(program));
-    for (std::size_t j = 0; j < mine.size(); ++j) {
-      m_cache->insert(keys[j], shared);
-      promises[j].set_value(shared);
-    }
-    out.compiled += mine.size();
-    return;
-  } catch (const error &) {
-    if (mine.size() == 1) {
-      promises.front().set_exception(std::current_exception());
-      ++out.failed;
-      return;
-    }
-  }
-  for (std::size_t j = 0; j < mine.size(); ++j) {
-    try {
-      give(j, compile_now(bundle_for(*mine[j]), {mine[j]}));
-    } catch (const error &) {
-      promises[j].set_exception(std::current_exception());
-      ++out.failed;
-    }
-  }
 }
 
 } // namespace reducetune
