@@ -89,3 +89,21 @@ def test_a_lists_count_is_read_while_its_workers_start_and_only_then_they_go_on(
             if p.poll() is None:
                 p.kill()
     assert not tune_devices._counting  # read once
+
+
+def test_a_worker_that_died_while_starting_does_not_hold_back_the_others(monkeypatch):
+    """Its go meets a closed pipe: the others still get theirs, and its exit status is what
+    run_devices reports (not a BrokenPipeError for the whole command)."""
+    monkeypatch.setattr(tune_devices, "_counting", {})
+    dead = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit(2)"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    dead.wait()
+    waiting = subprocess.Popen(WAITS, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        tune_devices._let_on([dead, waiting], "0,1", [0, 1])
+        assert waiting.communicate(timeout=60)[0].strip() == "go"
+        dead.communicate()
+        assert dead.returncode == 2
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()

@@ -169,8 +169,11 @@ def _let_on(procs: list[subprocess.Popen[str]], text: str, ordinals: list[int]) 
         raise
     for p in procs:
         assert p.stdin
-        p.stdin.write("go\n")
-        p.stdin.flush()  # closed by communicate()
+        try:
+            p.stdin.write("go\n")
+            p.stdin.flush()  # closed by communicate()
+        except BrokenPipeError:  # it died while starting: run_devices names it by its status,
+            pass  # and the others still go on
 
 
 def _make_file(args: argparse.Namespace) -> bool:
