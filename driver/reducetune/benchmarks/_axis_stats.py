@@ -53,6 +53,19 @@ def rounds(timers: Timers, min_samples: int, close: set[str] | None = None,
     MAX_NOISE, or `max_calls` rounds, or `time_cap_s` seconds of rounds. A contender named in
     `counts` takes part in its first counts[name] rounds only, after one warm-up call (a far
     slower one, warm from screening). Each entry says why its rounds stopped ("stopped")."""
+    counts = counts or {}
+    times, stopped = round_times(timers, min_samples, close, counts, max_calls, time_cap_s, clock)
+    return {name: {**stats(t), "stopped": "counted" if name in counts else stopped}
+            for name, t in times.items()}
+
+
+def round_times(timers: Timers, min_samples: int, close: set[str] | None = None,
+                counts: dict[str, int] | None = None, max_calls: int = MAX_CALLS,
+                time_cap_s: float = TIME_CAP_S, clock: Callable[[], float] = time.monotonic
+                ) -> tuple[dict[str, list[float]], str]:
+    """The samples of ``rounds`` (its arguments), by contender, and why the rounds stopped: the
+    one loop of both benchmarks (runtime.interleaved_stats takes a fixed count of rounds, with
+    `close` empty and `max_calls` its count)."""
     counts, names = counts or {}, list(timers)
     close = set(names if close is None else close) - set(counts)
     for name in names:  # warm-up: modules loaded, results pooled, clocks up
@@ -73,8 +86,7 @@ def rounds(timers: Timers, min_samples: int, close: set[str] | None = None,
         if clock() - started > time_cap_s:
             stopped = "time_cap"
             break
-    return {name: {**stats(t), "stopped": "counted" if name in counts else stopped}
-            for name, t in times.items()}
+    return times, stopped
 
 
 def _converged(samples: list[float]) -> bool:

@@ -28,8 +28,8 @@ from typing import Any, Callable
 from reducetune import _core
 from reducetune._space import Point
 from reducetune.benchmarks import _runtime_report
+from reducetune.benchmarks._axis_stats import round_times
 from reducetune.benchmarks._provenance import reducetune_commit
-from reducetune.runtime.rounds import orders
 from reducetune.cli.args import SAMPLE_TIME_MAX_S, duration, integer, show_ranges
 from reducetune.evaluate.base import data_of, problem_of, sampling_options, workload
 from reducetune.evaluate.gpu import GpuEvaluator
@@ -78,25 +78,16 @@ def interleaved_stats(timers: dict[str, Callable[[], float]], samples: int,
                       counts: dict[str, int] | None = None) -> dict[str, dict[str, float]]:
     """The median and the relative standard deviation (stdev / mean, nvbench's noise: what
     tells a 0.5 % margin from noise) of `samples` samples of each contender, taken in
-    rounds: every round times each contender once, in a new seeded shuffle each round
-    (``runtime.rounds.orders``: a rotation kept each contender's predecessor, and with it what L2
-    held when it started). Timing one contender's calls after another's let the host's drift
-    (several µs at small n on an H100, docs/results/h100_2026-11-23_peak_probe/) decide the
-    ratio; in rounds each contender sees the same drift. A contender named in `counts` takes
-    part in its first counts[name] rounds only, after one warm-up call: a far slower
-    contender, already warm from a screening pass, whose hundreds of ms per call would
-    otherwise take most of the time."""
-    counts = counts or {}
-    names = list(timers)
-    for name in names:  # warm-up: modules loaded, results pooled, clocks up
-        for _ in range(1 if name in counts else 3):
-            timers[name]()
-    times: dict[str, list[float]] = {name: [] for name in names}
-    order = orders(names)
-    for _ in range(samples):
-        for name in next(order):
-            if len(times[name]) < counts.get(name, samples):
-                times[name].append(timers[name]())
+    rounds (``_axis_stats.round_times``, the axis benchmark's loop): every round times each
+    contender once, in a new seeded shuffle each round (``runtime.rounds.orders``: a rotation
+    kept each contender's predecessor, and with it what L2 held when it started). Timing one
+    contender's calls after another's let the host's drift (several µs at small n on an H100,
+    docs/results/h100_2026-11-23_peak_probe/) decide the ratio; in rounds each contender sees
+    the same drift. A contender named in `counts` takes part in its first counts[name] rounds
+    only, after one warm-up call: a far slower contender, already warm from a screening pass,
+    whose hundreds of ms per call would otherwise take most of the time."""
+    # no contender waits for convergence: the rounds stop at `samples`
+    times, _ = round_times(timers, samples, close=set(), counts=counts, max_calls=samples)
     return {name: {"median_s": statistics.median(t), "rel_stddev": _rel_stddev(t),
                    "samples": len(t)} for name, t in times.items()}
 
