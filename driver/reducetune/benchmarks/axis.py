@@ -296,9 +296,10 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
                                  "call); those "
                                  f"within {KEEP_WITHIN:g}x of the best screened, the best "
                                  "batch_invariant one and a transferred point timed in "
-                                 f"shuffled rounds ({_rounds(samples)}); the fastest kept ('reducetune "
-                                 "tune --family axis --shapes default' tunes a grid into a "
-                                 "results file instead; the benchmark tunes its own shapes)"),
+                                 f"shuffled rounds ({_rounds(samples)}); the fastest kept "
+                                 "('reducetune tune --family axis --shapes default' tunes a "
+                                 "grid into a results file instead; the benchmark tunes its "
+                                 "own shapes)"),
             "application": ("one call between two CUDA events on the current stream (JAX: "
                             "host clock around the call and block_until_ready), hot data, "
                             "a screening pass first (up to 3 calls), then every contender in "
