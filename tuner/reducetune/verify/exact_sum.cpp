@@ -105,7 +105,6 @@ template <class T> long double exact_sum<T>::rounded(combine how) const {
       add_at(sums[s], m_bins[f].high[s], at + split);
     }
   }
-  constexpr int unit = 2 - (1 << (exponent_bits - 1)) - mantissa_bits; // -149 or -1074
   if (how == combine::total) {
     add_limbs(sums[0], sums[1]);
     return to_long_double(sums[0], unit);
@@ -125,7 +124,6 @@ template <class T> long double exact_sum<T>::abs_value() const {
 }
 
 template <class T> int exact_sum<T>::lowest_bit() const noexcept {
-  constexpr int unit = 2 - (1 << (exponent_bits - 1)) - mantissa_bits;
   int lowest = INT_MAX;
   for (int f = 0; f < fields; ++f)
     if (m_bins[f].ored)

@@ -27,6 +27,8 @@ public:
   static constexpr int mantissa_bits = std::numeric_limits<T>::digits - 1; // 23 or 52
   static constexpr int exponent_bits = static_cast<int>(8 * sizeof(T)) - 1 - mantissa_bits;
   static constexpr int fields = (1 << exponent_bits) - 1; // the finite ones: 255 or 2047
+  // The smallest subnormal's exponent, -149 or -1074: the bins count multiples of 2^unit.
+  static constexpr int unit = 2 - (1 << (exponent_bits - 1)) - mantissa_bits;
   // A significand is split at this bit into two bins (double's 53 bits would fill a 64-bit
   // bin in 2^11 additions); each part below 2^27, a bin takes 2^37 values.
   static constexpr int split = 26;
