@@ -38,8 +38,6 @@ struct sum_found {
   bool nan = false, pos_inf = false, neg_inf = false;
 };
 
-// T is the accumulator (float or double), E the element: T itself, or a half type whose values
-// float holds exactly (the reference of its float32 accumulator, without a widened copy).
 // Returns false for a finite x, else records it.
 template <class T> bool special_seen(T x, sum_found &found) {
   if (std::isfinite(x)) return false;
@@ -278,7 +276,8 @@ template <class T, class E> float_reference float_minmax(reduce_op op, std::span
   return r;
 }
 
-// T accumulates E's values (see add_to).
+// T is the accumulator (float or double), E the element: T itself, or a half type whose values
+// float holds exactly (the reference of its float32 accumulator, without a widened copy).
 template <class T, class E> float_reference float_reduce(reduce_op op, std::span<const E> data) {
   if (data.empty()) throw invalid_configuration("a reduction needs n >= 1 elements");
   switch (op) {
