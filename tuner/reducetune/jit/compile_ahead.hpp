@@ -59,7 +59,7 @@ public:
 
 private:
   void work(int nice);
-  std::vector<compile_request> take(); // the next chunk (empty: stopping); lock held
+  std::vector<compile_request> take(); // the next chunk (something waits); lock held
   void compile_chunk(const std::vector<compile_request> &chunk);
 
   compiler &m_compiler;
