@@ -2,6 +2,7 @@
 
 #include "reducetune/db/launch_rule.hpp"
 #include "reducetune/db/records.hpp"
+#include "reducetune/db/rows.hpp"
 #include "reducetune/db/sqlite.hpp"
 
 #include <algorithm>
@@ -15,9 +16,7 @@
 namespace reducetune::db {
 namespace {
 
-// The model key of the device row aliased d1, as every query here files sizes under.
-const std::string model_of_d1 = std::string("(SELECT d2.uuid FROM rt_devices d2 WHERE ") +
-                                std::string(same_model_sql) + " ORDER BY d2.id LIMIT 1)";
+using detail::model_of_d1; // the model key every query here files sizes under
 
 // (model, n) -> the fastest `application_scan` selected points there, fastest first, launches
 // not yet known.

@@ -151,6 +151,9 @@ std::int64_t returning_id(statement &s) {
   return id;
 }
 
+const std::string model_of_d1 = std::string("(SELECT d2.uuid FROM rt_devices d2 WHERE ") +
+                                same_model_sql + " ORDER BY d2.id LIMIT 1)";
+
 const std::string same_calibration_ids =
     std::string("SELECT m2.id FROM rt_measurements m1 JOIN rt_devices d1 ON d1.id = m1.device_id"
                 " JOIN rt_measurements m2 ON m2.workload_id = m1.workload_id"

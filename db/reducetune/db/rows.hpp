@@ -48,6 +48,10 @@ extern const std::string build_upsert; // record_build: a known cache key's row 
 [[nodiscard]] build_record read_build(statement &s);
 void bind_build(statement &s, const build_record &b);
 
+// "(SELECT d2.uuid ...)": the model key of the rt_devices row aliased d1, the UUID of its
+// model's first registered device (same_model_sql), under which the application candidates
+// (application_ranking.cpp) and a merged file's calibrations (store_merge.cpp) are filed.
+extern const std::string model_of_d1;
 // rt_application_times: "SELECT m2.id ..." the measurements whose times are one calibration
 // with measurement ?1's, its workload on its model (same_model_sql): record_application_times
 // replaces such a set at once, and merge_from keeps one file's set, never a mix of two.

@@ -64,10 +64,9 @@ void read_baselines(const database &other,
 // it in memory, so the table is there, empty.
 calibrations read_calibrations(const database &other) {
   auto s = other.prepare(
-      std::string("SELECT a.measurement_id, a.median_s, a.sample_count, a.created_at,"
-                  " m.workload_id, (SELECT d2.uuid FROM rt_devices d2 WHERE ") +
-      same_model_sql +
-      " ORDER BY d2.id LIMIT 1) FROM rt_application_times a JOIN rt_measurements m"
+      "SELECT a.measurement_id, a.median_s, a.sample_count, a.created_at, m.workload_id, " +
+      model_of_d1 +
+      " FROM rt_application_times a JOIN rt_measurements m"
       " ON m.id = a.measurement_id JOIN rt_devices d1 ON d1.id = m.device_id"
       " ORDER BY a.measurement_id");
   calibrations out;
