@@ -84,15 +84,6 @@ nb::dict compile_jobs(const std::string &arch, bool all, std::size_t sample,
   return d;
 }
 
-} // namespace
-
-// Compiles the variants into the process-wide compiler's memory cache, so that evaluate()
-// finds them there instead of compiling each one alone, on one thread, when first measured.
-// A variant that fails is not cached: evaluating it compiles it again and reports the failure
-// as that point's (the run goes on). Counts and failures are per distinct variant, reported
-// by its label.
-namespace {
-
 // The requests of the jobs' distinct variants, first occurrences in order, with their labels.
 std::pair<std::vector<std::string>, std::vector<rt::compile_request>>
 distinct_requests(const std::vector<variant_job> &jobs, const std::string &arch) {
@@ -112,6 +103,11 @@ distinct_requests(const std::vector<variant_job> &jobs, const std::string &arch)
 
 } // namespace
 
+// Compiles the variants into the process-wide compiler's memory cache, so that evaluate()
+// finds them there instead of compiling each one alone, on one thread, when first measured.
+// A variant that fails is not cached: evaluating it compiles it again and reports the failure
+// as that point's (the run goes on). Counts and failures are per distinct variant, reported
+// by its label.
 nb::dict precompile_variants(const std::vector<variant_job> &jobs, const std::string &arch,
                              unsigned threads) {
   auto [labels, requests] = distinct_requests(jobs, arch);
@@ -147,7 +143,7 @@ nb::dict precompile_variants(const std::vector<variant_job> &jobs, const std::st
   d["failed"] = failures.size();
   d["failures"] = failures;
   d["seconds"] = seconds;
-  d["threads"] = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  d["threads"] = workers;
   return d;
 }
 
