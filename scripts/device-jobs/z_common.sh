@@ -38,12 +38,16 @@ _z_build() {  # SRC SITE: the package of SRC installed into SITE, unless already
 
 z_setup() {
   if [ "${Z_DRY:-0}" = 1 ]; then z_log "dry run: no build"; return 0; fi
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl
-  # Bytecode, as pip writes it on a user's install: --no-compile (the carried wheels' install
-  # rule) left every run compiling Optuna's, SQLAlchemy's and alembic's 493 modules again (1.3
-  # s of each process's start in cProfile, H200, 2026-11-26; the GPU machine writes no .pyc)
-  python3 -m compileall -q -j 0 /tmp/site > /dev/null 2>&1
+  # Z_KEEP_SITE=1 (x_session.sh's jobs side by side): an earlier call's /tmp/site stays as it
+  # is, since another job of the same call may be importing from it
+  if [ "${Z_KEEP_SITE:-0}" != 1 ] || [ ! -d /tmp/site/optuna ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target /tmp/site .whl/*.whl
+    # Bytecode, as pip writes it on a user's install: --no-compile (the carried wheels' install
+    # rule) left every run compiling Optuna's, SQLAlchemy's and alembic's 493 modules again (1.3
+    # s of each process's start in cProfile, H200, 2026-11-26; the GPU machine writes no .pyc)
+    python3 -m compileall -q -j 0 /tmp/site > /dev/null 2>&1
+  fi
   export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
   [ -f .deps/e304aed/.done ] || { z_log "no .deps/e304aed: run scripts/device-prep here"; exit 1; }
   z_log "building the working tree${1:+ only}${1:-" and e304aed"}"

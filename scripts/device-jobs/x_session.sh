@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Device job for one session's GPU evidence (issues 25 and 26) on one warm machine, in phases
+# that each fit a device command (10 minutes); a warm machine keeps build/ between the calls,
+# so later phases reuse the first one's builds. Carry [".deps", ".whl"] (move .deps/pg.tar.xz,
+# .deps/debs, .deps/usr/share/doc and the psycopg2 wheel aside first: the tree and the carry
+# share 64 MiB).
+#   bash scripts/device-jobs/x_session.sh build   both package trees (z_setup: the working tree
+#                                                 and e304aed) and the C++ GPU tests of the axis
+#                                                 family at once, then those tests
+#   bash scripts/device-jobs/x_session.sh pytest  the Python GPU tests of the axis runtime,
+#                                                 benchmark and calibrate; the call probe
+#   bash scripts/device-jobs/x_session.sh bench   the axis benchmark on GPU 0 (64 shapes)
+#   bash scripts/device-jobs/x_session.sh scale   scripts/multi-gpu-sweep on 1, 2 (and 4) GPUs
+#                                                 and e304aed's one-GPU sweep (z_scaling.sh)
+#   bash scripts/device-jobs/x_session.sh together   on a host of 3 or more GPUs, at once on
+#                                                 separate GPUs: bench on 0, the held-out priors'
+#                                                 one + five minutes (z_priors.sh) on 1, pytest on 2
+#                                                 (each its own folder of $OUT). The jobs share the
+#                                                 host's CPUs (64 cores on a 4-GPU host); each
+#                                                 one's ratios are measured within its own run.
+# Each phase writes its logs into $OUT. REDUCETUNE_COMMIT names the commit (the machine's copy
+# of the tree has no .git).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+phase=${1:?usage: x_session.sh build|pytest|bench|scale}
+site="$PWD/build/z-site-new:/tmp/site"
+CXX_TESTS=(gpu_test_axis gpu_test_half_axis)
+
+cxx_build() {
+  cmake --preset device -DRT_CATCH2_V2_INCLUDE="$PWD/.deps/catch2v2/include" \
+    > "$OUT/configure.log" 2>&1 &&
+    cmake --build --preset device -j 32 --target "${CXX_TESTS[@]}" > "$OUT/cxx_build.log" 2>&1
+}
+
+case "$phase" in
+  build)
+    { nvidia-smi -L; date -u +%FT%TZ; echo "commit ${REDUCETUNE_COMMIT:-unknown}"; } > "$OUT/device.txt"
+    cxx_build & cxx=$!
+    (source scripts/device-jobs/z_common.sh; z_setup) > "$OUT/z_setup.log" 2>&1
+    echo "z_setup rc=$?" >> "$OUT/device.txt"
+    wait $cxx; echo "cxx build rc=$?" >> "$OUT/device.txt"
+    for t in "${CXX_TESTS[@]}"; do
+      exe=$(find build/device -name "$t" -type f -perm -u+x | head -1)
+      echo "== $t $(date -u +%T)" >> "$OUT/cxx_tests.log"
+      CUDA_VISIBLE_DEVICES=0 timeout 200 "$exe" --durations yes >> "$OUT/cxx_tests.log" 2>&1
+      echo "== $t exit $?" >> "$OUT/cxx_tests.log"
+    done
+    grep -E "^== |test cases|FAILED" "$OUT/cxx_tests.log" | tail -20
+    cat "$OUT/device.txt" ;;
+  pytest)
+    CUDA_VISIBLE_DEVICES=${X_GPU:-0} PYTHONPATH=$site timeout 330 python3 -m pytest -q -rs \
+      -p no:cacheprovider tests/python/test_axis_bench_gpu.py tests/python/test_axis_tune_gpu.py \
+      tests/python/test_calibrate.py tests/python/test_calibrate_axis.py \
+      tests/python/test_calibrate_rounds.py tests/python/test_reduce_eager_gpu.py \
+      tests/python/test_reduce_axis.py tests/python/test_axis_call_cache.py \
+      > "$OUT/pytest_gpu.log" 2>&1
+    echo "pytest rc=$?" >> "$OUT/pytest_gpu.log"
+    tail -15 "$OUT/pytest_gpu.log"
+    probe=scripts/device-jobs/axis_call_probe.py
+    [ -f "$probe" ] || probe=scripts/device-jobs/axis_call_overhead.py
+    CUDA_VISIBLE_DEVICES=${X_GPU:-0} PYTHONPATH=$site timeout 120 python3 "$probe" \
+      > "$OUT/axis_call_probe.log" 2>&1
+    echo "probe rc=$?" >> "$OUT/axis_call_probe.log"
+    tail -30 "$OUT/axis_call_probe.log" ;;
+  bench)
+    CUDA_VISIBLE_DEVICES=0 PYTHONPATH=$site AXIS_PROTOCOL=0 AXIS_TOTALS=28,24 \
+      AXIS_DTYPES=float32,bfloat16 AXIS_TESTS=0 AXIS_TIME_LIMIT=${AXIS_TIME_LIMIT:-470} \
+      AXIS_BENCH_TIMEOUT=${AXIS_BENCH_TIMEOUT:-560} bash scripts/device-jobs/axis_bench.sh ;;
+  together)
+    mkdir -p "$OUT/bench" "$OUT/priors" "$OUT/pytest"
+    OUT=$OUT/bench bash "$0" bench > "$OUT/bench/phase.log" 2>&1 & b=$!
+    (export OUT=$OUT/priors CUDA_VISIBLE_DEVICES=1 Z_KEEP_SITE=1
+     bash scripts/device-jobs/z_priors.sh one && bash scripts/device-jobs/z_priors.sh five
+    ) > "$OUT/priors/phase.log" 2>&1 & p=$!
+    OUT=$OUT/pytest X_GPU=2 bash "$0" pytest > "$OUT/pytest/phase.log" 2>&1
+    wait $b; wait $p
+    tail -5 "$OUT/pytest/phase.log"; tail -12 "$OUT/bench/phase.log"; tail -12 "$OUT/priors/phase.log" ;;
+  scale)
+    Z_RUNS=${Z_RUNS:-"default e304aed_single"} bash scripts/device-jobs/z_scaling.sh ;;
+  *) echo "unknown phase $phase: build, pytest, bench or scale"; exit 2 ;;
+esac
