@@ -3,7 +3,8 @@
 (reducetune's bandwidth and % of the HBM peak counting bytes read + written, the same point's
 bandwidth in the tuner's protocol, its ratio to the fastest peer, "tie" with the ratio's
 interval where that interval holds 1 (benchmarks/_axis_stats.py: the medians' 95 % intervals),
-its ratio to the better ceiling, the cost of batch invariance, and where the run had
+its rate over the faster ceiling's rate and the literal ratio of times beside it with that
+ratio's bound (ceiling_ratio), the cost of batch invariance, and where the run had
 --transfer, the other GPU's point's median over this run's best), the issue's targets as
 measured, the time each phase took, and one plot. A fastest peer marked "screened" was timed 3
 times only (far slower than the fastest contender in the screening pass).
@@ -24,6 +25,14 @@ from reducetune.benchmarks._axis_stats import is_tie, ratio_interval
 from reducetune.evaluate.base import percent_of
 
 CEILINGS = ("memcpy", "streaming")
+CEILING_RULE = (
+    "× ceiling: the ratio of rates, reducetune's bytes read + written per second over the "
+    "faster ceiling's rate (memcpy: the bytes it reads + writes, as many as the reduction's; "
+    "streaming: the input's bytes it reads), > 1: faster than the ceiling; '× ceiling, time "
+    "(bound)': the literal ratio of times, the shorter of the two ceilings' medians over reducetune's, "
+    "and its bound input / (input + output) (2/3 at r = 2, 16/17 at r = 16): against a "
+    "kernel that writes nothing, a reduction that must write its output scores at most that "
+    "while it moves bytes no faster than the streaming kernel reads them")
 
 
 def _bytes(row: dict[str, Any]) -> int:
@@ -31,6 +40,40 @@ def _bytes(row: dict[str, Any]) -> int:
     same); a row without a type is float32 (the first look's rows)."""
     problem = _core.Problem(row.get("dtype", "float32"), "sum", tuple(row["view"]))
     return problem.bytes_read_and_written
+
+
+def _bytes_read(row: dict[str, Any]) -> int:
+    """The input's bytes: what the streaming ceiling reads (the benchmark times it over
+    x.numel() * x.element_size())."""
+    problem = _core.Problem(row.get("dtype", "float32"), "sum", tuple(row["view"]))
+    return problem.bytes_read_and_written * problem.elements // (problem.elements +
+                                                                 problem.outputs)
+
+
+def ceiling_rates(row: dict[str, Any]) -> dict[str, float]:
+    """Each ceiling's rate in bytes per second, the bytes it moves over its median: the
+    streaming kernel reads the input; memcpy copies (input + output) / 2 bytes, so it reads
+    plus writes as many bytes as the reduction. Rates, not times: the streaming kernel writes
+    nothing, so against its time a reduction that writes its output can reach only
+    input / (input + output) of it (0.67 at r = 2)."""
+    times = {"memcpy": row["app_s"].get("memcpy"), "streaming": row.get("streaming_s")}
+    moved = {"memcpy": _bytes(row), "streaming": _bytes_read(row)}
+    return {k: moved[k] / s for k, s in times.items() if s}
+
+
+def ceiling_ratio(row: dict[str, Any]) -> dict[str, Any]:
+    """Reducetune against the faster ceiling (> 1: faster than it): its rate (bytes read +
+    written per second) over the faster ceiling's rate (ceiling_rates), the ceiling's name,
+    the literal ratio of times (the faster ceiling's median over reducetune's) and that time
+    ratio's bound, input / (input + output): what a reduction moving bytes as fast as the
+    streaming kernel reads them would score against it."""
+    rates = ceiling_rates(row)
+    t = row["app_s"]["reducetune"]
+    times = [s for s in (row["app_s"].get("memcpy"), row.get("streaming_s")) if s]
+    best = max(rates, key=rates.get) if rates else None
+    return {"x_ceiling": _bytes(row) / t / rates[best] if best else None, "ceiling": best,
+            "x_ceiling_time": min(times) / t if times else None,
+            "time_bound": _bytes_read(row) / _bytes(row)}
 
 
 def _pow2(n: int) -> str:
@@ -54,15 +97,14 @@ def versus_peer(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def ratios(row: dict[str, Any]) -> dict[str, Any]:
-    """Reducetune against the fastest peer (versus_peer), against the better ceiling (> 1:
-    faster than the ceiling), the Python call against the same peer, the point's bandwidth
+    """Reducetune against the fastest peer (versus_peer), against the faster ceiling
+    (ceiling_ratio: rates, and times beside them), the Python call against the same peer, the point's bandwidth
     in the tuner's protocol, and batch invariance's price (best batch_invariant point's
     median / best point's median)."""
     app = row["app_s"]
     t = app["reducetune"]
     vs = versus_peer(row)
     peer = vs["peer"]
-    ceilings = [s for s in (app.get("memcpy"), row.get("streaming_s")) if s]
     tune = row["tune"]
     bi = tune["best_batch_invariant_s"]
     py = app.get("reducetune_py")
@@ -70,7 +112,7 @@ def ratios(row: dict[str, Any]) -> dict[str, Any]:
     return {**vs, "x_peer_py": app[peer] / py if peer and py else None,
             "protocol_gbps": (_bytes(row) / proto["median_s"] / 1e9
                               if proto.get("status") == "ok" else None),
-            "x_ceiling": min(ceilings) / t if ceilings else None,
+            **ceiling_ratio(row),
             "x_torch": app["torch"] / t if app.get("torch") else None,
             "pct_peak": percent_of(_bytes(row) / t, row.get("peak")),
             "bi_cost": bi / tune["best_s"] if bi else None}
@@ -88,11 +130,10 @@ def summary(result: dict[str, Any]) -> list[str]:
         rs = [ratios(r) for r in mine]
         xp = [q["x_peer"] for q in rs if q["x_peer"]]
         pct = [q["pct_peak"] for q in rs if q["pct_peak"]]
-        xc = [q["x_ceiling"] for q in rs if q["x_ceiling"]]
+        xc = _ceiling_worst(mine, rs)
         lines.append(f"- {dtype}, total {_pow2(total)}: × fastest peer worst {min(xp):.2f}, geometric "
                      f"mean {_geomean(xp):.2f} ({_ties(rs)}); % of peak "
-                     f"{min(pct):.0f}–{max(pct):.0f}{_protocol_pct(mine, rs)}; × better "
-                     f"ceiling worst {min(xc):.2f}"
+                     f"{min(pct):.0f}–{max(pct):.0f}{_protocol_pct(mine, rs)}; {xc}"
                      if xp and pct and xc else f"- {dtype}, total {_pow2(total)}: incomplete")
         short = [q["x_torch"] for r, q in zip(mine, rs) if r["kind"] == "rows" and r["r"] <= 16]
         if short and all(short):
@@ -100,6 +141,22 @@ def summary(result: dict[str, Any]) -> list[str]:
                          f"{max(short):.2f}")
         lines += _python_call(mine)
     return lines
+
+
+def _shape(row: dict[str, Any]) -> str:
+    return f"{row['kind']} {tuple(row['shape'])}"
+
+
+def _ceiling_worst(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
+    """The target's number, the worst ratio of rates to the faster ceiling, and its shape;
+    then the worst ratio of times with its shape's bound, input / (input + output)."""
+    got = [(q["x_ceiling"], q, r) for r, q in zip(rows, rs) if q["x_ceiling"]]
+    if not got:
+        return ""
+    x, _, row = min(got, key=lambda g: g[0])
+    _, q, slow = min(got, key=lambda g: g[1]["x_ceiling_time"])
+    return (f"× faster ceiling (rates) worst {x:.2f} ({_shape(row)}); as times worst "
+            f"{q['x_ceiling_time']:.2f} ({_shape(slow)}, bound {q['time_bound']:.2f})")
 
 
 def _python_call(rows: list[dict[str, Any]]) -> list[str]:
@@ -137,6 +194,12 @@ def _num(x: float | None) -> str:
     return f"{x:.2f}" if x else "–"
 
 
+def _time_ratio(q: dict[str, Any]) -> str:
+    """The literal ratio of times and, in brackets, its bound input / (input + output)."""
+    t = q["x_ceiling_time"]
+    return f"{t:.2f} ({q['time_bound']:.2f})" if t else "–"
+
+
 def _transfer(row: dict[str, Any]) -> str:
     t = row.get("transfer")
     if not t:
@@ -166,9 +229,10 @@ def _gbps(gbps: float | None, row: dict[str, Any]) -> str:
 def table(result: dict[str, Any]) -> list[str]:
     moved = any(r.get("transfer") for r in result["rows"])
     head = ("| shape | view (outer, r, inner) | point | GB/s | % peak | GB/s, tuner's protocol "
-            "| fastest peer | × peer | × peer, Python call | × ceiling | batch_invariant cost |" +
+            "| fastest peer | × peer | × peer, Python call | × ceiling | × ceiling, time (bound) "
+            "| batch_invariant cost |" +
             (" transferred point, its time / this run's best |" if moved else ""))
-    lines = [head, "|" + "---|" * (12 if moved else 11)]
+    lines = [head, "|" + "---|" * (13 if moved else 12)]
     for row in result["rows"]:
         q = ratios(row)
         gbps = _bytes(row) / row["app_s"]["reducetune"] / 1e9
@@ -180,7 +244,7 @@ def table(result: dict[str, Any]) -> list[str]:
                      f"{tuple(row['view'])} | "
                      f"{row['point']['name']} | {gbps:.0f} | {q['pct_peak'] or 0:.1f} | "
                      f"{_gbps(q['protocol_gbps'], row)} | {peer} | {xp} | {_num(q['x_peer_py'])} | "
-                     f"{q['x_ceiling'] or 0:.2f} | {bi} |" +
+                     f"{q['x_ceiling'] or 0:.2f} | {_time_ratio(q)} | {bi} |" +
                      (f" {_transfer(row)} |" if moved else ""))
     return lines
 
@@ -219,7 +283,7 @@ def write(result: dict[str, Any], prefix: Path) -> None:
           "Ratios > 1: reducetune faster; × peer against the fastest correct peer, 'tie' where "
           "the ratio's interval holds 1 (the interval from the two medians' distribution-free "
           "95 % intervals: peer low / reducetune high to peer high / reducetune low; shown as "
-          "'tie (ratio, low–high)'); × ceiling against the faster of the two ceilings; "
+          "'tie (ratio, low–high)'); " + CEILING_RULE + "; "
           "batch_invariant cost: the best batch_invariant point's median over the best "
           "point's.", *_transfer_line(result), "",
           *summary(result), "", *phases(result), "", *table(result)]
