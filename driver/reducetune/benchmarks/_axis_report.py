@@ -35,19 +35,22 @@ CEILING_RULE = (
     "while it moves bytes no faster than the streaming kernel reads them")
 
 
+def _problem(row: dict[str, Any]) -> _core.Problem:
+    """The row's axis problem; a row without a type is float32 (the first look's rows)."""
+    return _core.Problem(row.get("dtype", "float32"), "sum", tuple(row["view"]))
+
+
 def _bytes(row: dict[str, Any]) -> int:
     """Bytes read plus written, as the core counts an axis problem's (the runner prices the
-    same); a row without a type is float32 (the first look's rows)."""
-    problem = _core.Problem(row.get("dtype", "float32"), "sum", tuple(row["view"]))
-    return problem.bytes_read_and_written
+    same)."""
+    return _problem(row).bytes_read_and_written
 
 
 def _bytes_read(row: dict[str, Any]) -> int:
     """The input's bytes: what the streaming ceiling reads (the benchmark times it over
-    x.numel() * x.element_size())."""
-    problem = _core.Problem(row.get("dtype", "float32"), "sum", tuple(row["view"]))
-    return problem.bytes_read_and_written * problem.elements // (problem.elements +
-                                                                 problem.outputs)
+    x.numel() * x.element_size()); inputs and outputs have the same element size."""
+    p = _problem(row)
+    return p.bytes_read_and_written * p.elements // (p.elements + p.outputs)
 
 
 def ceiling_rates(row: dict[str, Any]) -> dict[str, float]:
