@@ -2,10 +2,13 @@
 // inner times W = BS / L rows along r. Lane tx owns VEC adjacent columns c0 .. c0 + VEC - 1
 // of a tile of L * VEC columns; row ty of the block takes k = ty, ty + W, ... of its segment,
 // UNROLL loads in flight. Neighbouring lanes read neighbouring columns, so each k is one
-// contiguous L * VEC-element read.
+// contiguous L * VEC-element read. L may exceed a warp (up to BS): a block step then reads
+// up to BS * VEC contiguous elements of a row instead of strips of at most 32 lanes' loads;
+// at L == BS (W == 1, as the thread strategy with VEC > 1 uses it) each thread walks its
+// columns down every row of the segment alone.
 //
 // The W partials of a column meet in a shared-memory tree over ty (log2(W) levels, the same
-// for every column). Vector loads are used where every row of the tile is aligned (inner a
+// for every column; none where W == 1). Vector loads are used where every row of the tile is aligned (inner a
 // multiple of VEC and an aligned input) and the tile is whole; elsewhere the same elements
 // are loaded one by one. Either way each column combines the same elements in the same
 // order: the order depends on r and the point alone (batch_invariant, whatever VEC is).

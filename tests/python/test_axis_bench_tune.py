@@ -110,8 +110,11 @@ def test_the_widths_of_every_close_preset_are_screened_each_point_once():
 
 
 class _FakeX:
-    """Stands for the input tensor: the tune asks it only for its float64 reference, which the
-    fake verification below does not read."""
+    """Stands for the input tensor: the tune asks it for its float64 reference, which the
+    fake verification below does not read, and its shape (the view that fitted tiles are
+    derived from: rows here, 2^20 of 2, the tests' Tuner's shape, so none)."""
+
+    shape = (1 << 20, 2)
 
     def double(self):
         return self

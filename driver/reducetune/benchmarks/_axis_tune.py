@@ -2,7 +2,8 @@
 tune --family axis --shapes default`` tunes the default shape grid into a results file; the
 benchmark tunes each of its own shapes here instead, in the run that times the peers, so that
 it needs no results file and its points are this GPU's. For each shape it screens every valid
-preset of the axis family, then the neighbourhood of the best three (each stepped parameter one
+preset of the axis family and, for columns, the tiles fitted to the shape (_axis_fitted.py),
+then the neighbourhood of the best three (each stepped parameter one
 declared value up or down, split and unroll two (STEPS), and vec at every valid width: 16-byte
 loads lie two steps above a preset's vec 2 for the 2-byte types) and every vec width of each
 preset not WIDTHS_WITHIN times slower than the best, verifies every point against a float64
@@ -34,6 +35,7 @@ from typing import Any, Callable
 
 from reducetune import _core
 from reducetune._space import Space
+from reducetune.benchmarks._axis_fitted import fitted_tiles
 from reducetune.benchmarks._axis_stats import rounds, stats
 from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.errors import Error
@@ -61,6 +63,7 @@ WIDTHS_WITHIN = 10.0
 # well under a millisecond), so that a point is never given up for its one-time costs.
 FAR_S = 5e-3
 TRANSFER = "transfer "  # the name of a transferred point's candidate: "transfer <its name>"
+FITTED = "fitted_tile"  # the name of the tile fitted to the shape (block 256; others add bs)
 
 
 def own_name(name: str) -> str:
@@ -115,6 +118,19 @@ class Tuner:
     def presets(self) -> list[Candidate]:
         return [Candidate(p.name, p.variant_label, p.launch_label) for p in self.space.presets()
                 if not p.reasons]
+
+    def fitted(self, shape: tuple[int, int, int]) -> list[Candidate]:
+        """The valid tiles fitted to `shape` (_axis_fitted.fitted_tiles; none for rows), named
+        FITTED, and "FITTED block_size=512" for the wider block."""
+        out = []
+        for i, params in enumerate(fitted_tiles(shape, _core.element_bytes(self.dtype),
+                                                self.space.limits.sm_count,
+                                                self.space.choices())):
+            p = self.space.point(params)
+            if not self.space.check(p):
+                name = FITTED if i == 0 else f"{FITTED} block_size={params['block_size']}"
+                out.append(Candidate(name, str(p.variant_label), str(p.launch_label)))
+        return out
 
     def neighbours(self, c: Candidate, stepped: tuple[str, ...] = STEPPED) -> list[Candidate]:
         """Each of the `stepped` parameters one declared value up or down (STEPS: more), and
@@ -217,10 +233,11 @@ Check = Callable[[list[Candidate]], dict[str, float]]
 
 def _screened(t: Tuner, check: Check, x: Any, axis: int
               ) -> tuple[list[Candidate], dict[str, dict[str, float]], list[str]]:
-    """Every verified preset screened, then the verified neighbours of the best three and the
+    """Every verified preset and fitted tile screened, then the verified neighbours of the best three and the
     other widths of vec of every preset within WIDTHS_WITHIN of the best: the candidates, their
     screening times and the names of those that failed verification."""
     presets = t.presets()
+    presets += _new_points(t.fitted(_view(x, axis)), presets)
     firsts = check(presets)
     ok = [c for c in presets if c.name in firsts]
     screened = _screen_verified(t, ok, firsts, x, axis, math.inf)
