@@ -58,6 +58,8 @@ def test_two_shapes_run_end_to_end_with_a_transferred_point(tmp_path: Path, caps
         assert proto["median_low_s"] <= proto["median_s"] <= proto["median_high_s"]
         assert row["app_s"]["reducetune_py"] > 0
         assert row["python_call_point"] == "table"  # the tuned point, not the rule's
+        # whether the Python call went to cudaMalloc: read over the rounds and its own calls
+        assert "segment.all.allocated" in row["alloc"]["python_call"]
     moved = result["rows"][0]["transfer"]
     assert moved["verified"] and moved["from_device"] == "other GPU"
     assert moved["ratio_to_best"] == pytest.approx(

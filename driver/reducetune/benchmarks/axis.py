@@ -39,7 +39,7 @@ from typing import Any, Callable
 
 from reducetune import _core
 from reducetune._space import limits_for_arch
-from reducetune.benchmarks import _axis_report
+from reducetune.benchmarks import _axis_alloc, _axis_report
 from reducetune.benchmarks._axis_peers import (PEERS, Peers, jax_module, segmented_lib,
                                                streaming_ceiling_s)
 from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, TIME_CAP_S, rounds
@@ -195,8 +195,11 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
         correct = {name: _correct(out, x, axis) for name, out in peers.outputs.items()}
         timers = {"reducetune": _direct_timer(reducer, x, s["view"], host["reducetune"]),
                   "reducetune_py": py_timer, **peers.timers}
+        alloc_before = _axis_alloc.counters()
         app, screened, slow = app_stats(timers, samples)
         clock.append(time.monotonic())
+        alloc = _axis_alloc.record(alloc_before, {k: t for k, t in timers.items()
+                                                  if k not in slow}, "reducetune_py", host.values())
     finally:
         peers.close()
         release()
@@ -213,7 +216,7 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
            "app_stopped": {k: v["stopped"] for k, v in app.items()},
            "app_screen_s": screened, "screened": slow,
            "host_s": {k: statistics.median(v) for k, v in host.items() if v},
-           "python_call_point": py_source,
+           "python_call_point": py_source, "alloc": alloc,
            "peers_correct": correct, "protocol": protocol,
            "streaming_s": streaming_ceiling_s(x.numel() * x.element_size()),
            "phase_s": dict(zip(("tune_s", "protocol_s", "peers_setup_s", "rounds_s"),
