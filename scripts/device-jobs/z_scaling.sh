@@ -12,11 +12,13 @@
 #   scripts/device-prep    (here, once)
 #   device call: run(command="bash scripts/device-jobs/z_scaling.sh", kind="nvidia-h100-x2",
 #                    carry=[".deps", ".whl"])      ~3 min of builds + 3 x (1-2.5) min
+# Z_GPUS=4 (kind nvidia-h100-x4 or nvidia-h200-x4): each sweep also on GPUs 0-3 (multi-gpu-
+# sweep's quad; target: four >= 3.4 x one), a column of its own in the summary.
 # Dry run without a GPU: Z_DRY=1 Z_REPLAY=tests/data/recorded/h200_float32_sum_grid.db.xz
 #   bash scripts/device-jobs/z_scaling.sh
 source "$(dirname "$0")/z_common.sh"
 z_setup
-export MGS_REPLAY=${Z_REPLAY:-}
+export MGS_REPLAY=${Z_REPLAY:-} MGS_GPUS=${Z_GPUS:-2}
 
 sweep() {  # TREE NAME STORAGE [single]: scripts/multi-gpu-sweep into $W/NAME
   local site=$NEW_SITE
@@ -58,12 +60,13 @@ else
   mapfile -t runs < <(printf '%s\n' "${runs[@]}" | grep -v '^e304aed_single$')
 fi
 {
-  echo "# Scale-out: scripts/multi-gpu-sweep, one GPU and two, e304aed's one-GPU wall time"
+  echo "# Scale-out: scripts/multi-gpu-sweep on 1, 2 (Z_GPUS=4: and 4) GPUs; e304aed's one-GPU wall"
   echo
   echo "Device: $(tr '\n' ';' < "$W/gpus.txt" 2>/dev/null || echo 'none (dry run)'); date: $(date -u +%F\ %H:%M) UTC"
   echo
-  echo "| run | one-GPU wall s | two-GPU wall s | points/s one | points/s two | two / one |"
-  echo "|---|---|---|---|---|---|"
+  echo "| run | one-GPU wall s | two-GPU wall s | points/s one | points/s two | two / one |" \
+    "four-GPU wall s | points/s four | four / one |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for r in "${runs[@]}"; do
     python3 - "$W/$r" "$r" <<'EOF'
 import re, sys
@@ -73,8 +76,13 @@ text = (d / "report.md").read_text() if (d / "report.md").exists() else ""
 m = re.search(r"points: (\d+) on GPU 0 alone, (\d+) in the two-GPU run", text)
 s1, s2 = (float((d / f).read_text()) for f in ("single_s", "dual_s"))
 p1, p2 = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+four = ""  # the four-GPU sweep (Z_GPUS=4): its row of the report's "One GPU, two, four"
+q = re.search(r"^\| 4 \| (\d+) \|", text, re.M)
+if q and (d / "quad_s").exists():
+    s4, p4 = float((d / "quad_s").read_text()), int(q.group(1))
+    four = f" {s4:.1f} | {p4 / s4:.1f} | {(p4 / s4) / (p1 / s1) if p1 else float('nan'):.2f} |"
 print(f"| {name} | {s1:.1f} | {s2:.1f} | {p1 / s1:.1f} | {p2 / s2:.1f} | "
-      f"{(p2 / s2) / (p1 / s1) if p1 else float('nan'):.2f} |")
+      f"{(p2 / s2) / (p1 / s1) if p1 else float('nan'):.2f} |" + (four or " - | - | - |"))
 EOF
   done
   if [ "${runs[0]}" = default ]; then

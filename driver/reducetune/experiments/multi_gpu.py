@@ -18,7 +18,11 @@ two results files this writes a markdown report and a CSV of every point:
 
 Usage: python -m reducetune.experiments.multi_gpu --single S.db --dual D.db --single-s T1
 --dual-s T2 --out report.md [--csv points.csv] [--command TEXT]
-[--single-json S.json --dual-json D.json]
+[--single-json S.json --dual-json D.json] [--quad Q.db --quad-s T4 --quad-json Q.json]
+
+With the four-GPU sweep (``--devices 0,1,2,3``, ``quad``) the report adds a row per run: its
+points, none missing / none twice against GPU 0 alone, points per second over the whole
+command, the ratio to one GPU's, and the model's prediction for that many GPUs.
 
 With the sweeps' ``tune --json`` outputs, the report adds where each worker's time went
 (issue 25: measuring, compiling, lock wait, storage reads and writes, sampler, results file,
@@ -249,6 +253,21 @@ def least_idle(doc: dict[str, Any] | None) -> float | None:
     return min(idle) if idle else None
 
 
+def _model_inputs(single: dict[str, Any], single_s: float, dual: dict[str, Any] | None,
+                  dual_s: float) -> tuple[dict[str, float], int, float, float, bool]:
+    """What the model takes from the runs: the one-GPU sweep's per-point costs and points, its
+    start (the command's wall less the loop's), and ``spawn_s`` (measured: True, from the two-GPU
+    run's ``tune --json``; see model_section)."""
+    t = single["time"] if "time" in single else single["workers"][0]["time"]
+    costs, points = trial_costs(t), int(t["points"])
+    start = max(0.0, single_s - float(t["wall_s"]))
+    idle = least_idle(dual)
+    before = max(0.0, dual_s - float(dual["wall_s"])) if dual and dual_s and "wall_s" in dual \
+        else 0.0
+    spawn = SPAWN_S if idle is None else before + idle - start
+    return costs, points, start, spawn, idle is not None
+
+
 def model_section(single: dict[str, Any], single_s: float, measured: dict[int, float],
                   dual: dict[str, Any] | None = None, dual_s: float = 0.0) -> str:
     """The model's points per second beside the measured ones (``measured``: GPUs -> points
@@ -258,18 +277,12 @@ def model_section(single: dict[str, Any], single_s: float, measured: dict[int, f
     what the command did before starting its workers (its imports, the GPUs counted). It is
     negative where the workers start sooner than one process runs (issue 25: the results
     file made while they start, their GPU workers started first)."""
-    t = single["time"] if "time" in single else single["workers"][0]["time"]
-    costs, points = trial_costs(t), int(t["points"])
-    start = max(0.0, single_s - float(t["wall_s"]))
-    idle = least_idle(dual)
-    before = max(0.0, dual_s - float(dual["wall_s"])) if dual and dual_s and "wall_s" in dual \
-        else 0.0
-    spawn = SPAWN_S if idle is None else before + idle - start
+    costs, points, start, spawn, measured_spawn = _model_inputs(single, single_s, dual, dual_s)
     lines = ["## Scale-out: the model against the measurements (points/s, whole command)", "",
              f"Per point on one GPU: own {costs['own_s'] * 1e3:.2f} ms, reads "
              f"{costs['read_s'] * 1e3:.2f} ms, in turn {costs['turn_s'] * 1e3:.2f} ms, "
              f"{costs['calls']:.1f} storage calls; start {start:.1f} s ({spawn:+.1f} s for "
-             f"several workers{', measured' if idle is not None else ', assumed'}); each "
+             f"several workers{', measured' if measured_spawn else ', assumed'}); each "
              f"worker's fixed cost before its first point {costs['fixed_s']:.1f} s; {points} "
              f"points. PostgreSQL round trip {PG_RTT_S * 1e3:.1f} ms (assumed).", "",
              "| GPUs | model | measured |", "|---|---|---|"]
@@ -281,12 +294,44 @@ def model_section(single: dict[str, Any], single_s: float, measured: dict[int, f
     return "\n".join(lines) + "\n"
 
 
+def scale_section(runs: list[tuple[int, dict[str, Any], float]],
+                  model: tuple[dict[str, float], int, float, float, bool] | None) -> str:
+    """One row per run (GPUs, its analyse() against GPU 0 alone, its command's wall seconds):
+    points, none missing / none twice, points per second over the whole command, the ratio to
+    one GPU's, and the model's points per second for that many GPUs from the one-GPU per-point
+    costs (``model``: _model_inputs; '-' without the one-GPU sweep's tune --json)."""
+    one = next((a["single_points"] / s for g, a, s in runs if g == 1 and s), 0.0)
+    lines = ["## One GPU, two, four: the whole command", "",
+             "| GPUs | points | missing | measured twice | wall s | points/s | x one GPU | model |",
+             "|---|---|---|---|---|---|---|---|"]
+    for gpus, a, seconds in runs:
+        points = a["single_points"] if gpus == 1 else a["dual_points"]
+        rate = points / seconds if seconds else 0.0
+        missing, twice = (0, 0) if gpus == 1 else (a["missing"], a["twice"])
+        guess = "-" if model is None else \
+            f"{predict(model[0], model[1], model[2], gpus, 1, model[3]):.1f}"
+        lines.append(f"| {gpus} | {points} | {missing} | {twice} | {seconds:.1f} | "
+                     f"{rate:.1f} | {f'{rate / one:.2f}' if one and rate else '-'} | {guess} |")
+    return "\n".join(lines) + "\n"
+
+
+def _doc(path: Path | None) -> dict[str, Any] | None:
+    """A sweep's ``tune --json`` output; None where it was not given or is empty (a sweep
+    that failed before printing)."""
+    if path is None or not path.exists() or not path.stat().st_size:
+        return None
+    return dict(json.loads(path.read_text()))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--single", type=Path, required=True)
     p.add_argument("--dual", type=Path, required=True)
+    p.add_argument("--quad", type=Path, default=None,
+                   help="the four-GPU sweep's results file (--devices 0,1,2,3), if run")
     p.add_argument("--single-s", type=float, default=0.0)
     p.add_argument("--dual-s", type=float, default=0.0)
+    p.add_argument("--quad-s", type=float, default=0.0)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--csv", type=Path, default=None)
     p.add_argument("--command", default="")
@@ -294,21 +339,31 @@ def main(argv: list[str] | None = None) -> int:
                    help="the one-GPU sweep's tune --json output: its time breakdown")
     p.add_argument("--dual-json", type=Path, default=None,
                    help="the two-GPU sweep's tune --json output: each worker's breakdown")
+    p.add_argument("--quad-json", type=Path, default=None,
+                   help="the four-GPU sweep's tune --json output: each worker's breakdown")
     args = p.parse_args(argv)
-    a = analyse(read(args.single), read(args.dual))
+    single = read(args.single)
+    a = analyse(single, read(args.dual))
+    quad = analyse(single, read(args.quad)) if args.quad is not None else None
     spans = (measuring_s(args.single), measuring_s(args.dual))
     text = markdown(a, args.single_s, args.dual_s, args.command, spans)
-    rows = [r for path, name in ((args.single_json, "one GPU"), (args.dual_json, "two GPUs"))
-            if path is not None and path.exists() and path.stat().st_size
-            for r in breakdowns(json.loads(path.read_text()), name)]
+    docs = {name: _doc(path) for name, path in (("one GPU", args.single_json),
+                                               ("two GPUs", args.dual_json),
+                                               ("four GPUs", args.quad_json))}
+    rows = [r for name, doc in docs.items() if doc is not None for r in breakdowns(doc, name)]
     if rows:
         text += "\n" + time_section(rows)
-    if args.single_json is not None and rows and args.single_s and args.dual_s:
+    model = None
+    if docs["one GPU"] is not None and rows and args.single_s and args.dual_s:
+        model = _model_inputs(docs["one GPU"], args.single_s, docs["two GPUs"], args.dual_s)
         measured = {1: a["single_points"] / args.single_s, 2: a["dual_points"] / args.dual_s}
-        dual = (json.loads(args.dual_json.read_text()) if args.dual_json is not None
-                and args.dual_json.exists() and args.dual_json.stat().st_size else None)
-        text += "\n" + model_section(json.loads(args.single_json.read_text()), args.single_s,
-                                     measured, dual, args.dual_s)
+        if quad is not None and args.quad_s:
+            measured[4] = quad["dual_points"] / args.quad_s
+        text += "\n" + model_section(docs["one GPU"], args.single_s, measured,
+                                     docs["two GPUs"], args.dual_s)
+    if quad is not None:
+        text += "\n" + scale_section([(1, a, args.single_s), (2, a, args.dual_s),
+                                      (4, quad, args.quad_s)], model)
     args.out.write_text(text)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
