@@ -83,13 +83,36 @@ def _check_ordinals(text: str, ordinals: list[int], count: int) -> None:
             f"no GPU {', '.join(map(str, beyond))}")
 
 
+# The count's child: the driver API through ctypes (cuInit, cuDeviceGetCount on libcuda.so.1),
+# which honours CUDA_VISIBLE_DEVICES as the workers' CUDA does. It imports neither reducetune
+# (the whole package and the extension) nor the CUDA runtime, as the child did until
+# 2026-11-26: the command lets its workers on only once the count is read (_let_on), and that
+# child's imports and runtime start were part of every worker's wait for its go (issue 25). No
+# libcuda, or CUDA_ERROR_NO_DEVICE: 0 and nothing said, the words of a machine without a GPU;
+# another error of cuInit is named on stderr (a driver that does not match the kernel's).
+_COUNT = """
+import ctypes, sys
+try:
+    cuda = ctypes.CDLL("libcuda.so.1")
+except OSError:
+    print(0)
+    sys.exit(0)
+n = ctypes.c_int(0)
+rc = cuda.cuInit(0) or cuda.cuDeviceGetCount(ctypes.byref(n))
+if rc and rc != 100:
+    name = ctypes.c_char_p()
+    cuda.cuGetErrorName(rc, ctypes.byref(name))
+    print("cuInit:", (name.value or b"").decode() or rc, file=sys.stderr)
+print(n.value if not rc else 0)
+"""
+
+
 def _count_started() -> subprocess.Popen[str]:
-    """A child process asking how many GPUs the driver reports (so that this one, which only
-    waits for the workers, creates no CUDA context)."""
-    code = ("from reducetune import _core\nn = 0\nwhile n < 64:\n    try:\n"
-            "        _core.query_device(n)\n    except Exception:\n        break\n    n += 1\n"
-            "print(n)")
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+    """A child process asking how many GPUs the driver reports (_COUNT). A child, not a call
+    here: this process, which only starts and waits for the workers, keeps no CUDA driver state
+    (cuInit opens the devices and starts the driver's threads) and its count overlaps the
+    workers' start. -S: no site-packages, which the count does not need."""
+    return subprocess.Popen([sys.executable, "-S", "-c", _COUNT], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 
@@ -98,9 +121,9 @@ def _gpu_count(option: str, child: subprocess.Popen[str] | None = None) -> int:
     out, err = (child or _count_started()).communicate()
     count = int(out.strip() or 0)
     if count == 0:
-        raise errors.DeviceError(f"--devices {option}: no GPU found on this machine "
-                                 f"{err.strip()[-200:]}(use --replay DB to tune from a "
-                                 "recorded database)")
+        why = f" ({err.strip()[-200:]})" if err.strip() else ""
+        raise errors.DeviceError(f"--devices {option}: no GPU found on this machine{why} "
+                                 "(use --replay DB to tune from a recorded database)")
     return count
 
 
