@@ -21,7 +21,8 @@ allocates, freed at once as the Python call's result is), each timed in these mo
 Each mode gives the median host time (perf_counter around the call, the result freed inside it
 as in the benchmark) and the median time between the events. Then, over CALLS Python calls in
 the bench mode: the caching allocator's counters that count cudaMalloc / cudaFree
-(benchmarks/_axis_alloc.py) and the resolved-call cache's hits (runtime/axis_fast.py); and the
+(benchmarks/_axis_alloc.py), the resolved-call cache's hits (runtime/axis_fast.py), and the
+Python call's host time split at its C++ launch (before it: what delays the kernel); and the
 CPU share of a 2 ms synchronize (thread CPU time / wall time: near 1, the driver spins; near 0,
 the thread slept, and a sleeping core comes back with cold caches and a low clock).
 
@@ -166,6 +167,42 @@ def fast_path_hits(calls: int, fn: Callable[[], Any], gpu: Gpu) -> dict[str, int
     return {**counts, "kept_calls": len(axis_fast._calls)}
 
 
+def python_phases(gpu: Gpu, fn: Callable[[], Any], calls: int) -> list[float]:
+    """The Python call's host time in the bench mode split at its C++ launch, medians in us:
+    before it (what delays the kernel, and so the time between the events), the launch, after
+    it (the result's free, the returns). The kept calls' launches are wrapped for this only."""
+    from reducetune.runtime import axis_fast
+
+    marks: list[float] = []
+    kept = dict(axis_fast._calls)
+
+    def wrap(launch: Callable[..., None]) -> Callable[..., None]:
+        def marked(*args: Any) -> None:
+            marks.append(time.perf_counter())
+            launch(*args)
+            marks.append(time.perf_counter())
+        return marked
+
+    def call() -> None:
+        marks.append(time.perf_counter())
+        fn()  # its result freed here, as in the benchmark
+        marks.append(time.perf_counter())
+
+    axis_fast._calls.update({k: (wrap(v[0]), *v[1:]) for k, v in kept.items()})
+    phases = []
+    try:
+        for _ in range(calls):
+            marks.clear()
+            gpu.sample(call)
+            if len(marks) == 4:
+                t0, launch, launched, t1 = marks
+                phases.append((launch - t0, launched - launch, t1 - launched))
+    finally:
+        axis_fast._calls.clear()
+        axis_fast._calls.update(kept)
+    return [statistics.median(p) * 1e6 for p in zip(*phases)]
+
+
 def sync_cpu_share(gpu: Gpu) -> float:
     """Thread CPU time over wall time of a synchronize on a 2 ms kernel."""
     gpu.sleep(2000.0)
@@ -218,10 +255,14 @@ def probe_shape(torch: Any, gpu: Gpu, folder: Path, name: str, shape: tuple[int,
     hits = fast_path_hits(calls, fns["Python"], gpu)
     alloc = _axis_alloc.change(before, _axis_alloc.counters(torch))
     log(f"  over {calls} Python calls (bench mode): allocator {alloc}; fast path {hits}")
+    phases = python_phases(gpu, fns["Python"], calls)
+    log("  the Python call in the bench mode, split at its launch (us): "
+        + (", ".join(f"{k} {v:.1f}" for k, v in zip(("before", "launch", "after"), phases))
+           or "no kept call was launched (the fast path missed)"))
     axis_runtime.release(table=path)
     red.close()
     return {"view": view, "point": rule.get("preset"), "source": source, "modes": modes,
-            "alloc": alloc, "fast_path": hits}
+            "alloc": alloc, "fast_path": hits, "python_phases_us": phases}
 
 
 def selected(parts: list[str]) -> list[tuple[str, tuple[int, int], int]]:
