@@ -17,7 +17,8 @@ allocates, freed at once as the Python call's result is), each timed in these mo
   poll 250us   the sleep kernel, the host polling the event from Python (never waiting in the
                driver), then the sample: a host kept busy through the wait
   peers        bench samples in shuffled rounds with torch.sum and a device copy (the
-               benchmark's memcpy ceiling) between: other contenders' host code in the caches
+               benchmark's memcpy ceiling) between, with --compile a torch.compile'd sum
+               too: other contenders' host code in the caches
 Each mode gives the median host time (perf_counter around the call, the result freed inside it
 as in the benchmark) and the median time between the events. Then, over CALLS Python calls in
 the bench mode: the caching allocator's counters that count cudaMalloc / cudaFree
@@ -211,8 +212,18 @@ def sync_cpu_share(gpu: Gpu) -> float:
     return (time.thread_time() - c) / (time.perf_counter() - w)
 
 
+def hooks() -> dict[str, Any]:
+    """What taxes every Python call in this process: a trace or profile function, and
+    sys.monitoring tools (Python 3.12; a library that left one on slows the Python call's
+    frames, not the C++ call's launch)."""
+    monitoring = getattr(sys, "monitoring", None)
+    tools = [] if monitoring is None else [monitoring.get_tool(i) for i in range(6)]
+    return {"trace": repr(sys.gettrace()), "profile": repr(sys.getprofile()),
+            "monitoring": [t for t in tools if t is not None]}
+
+
 def probe_shape(torch: Any, gpu: Gpu, folder: Path, name: str, shape: tuple[int, int],
-                axis: int, calls: int, log: Log) -> dict[str, Any]:
+                axis: int, calls: int, log: Log, compiled: bool = False) -> dict[str, Any]:
     import reducetune
     from reducetune.benchmarks import _axis_alloc
     from reducetune.runtime import axis as axis_runtime
@@ -237,6 +248,11 @@ def probe_shape(torch: Any, gpu: Gpu, folder: Path, name: str, shape: tuple[int,
     src, dst = (torch.empty(x.numel() * 3 // 4 * 4, dtype=torch.uint8, device="cuda")
                 for _ in range(2))
     peers = {"torch.sum": lambda: x.sum(dim=axis), "copy": lambda: dst.copy_(src)}
+    if compiled:  # as the benchmark's peer: one graph per shape
+        torch._dynamo.reset()
+        summed = torch.compile(lambda t: t.sum(dim=axis), dynamic=False)
+        summed(x)
+        peers["torch.compile"] = lambda: summed(x)
     log(f"{name} float32, view {view}, point {rule.get('preset')} from the {source}; "
         f"result {out.numel() * 4 / 2**20:.3f} MB; medians of {calls} calls (us)")
     log(f"  {'mode':12s} {'C++ host':>9s} {'Py host':>8s} {'Py-C++':>7s} {'new_empty':>9s}"
@@ -261,8 +277,10 @@ def probe_shape(torch: Any, gpu: Gpu, folder: Path, name: str, shape: tuple[int,
            or "no kept call was launched (the fast path missed)"))
     axis_runtime.release(table=path)
     red.close()
+    taxes = hooks()
+    log(f"  tracing hooks after the shape: {taxes}")
     return {"view": view, "point": rule.get("preset"), "source": source, "modes": modes,
-            "alloc": alloc, "fast_path": hits, "python_phases_us": phases}
+            "hooks": taxes, "alloc": alloc, "fast_path": hits, "python_phases_us": phases}
 
 
 def selected(parts: list[str]) -> list[tuple[str, tuple[int, int], int]]:
@@ -284,7 +302,7 @@ def run(args: argparse.Namespace, log: Log) -> dict[str, Any]:
         for name, shape, axis in selected(args.shapes):
             log()
             result["shapes"][name] = probe_shape(torch, gpu, Path(folder), name, shape, axis,
-                                                 args.calls, log)
+                                                 args.calls, log, args.compile)
             torch.cuda.empty_cache()
     return result
 
@@ -298,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=CALLS, help="samples per call and mode")
     p.add_argument("--shapes", nargs="*", default=[],
                    help="only the shapes whose names hold one of these, e.g. '2^27' '(4096'")
+    p.add_argument("--compile", action="store_true",
+                   help="a torch.compile'd sum among the peers too (compiles per shape: "
+                   "some 10 s each)")
     p.add_argument("--dry", action="store_true", help="print the plan; no PyTorch, no GPU")
     args = p.parse_args(argv)
     if args.dry:
