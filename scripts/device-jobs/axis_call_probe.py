@@ -322,8 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dry", action="store_true", help="print the plan; no PyTorch, no GPU")
     args = p.parse_args(argv)
     if args.dry:
-        print(f"shapes: {[s[0] for s in selected(args.shapes)]}; modes: {list(MODES)}; {args.calls} calls; "
-              f"log: {args.log}")
+        print(f"shapes: {[s[0] for s in selected(args.shapes)]}; modes: {list(MODES)}; "
+              f"{args.calls} calls; log: {args.log}")
         return 0
     log = Log(args.log)
     result = run(args, log)
