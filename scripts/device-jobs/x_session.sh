@@ -26,7 +26,7 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 phase=${1:?usage: x_session.sh build|pytest|bench|scale}
 site="$PWD/build/z-site-new:/tmp/site"
-CXX_TESTS=(gpu_test_axis gpu_test_half_axis)
+CXX_TESTS=(gpu_test_axis gpu_test_axis_staged gpu_test_axis_tuned gpu_test_half_axis)
 
 cxx_build() {
   cmake --preset device -DRT_CATCH2_V2_INCLUDE="$PWD/.deps/catch2v2/include" \
@@ -58,12 +58,11 @@ case "$phase" in
       > "$OUT/pytest_gpu.log" 2>&1
     echo "pytest rc=$?" >> "$OUT/pytest_gpu.log"
     tail -15 "$OUT/pytest_gpu.log"
-    probe=scripts/device-jobs/axis_call_probe.py
-    [ -f "$probe" ] || probe=scripts/device-jobs/axis_call_overhead.py
-    CUDA_VISIBLE_DEVICES=${X_GPU:-0} PYTHONPATH=$site timeout 120 python3 "$probe" \
-      > "$OUT/axis_call_probe.log" 2>&1
-    echo "probe rc=$?" >> "$OUT/axis_call_probe.log"
-    tail -30 "$OUT/axis_call_probe.log" ;;
+    CUDA_VISIBLE_DEVICES=${X_GPU:-0} PYTHONPATH=$site timeout 150 python3 \
+      scripts/device-jobs/axis_call_probe.py --log "$OUT/axis_call_probe.log" \
+      > "$OUT/axis_call_probe.out" 2>&1
+    echo "probe rc=$?" >> "$OUT/axis_call_probe.out"
+    tail -30 "$OUT/axis_call_probe.out" ;;
   bench)
     CUDA_VISIBLE_DEVICES=0 PYTHONPATH=$site AXIS_PROTOCOL=0 AXIS_TOTALS=28,24 \
       AXIS_DTYPES=float32,bfloat16 AXIS_TESTS=0 AXIS_TIME_LIMIT=${AXIS_TIME_LIMIT:-470} \
