@@ -69,7 +69,8 @@ def test_the_fitted_split_fills_the_gpu_with_4_to_8_blocks_per_sm(dtype):
     t = Tuner(dtype, "sum", SM90, [])
     low, high = (k * SM90.sm_count for k in BLOCKS_PER_SM)
     for _, r, inner in COLUMNS:
-        p = _params(t, *(lambda c: (c.variant, c.launch))(t.fitted((1, r, inner))[0]))
+        c = t.fitted((1, r, inner))[0]
+        p = _params(t, c.variant, c.launch)
         tiles = -(-inner // (p["lanes"] * p["vec"]))
         blocks = tiles * p["split"]
         if tiles >= low:  # the tiles alone fill the GPU: no split

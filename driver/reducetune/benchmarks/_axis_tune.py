@@ -233,9 +233,9 @@ Check = Callable[[list[Candidate]], dict[str, float]]
 
 def _screened(t: Tuner, check: Check, x: Any, axis: int
               ) -> tuple[list[Candidate], dict[str, dict[str, float]], list[str]]:
-    """Every verified preset and fitted tile screened, then the verified neighbours of the best three and the
-    other widths of vec of every preset within WIDTHS_WITHIN of the best: the candidates, their
-    screening times and the names of those that failed verification."""
+    """Every verified preset and fitted tile screened, then the verified neighbours of the best
+    three and the other widths of vec of every preset within WIDTHS_WITHIN of the best: the
+    candidates, their screening times and the names of those that failed verification."""
     presets = t.presets()
     presets += _new_points(t.fitted(_view(x, axis)), presets)
     firsts = check(presets)

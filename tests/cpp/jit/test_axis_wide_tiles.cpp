@@ -45,8 +45,7 @@ std::int64_t grid_at(const search_space &s, const point &p, reduction_shape shap
 
 } // namespace
 
-TEST_CASE("Only a column tile takes more than 32 lanes, and at most its block",
-          "[space][axis]") {
+TEST_CASE("Only a column tile takes more than 32 lanes, and at most its block", "[space][axis]") {
   const family f = family::load(template_library::embedded(), "axis");
   const search_space s(f, dtype::float32, reduce_op::sum, sm90);
   CHECK(s.check(tile(s, 256, 256, 4, 4, 256)).ok());
