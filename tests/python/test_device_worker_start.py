@@ -24,7 +24,8 @@ def recorded(monkeypatch):
     the module's flag restored afterwards."""
     seen: dict[str, list] = {"prestart": [], "dispatch": []}
     monkeypatch.setattr(tune_devices, "counted_by_parent", False)
-    monkeypatch.setattr(device_worker, "prestart", seen["prestart"].append)
+    monkeypatch.setattr(device_worker, "prestart",
+                        lambda k, **kw: seen["prestart"].append((k, kw)))
     monkeypatch.setattr(app, "dispatch", lambda ns: seen["dispatch"].append(ns) or 7)
     return seen
 
@@ -32,7 +33,7 @@ def recorded(monkeypatch):
 def test_a_gpu_workers_own_worker_starts_before_its_command_runs(recorded):
     args = {"command": "tune", "devices": "1", "device": 1, "replay": None, "db": "r.db"}
     assert device_worker.worker_main([json.dumps(args)]) == 7  # the command's status
-    assert recorded["prestart"] == [1]
+    assert recorded["prestart"] == [(1, {"ceiling": True})]  # a tune run measures it first
     (ns,) = recorded["dispatch"]
     assert ns.device == 1 and str(ns.db) == "r.db"
     assert tune_devices.counted_by_parent

@@ -21,13 +21,17 @@ from reducetune.evaluate import gpu as _gpu
 # A worker that answers query_device with the CUDA_VISIBLE_DEVICES it was started with (as the
 # device's uuid) and evaluate with the ordinal it was asked, counting its query_device calls;
 # with FAKE_SEES_NONE set, a worker given a list sees no device, as CUDA does for a list
-# naming a GPU that does not exist.
+# naming a GPU that does not exist. Other calls are answered with a ceiling and their name;
+# with FAKE_LOG set, each call's name is appended to that file as the worker reads it.
 FAKE = textwrap.dedent("""
     import json, os, sys
     asked = 0
     for line in sys.stdin:
         r = json.loads(line)
         a, env = r["args"], os.environ.get("CUDA_VISIBLE_DEVICES")
+        if os.environ.get("FAKE_LOG"):
+            with open(os.environ["FAKE_LOG"], "a") as log:
+                log.write(r["call"] + "\\n")
         if r["call"] == "query_device":
             asked += 1
             if env is not None and os.environ.get("FAKE_SEES_NONE"):
@@ -41,7 +45,8 @@ FAKE = textwrap.dedent("""
                        "arch": "sm_90", "sm_count": 132, "max_threads_per_block": 1024,
                        "runtime_version": 12080, "asked": asked}}
         else:
-            out = {"ok": True, "result": {"bytes_per_s": 1e12, "samples_s": [a["ordinal"]]}}
+            out = {"ok": True, "result": {"bytes_per_s": 1e12, "samples_s": [a.get("ordinal")],
+                                          "call": r["call"]}}
         print(json.dumps(out), flush=True)
 """)
 
@@ -99,6 +104,25 @@ def test_a_prestarted_worker_is_taken_by_the_evaluator_with_its_one_query(fake, 
         assert ev._worker.timeout_s == 30  # the evaluator's own timeout from then on
     finally:
         ev.close()
+
+
+def test_a_ceiling_asked_ahead_is_read_before_the_evaluators_next_call(fake, monkeypatch,
+                                                                      tmp_path):
+    """prestart(ceiling=True) (a --devices worker's tune run): the worker measures the ceiling
+    right after its device, while the command opens its files; the evaluator takes both
+    replies, so its next call's reply is its own, and the ceiling is not asked again."""
+    log = tmp_path / "calls"
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    _gpu.prestart(1, ceiling=True)
+    ev = _gpu.GpuEvaluator(1)
+    try:
+        assert ev.compile_ahead([])["call"] == "compile_ahead"  # not the ceiling's reply
+        assert ev.ceiling_bytes_per_s() == 1e12 and ev.ceiling_samples_s == [0]
+        assert ev.ceiling_bytes_per_s() == 1e12
+    finally:
+        ev.close()
+    assert log.read_text().split() == ["query_device", "streaming_ceiling", "compile_ahead"]
 
 
 def test_a_gpu_the_list_cannot_show_is_reported_in_cudas_words_for_all_gpus(fake, monkeypatch):

@@ -27,7 +27,7 @@ def worker_main(argv: list[str]) -> int:
     imports and files (issue 25); the ordinals were checked by the command that started it."""
     d = json.loads(argv[0])
     if d.get("replay") is None and not d.get("in_process"):  # else no GPU worker to start
-        prestart(int(d["device"]))
+        prestart(int(d["device"]), ceiling=True)  # the run's first measurement
     from reducetune.cli.app import dispatch  # after prestart: the CLI's imports overlap it
 
     tune_devices.counted_by_parent = True

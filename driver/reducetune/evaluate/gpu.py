@@ -17,13 +17,13 @@ import selectors
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
 from typing import Any
 
 from reducetune import _core
 from reducetune._no_gpu import device_problem
 from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError
+from reducetune.evaluate._gpu_start import Prestarted, one_device
 from reducetune.evaluate.base import outpaced_noted
 
 __all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "one_device", "prestart",
@@ -202,44 +202,32 @@ class WorkerClient:
 _ERRORS = {"DeviceError": DeviceError}
 
 
-def one_device(ordinal: int, environ: Mapping[str, str] = os.environ) -> tuple[Any, int]:
-    """The environment of the GPU worker of ``ordinal`` and the ordinal its CUDA knows the GPU
-    by: CUDA_VISIBLE_DEVICES naming that GPU alone (its entry in this process's list, else the
-    ordinal), asked as 0. Nothing the worker does can land on another GPU (until 2026-11-26 it
-    measured on device 0 whatever the ordinal: the workers of ``tune --devices 0,1`` shared GPU
-    0, issue 25) and CUDA's start enumerates one device. No entry: (None, ordinal)."""
-    listed = environ.get("CUDA_VISIBLE_DEVICES")
-    entries = [e.strip() for e in listed.split(",")] if listed is not None else None
-    if entries is None:
-        return {**environ, "CUDA_VISIBLE_DEVICES": str(ordinal)}, 0
-    if ordinal < len(entries) and entries[ordinal]:
-        return {**environ, "CUDA_VISIBLE_DEVICES": entries[ordinal]}, 0
-    return None, ordinal
+_STARTED: dict[int, Prestarted] = {}  # prestart's, by ordinal
 
 
-_STARTED: dict[int, tuple[WorkerClient, int]] = {}  # prestart's, by ordinal: query_device sent
-
-
-def prestart(ordinal: int) -> None:
+def prestart(ordinal: int, ceiling: bool = False) -> None:
     """Starts the GPU worker of ``ordinal`` now and asks it for its device, so that its
     process, its imports and CUDA's start overlap what this process does before it measures
     (a ``--devices`` worker's own imports, the results file, the studies' storage):
-    ``GpuEvaluator(ordinal)`` takes it and reads the reply."""
+    ``GpuEvaluator(ordinal)`` takes it with the reply. ``ceiling``: the streaming ceiling
+    measured next (a tune run's first measurement, tuning/run.py), while this process is still
+    opening its files (0.2-0.3 s of each worker's start on an H200, issue 25)."""
     if ordinal not in _STARTED:
         client = WorkerClient()
         client.env, asked = one_device(ordinal)
-        if client.send("query_device", ordinal=asked) is None:
-            _STARTED[ordinal] = client, asked
+        _STARTED[ordinal] = Prestarted(client, asked, ceiling)
 
 
-def _worker_for(ordinal: int, timeout_s: float) -> tuple[WorkerClient, int, dict[str, Any]]:
-    """The GPU worker of ``ordinal`` (prestarted, or made), the ordinal it asks for, and its
-    reply to query_device. One that sees no GPU under one_device's list (other than device 0's,
-    which fails alike) is replaced by one that sees all: CUDA's words say why (no such ordinal)."""
-    client, asked = _STARTED.pop(ordinal, (None, ordinal))
-    if client is not None:
-        client.timeout_s = timeout_s
-        reply = client.reply()
+def _worker_for(ordinal: int, timeout_s: float
+                ) -> tuple[WorkerClient, int, dict[str, Any], dict[str, Any] | None]:
+    """The GPU worker of ``ordinal`` (prestarted, or made), the ordinal it asks for, its reply
+    to query_device, and the streaming ceiling's where prestart asked it. One that sees no GPU
+    under one_device's list (other than device 0's, which fails alike) is replaced by one that
+    sees all: CUDA's words say why (no such ordinal)."""
+    ahead = _STARTED.pop(ordinal, None)
+    ceiling = None
+    if ahead is not None:
+        client, asked, reply, ceiling = ahead.taken(timeout_s)
     else:
         client = WorkerClient(timeout_s)
         client.env, asked = one_device(ordinal)
@@ -248,7 +236,7 @@ def _worker_for(ordinal: int, timeout_s: float) -> tuple[WorkerClient, int, dict
         client.close()
         client, asked = WorkerClient(timeout_s), ordinal
         reply = client.call("query_device", ordinal=ordinal)
-    return client, asked, reply
+    return client, asked, reply, ceiling
 
 
 class _InProcess:
@@ -284,10 +272,11 @@ class GpuEvaluator:
         self.options = dict(options or {})
         self._worker: Any = _InProcess()
         self._asked = ordinal  # the ordinal the worker's CUDA knows the GPU by
+        ceiling = None  # measured ahead (prestart)
         if in_process:
             reply = self._worker.call("query_device", ordinal=ordinal)
         else:
-            self._worker, self._asked, reply = _worker_for(ordinal, timeout_s)
+            self._worker, self._asked, reply, ceiling = _worker_for(ordinal, timeout_s)
         if not reply["ok"]:
             raise _ERRORS.get(reply["error"], DeviceError)(
                 device_problem(reply["message"], ordinal))
@@ -301,6 +290,8 @@ class GpuEvaluator:
         self.ceiling_samples_s: list[float] = []  # kept so the tuner can record them
         self._precompiled: list[Point] = []  # Points compiled into the current worker's cache
         self._ahead: list[Point] = []  # Points queued for its background compiles
+        if ceiling is not None:
+            self._keep_ceiling(ceiling)
 
     @property
     def workers_started(self) -> int:
@@ -375,10 +366,12 @@ class GpuEvaluator:
 
     def ceiling_bytes_per_s(self) -> float | None:
         if self._ceiling is None:
-            r = self._worker.call("streaming_ceiling", ordinal=self._asked)
-            self._ceiling = float(r["result"]["bytes_per_s"]) if r["ok"] else 0.0
-            self.ceiling_samples_s = list(r["result"]["samples_s"]) if r["ok"] else []
+            self._keep_ceiling(self._worker.call("streaming_ceiling", ordinal=self._asked))
         return self._ceiling or None
+
+    def _keep_ceiling(self, r: dict[str, Any]) -> None:
+        self._ceiling = float(r["result"]["bytes_per_s"]) if r["ok"] else 0.0
+        self.ceiling_samples_s = list(r["result"]["samples_s"]) if r["ok"] else []
 
     def close(self) -> None:
         self._worker.close()
