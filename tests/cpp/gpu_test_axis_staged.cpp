@@ -14,6 +14,7 @@
 // And staged points are batch_invariant: a row has the same bits whether 1, 7, 4096 or 2^20
 // rows are reduced with it, float32, float64 and bfloat16.
 #include "axis_device_problem.hpp"
+#include "axis_points.hpp"
 #include "catch.hpp"
 #include "gpu_context.hpp"
 
@@ -41,11 +42,7 @@ namespace {
 
 using bytes = std::vector<unsigned char>;
 
-struct named_point {
-  std::string name;
-  point p;
-  std::unique_ptr<loaded_module> module;
-};
+using rt_test::named_point;
 
 struct geometry {
   std::int64_t block_size, vec, unroll;
@@ -57,11 +54,7 @@ struct geometry {
 std::vector<named_point> load_points(const rt_test::gpu_context &g, const family &f,
                                      const search_space &s, const std::vector<std::string> &presets,
                                      const std::vector<geometry> &staged) {
-  std::vector<named_point> out;
-  for (const auto &name : presets)
-    for (const auto &pp : s.presets())
-      if (pp.name == name) out.push_back({pp.name, point{pp.point, pp.launch}, nullptr});
-  REQUIRE(out.size() == presets.size());
+  std::vector<named_point> out = rt_test::named_presets(s, presets);
   for (const auto &[bs, vec, unroll] : staged) {
     const point p = s.point_of({{"strategy", std::string("staged")},
                                 {"lanes", std::int64_t{1}},
@@ -70,15 +63,7 @@ std::vector<named_point> load_points(const rt_test::gpu_context &g, const family
                                 {"unroll", unroll}});
     if (s.check(p)) out.push_back({to_label(f, p.compile), p, nullptr});
   }
-  compiler c(g.lib);
-  std::vector<compile_request> requests;
-  for (const auto &np : out) requests.push_back(request_for(f, np.p.compile, g.limits.arch));
-  const auto outcomes = c.compile_batch(requests);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    INFO(out[i].name << ": " << outcomes[i].error.substr(0, 2000));
-    REQUIRE(outcomes[i].program);
-    out[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
-  }
+  rt_test::compile_and_load(g, f, out);
   return out;
 }
 
@@ -115,19 +100,14 @@ TEST_CASE("Staged points reduce hostile short rows at every alignment correctly,
           for (const data_pattern pattern : hostile) {
             const bytes host =
                 generate_bytes(t, pattern, o, p.elements() + offset, 0x57A9 + r + offset);
-            const axis_reference reference(p, host.data() + offset * size_of(t));
-            const device_rows d(p, host, offset);
-            const bytes expected = d.run(s, points.front());
-            for (const auto &np : points) {
-              INFO(to_label(p) << " offset " << offset << " " << to_string(pattern) << " "
-                               << np.name);
-              const bytes got = d.run(s, np);
-              const axis_verdict v = reference.check(got.data());
-              INFO(v.summary());
-              REQUIRE(v.ok());
-              REQUIRE(got == expected); // staged or its fallback: thread_columns' k order
-              ++runs;
+            const std::string what =
+                to_label(p) + " offset " + std::to_string(offset) + " " + to_string(pattern);
+            const auto got = rt_test::verified_outputs(s, p, host, offset, points, what);
+            for (std::size_t k = 0; k < got.size(); ++k) {
+              INFO(what << " " << points[k].name);
+              REQUIRE(got[k] == got.front()); // staged or its fallback: thread_columns' k order
             }
+            runs += got.size();
           }
         }
     }
@@ -197,9 +177,7 @@ TEST_CASE("Short rows at 2^28 elements: staged against a thread per row and sub-
         INFO(to_label(p) << " " << np.name);
         if (np.name != "group_short_rows") REQUIRE(d.run(s, np) == expected);
         const double sec = d.median_seconds(s, np);
-        std::printf("%-36s %-44s %9.1f us %6.0f GB/s %5.1f %%\n", to_label(p).c_str(),
-                    np.name.c_str(), sec * 1e6, moved / sec / 1e9,
-                    100 * moved / sec / g.device.peak_bytes_per_s());
+        rt_test::print_rate(g, to_label(p), np.name, sec, moved);
       }
     }
   }

@@ -11,6 +11,7 @@
 // benchmark (driver/reducetune/benchmarks/_axis_fitted.py, pinned by test_axis_fitted) beside
 // the presets that led there, kernels alone: `gpu_test_axis_wide_tiles "[timing]"`.
 #include "axis_device_problem.hpp"
+#include "axis_points.hpp"
 #include "catch.hpp"
 #include "gpu_context.hpp"
 
@@ -34,11 +35,7 @@ namespace {
 
 using bytes = std::vector<unsigned char>;
 
-struct named_point {
-  std::string name;
-  point p;
-  std::unique_ptr<loaded_module> module;
-};
+using rt_test::named_point;
 
 struct tile_geometry {
   std::int64_t block_size, lanes, vec, unroll, split;
@@ -49,11 +46,7 @@ struct tile_geometry {
 std::vector<named_point> load_points(const rt_test::gpu_context &g, const family &f,
                                      const search_space &s, const std::vector<std::string> &presets,
                                      const std::vector<tile_geometry> &tiles) {
-  std::vector<named_point> out;
-  for (const auto &name : presets)
-    for (const auto &pp : s.presets())
-      if (pp.name == name) out.push_back({pp.name, point{pp.point, pp.launch}, nullptr});
-  REQUIRE(out.size() == presets.size());
+  std::vector<named_point> out = rt_test::named_presets(s, presets);
   for (const auto &[bs, lanes, vec, unroll, split] : tiles) {
     const std::int64_t v = vec ? vec : 16 / static_cast<std::int64_t>(size_of(s.type()));
     const point p = s.point_of({{"strategy", std::string("tile")},
@@ -64,15 +57,7 @@ std::vector<named_point> load_points(const rt_test::gpu_context &g, const family
                                 {"split", split}});
     if (s.check(p)) out.push_back({to_label(f, p.compile), p, nullptr});
   }
-  compiler c(g.lib);
-  std::vector<compile_request> requests;
-  for (const auto &np : out) requests.push_back(request_for(f, np.p.compile, g.limits.arch));
-  const auto outcomes = c.compile_batch(requests);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    INFO(out[i].name << ": " << outcomes[i].error.substr(0, 2000));
-    REQUIRE(outcomes[i].program);
-    out[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
-  }
+  rt_test::compile_and_load(g, f, out);
   return out;
 }
 
@@ -92,6 +77,18 @@ std::vector<named_point> wide_points(const rt_test::gpu_context &g, const family
 }
 
 using device_problem = rt_test::axis_device_problem;
+
+// `offset` elements of 0 bytes, then each element of `values` (of `size` bytes) `times` times
+// in a row: a (1, r, times) input whose columns all hold `values`, or `times` copies of each
+// output.
+bytes repeated(const bytes &values, std::size_t size, std::uint64_t times, std::size_t offset) {
+  bytes out(offset * size);
+  out.reserve((offset + values.size() / size * times) * size);
+  for (std::size_t at = 0; at < values.size(); at += size)
+    for (std::uint64_t j = 0; j < times; ++j)
+      out.insert(out.end(), values.begin() + at, values.begin() + at + size);
+  return out;
+}
 
 const std::vector<data_pattern> hostile = {data_pattern::alternating, data_pattern::wide_range,
                                            data_pattern::uniform, data_pattern::small_integers};
@@ -121,19 +118,12 @@ TEST_CASE("Tiles of 64 to 256 lanes reduce hostile columns and a middle axis cor
           for (const data_pattern pattern : hostile) {
             const bytes host = generate_bytes(t, pattern, o, p.elements() + offset,
                                               0x71E + shape.r + shape.inner + offset);
-            const axis_reference reference(p, host.data() + offset * size_of(t));
-            const device_problem d(p, host, offset);
-            const bytes expected = d.run(s, points.front());
-            for (std::size_t k = 0; k < points.size(); ++k) {
-              INFO(to_label(p) << " offset " << offset << " " << to_string(pattern) << " "
-                               << points[k].name);
-              const bytes got = d.run(s, points[k]);
-              const axis_verdict v = reference.check(got.data());
-              INFO(v.summary());
-              REQUIRE(v.ok());
-              if (k >= 1 && k <= one_row) REQUIRE(got == expected);
-              ++runs;
-            }
+            const std::string what =
+                to_label(p) + " offset " + std::to_string(offset) + " " + to_string(pattern);
+            const auto got = rt_test::verified_outputs(s, p, host, offset, points, what);
+            INFO(what); // thread_columns' bits: a tile of one row of lanes, no split
+            for (std::size_t k = 1; k <= one_row; ++k) CHECK(got[k] == got.front());
+            runs += got.size();
           }
         }
     }
@@ -154,19 +144,13 @@ TEST_CASE("A wide tile's column has the same bits among 1, 7 and 4096 columns",
       for (const std::uint64_t columns : {1ull, 7ull, 4096ull}) {
         const std::size_t offset = columns == 7 ? 1 : 0; // 7 columns: misaligned rows
         const problem p{t, reduce_op::sum, {1, r, columns}};
-        bytes host((offset + r * columns) * size_of(t));
-        for (std::uint64_t k = 0; k < r; ++k)
-          for (std::uint64_t j = 0; j < columns; ++j)
-            std::memcpy(host.data() + (offset + k * columns + j) * size_of(t),
-                        column.data() + k * size_of(t), size_of(t));
-        const device_problem d(p, host, offset);
+        const device_problem d(p, repeated(column, size_of(t), columns, offset), offset);
         for (std::size_t k = 0; k < points.size(); ++k) {
           INFO(to_label(p) << " " << points[k].name);
           REQUIRE(plan_axis(s, points[k].p, p.shape).batch_invariant); // the family's let
           const bytes got = d.run(s, points[k]);
           if (columns == 1) alone[k] = got;
-          for (std::uint64_t j = 0; j < columns; ++j)
-            REQUIRE(std::memcmp(got.data() + j * size_of(t), alone[k].data(), size_of(t)) == 0);
+          CHECK(got == repeated(alone[k], size_of(t), columns, 0));
         }
       }
     }
@@ -205,10 +189,7 @@ TEST_CASE("Column shapes at 2^28 elements: fitted wide tiles against the presets
       for (const auto &np : points) {
         INFO(to_label(p) << " " << np.name);
         REQUIRE(reference.check(d.run(s, np).data()).ok());
-        const double sec = d.median_seconds(s, np);
-        std::printf("%-36s %-48s %9.1f us %6.0f GB/s %5.1f %%\n", to_label(p).c_str(),
-                    np.name.c_str(), sec * 1e6, moved / sec / 1e9,
-                    100 * moved / sec / g.device.peak_bytes_per_s());
+        rt_test::print_rate(g, to_label(p), np.name, d.median_seconds(s, np), moved);
       }
     }
   }

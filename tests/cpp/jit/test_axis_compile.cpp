@@ -2,6 +2,7 @@
 // points compile with NVRTC for sm_90 for every element type and operator, invalid points
 // are refused with their reason before any compile, and the shape built-ins give the grid the
 // family declares. No GPU needed; tests/cpp/gpu_test_axis.cpp runs the kernels.
+#include "axis_grid.hpp"
 #include "catch.hpp"
 #include "cubin_elf.hpp"
 #include "shared_compiler.hpp"
@@ -36,15 +37,7 @@ point axis_point(const search_space &s, const parameter_map &values) {
   return s.point_of(values);
 }
 
-// The family's grid for a point at a shape, bound as a shape-aware caller binds it.
-std::int64_t grid_at(const search_space &s, const point &p, reduction_shape shape) {
-  scope sc = s.scope_for(p.compile, p.launch);
-  sc.set("outer", static_cast<std::int64_t>(shape.outer));
-  sc.set("r", static_cast<std::int64_t>(shape.r));
-  sc.set("inner", static_cast<std::int64_t>(shape.inner));
-  sc.set("n", static_cast<std::int64_t>(shape.outer * shape.r * shape.inner));
-  return s.decl().grid.eval_int(sc);
-}
+using rt_test::grid_at;
 
 std::int64_t let_of(const search_space &s, const point &p, const std::string &name) {
   return expression::parse(name).eval_int(s.scope_for(p.compile, p.launch));

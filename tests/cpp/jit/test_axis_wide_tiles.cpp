@@ -5,6 +5,7 @@
 // lanes, no shared tree) and below it. The points are those the axis benchmark's fitted tiles
 // give its column shapes (driver/reducetune/benchmarks/_axis_fitted.py). No GPU needed;
 // tests/cpp/gpu_test_axis.cpp runs tile kernels.
+#include "axis_grid.hpp"
 #include "catch.hpp"
 #include "cubin_elf.hpp"
 #include "shared_compiler.hpp"
@@ -34,14 +35,7 @@ point tile(const search_space &s, std::int64_t block_size, std::int64_t lanes, s
                      {"split", split}});
 }
 
-std::int64_t grid_at(const search_space &s, const point &p, reduction_shape shape) {
-  scope sc = s.scope_for(p.compile, p.launch);
-  sc.set("outer", static_cast<std::int64_t>(shape.outer));
-  sc.set("r", static_cast<std::int64_t>(shape.r));
-  sc.set("inner", static_cast<std::int64_t>(shape.inner));
-  sc.set("n", static_cast<std::int64_t>(shape.outer * shape.r * shape.inner));
-  return s.decl().grid.eval_int(sc);
-}
+using rt_test::grid_at;
 
 } // namespace
 
