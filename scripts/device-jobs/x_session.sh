@@ -26,7 +26,7 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 phase=${1:?usage: x_session.sh build|pytest|bench|scale}
 site="$PWD/build/z-site-new:/tmp/site"
-CXX_TESTS=(gpu_test_axis gpu_test_axis_staged gpu_test_axis_tuned gpu_test_half_axis)
+CXX_TESTS=(gpu_test_axis gpu_test_axis_staged gpu_test_axis_tuned gpu_test_axis_wide_tiles gpu_test_half_axis)
 
 cxx_build() {
   cmake --preset device -DRT_CATCH2_V2_INCLUDE="$PWD/.deps/catch2v2/include" \
