@@ -108,3 +108,36 @@ def test_a_worker_that_died_while_starting_does_not_hold_back_the_others(monkeyp
     finally:
         if waiting.poll() is None:
             waiting.kill()
+
+
+# Run before WORKER_CODE (sitecustomize): prestart says whether the CLI's package was imported
+# yet, and ends the process there (no GPU worker is started)
+SEES = """import sys
+import reducetune.evaluate.gpu as gpu
+def prestart(ordinal, ceiling=False):
+    print("prestart", ordinal, ceiling, "reducetune.cli" in sys.modules, file=sys.stderr)
+    sys.exit(5)
+gpu.prestart = prestart
+"""
+
+
+@pytest.mark.parametrize("replay", [None, "grid.db"])
+def test_the_command_starts_a_workers_gpu_worker_before_the_clis_imports(tmp_path, replay):
+    """tune_devices.WORKER_CODE, as run_devices runs a worker: the GPU worker's start comes
+    after the package's import only, not the CLI's (every command's module), as
+    ``-m reducetune.cli.device_worker`` did; a replay worker starts none and waits for its go
+    (none here: its input is closed, status 1)."""
+    import os
+
+    (tmp_path / "sitecustomize.py").write_text(SEES)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    args = {"command": "tune", "devices": "1", "device": 1, "replay": replay, "db": "r.db",
+            "await_go": True}
+    run = subprocess.run([sys.executable, "-c", tune_devices.WORKER_CODE, json.dumps(args)],
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                         timeout=120)
+    if replay is None:
+        assert (run.returncode, run.stderr.strip()) == (5, "prestart 1 True False")
+    else:
+        assert run.returncode == 1 and "prestart" not in run.stderr, run.stderr

@@ -14,11 +14,17 @@ import json
 import sys
 from pathlib import Path
 
-from reducetune.cli import tune_devices
 from reducetune.evaluate.gpu import prestart
-from reducetune.store.study_storage import import_ahead
 
-__all__ = ["worker_main"]
+__all__ = ["prestart_for", "worker_main"]
+
+def prestart_for(d: dict) -> None:
+    """The GPU worker of the arguments ``d`` started (a second call starts nothing more): its
+    device, and the streaming ceiling its tune run measures first. In replay or in process
+    there is no GPU worker to start. tune_devices.WORKER_CODE makes the same call before this
+    module's package is imported."""
+    if d.get("replay") is None and not d.get("in_process"):
+        prestart(int(d["device"]), ceiling=True)
 
 
 def worker_main(argv: list[str]) -> int:
@@ -26,9 +32,10 @@ def worker_main(argv: list[str]) -> int:
     Its GPU worker starts first, so that its process and CUDA's start overlap this one's
     imports and files (issue 25); the ordinals were checked by the command that started it."""
     d = json.loads(argv[0])
-    if d.get("replay") is None and not d.get("in_process"):  # else no GPU worker to start
-        prestart(int(d["device"]), ceiling=True)  # the run's first measurement
-    from reducetune.cli.app import dispatch  # after prestart: the CLI's imports overlap it
+    prestart_for(d)  # started already where the command ran tune_devices.WORKER_CODE
+    from reducetune.cli import tune_devices  # after prestart: the CLI's imports overlap it
+    from reducetune.cli.app import dispatch
+    from reducetune.store.study_storage import import_ahead
 
     tune_devices.counted_by_parent = True
     import_ahead()  # Optuna's imports while this worker waits for its go (they touch no file)

@@ -127,6 +127,20 @@ def _gpu_count(option: str, child: subprocess.Popen[str] | None = None) -> int:
     return count
 
 
+# How a worker runs (python -c WORKER_CODE ARGS_JSON): its GPU worker started (device_worker.
+# prestart_for) after the package's import only. ``-m reducetune.cli.device_worker`` imported
+# the CLI's package first, every command's module (50 ms on this 2-core machine), before that
+# GPU worker's process and CUDA's start, the longest part of a worker's start (issue 25).
+WORKER_CODE = """import json, sys
+from reducetune.evaluate.gpu import prestart
+d = json.loads(sys.argv[1])
+if d.get("replay") is None and not d.get("in_process"):  # as device_worker.prestart_for
+    prestart(int(d["device"]), ceiling=True)
+from reducetune.cli.device_worker import worker_main
+sys.exit(worker_main(sys.argv[1:]))
+"""
+
+
 def _worker_args(args: argparse.Namespace, ordinal: int) -> str:
     """The worker's arguments: this command's, for one device, printing JSON."""
     keep = {k: v for k, v in vars(args).items() if not callable(v)}
@@ -141,9 +155,8 @@ def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
     one's time went (per worker: its phases, and ``idle``, the command's wall time less its
     own: its start and its wait for the others, ``_idle``)."""
     began, began_at = time.perf_counter(), time.time()
-    procs = [subprocess.Popen([sys.executable, "-m", "reducetune.cli.device_worker",
-                               _worker_args(args, k)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER_CODE, _worker_args(args, k)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
              for k in ordinals]
     _let_on(procs, args.devices, ordinals)
     fresh = _make_file(args)  # while the workers start
