@@ -131,3 +131,23 @@ def test_a_gpu_the_list_cannot_show_is_reported_in_cudas_words_for_all_gpus(fake
     with pytest.raises(errors.DeviceError, match="device 3 does not exist"):
         _gpu.GpuEvaluator(3)
     assert fake.started_here == 2  # the one-GPU worker, then one that sees them all
+
+
+def test_a_ceiling_asked_ahead_of_the_evaluator_is_read_before_its_next_call(fake, monkeypatch,
+                                                                            tmp_path):
+    """ask_ceiling_ahead (tune, after its evaluator opens: the ceiling measured while it opens
+    the results file and the storage): measured on a thread, read before the next call, whose
+    reply is then its own; not asked again, nor where prestart measured it already."""
+    log = tmp_path / "calls"
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    ev = _gpu.GpuEvaluator(1)
+    try:
+        ev.ask_ceiling_ahead()
+        assert ev.compile_ahead([])["call"] == "compile_ahead"
+        assert ev.ceiling_bytes_per_s() == 1e12 and ev.ceiling_samples_s == [0]
+        ev.ask_ceiling_ahead()  # known: nothing asked
+        assert ev.ceiling_bytes_per_s() == 1e12
+    finally:
+        ev.close()
+    assert log.read_text().split() == ["query_device", "streaming_ceiling", "compile_ahead"]

@@ -164,6 +164,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
     with closing(_evaluator(args)) as evaluator:  # a missing recording, a device not in it
         mark("evaluator")
+        if hasattr(evaluator, "ask_ceiling_ahead"):  # measured while the files below open
+            evaluator.ask_ceiling_ahead()  # (the run's first measurement, issue 25)
         _check_spaces(evaluator.limits, configs)  # before the results file is opened (or migrated)
         fresh = not db.exists()
         store = open_store(db)  # refuses a corrupt or foreign file before anything runs

@@ -1,16 +1,17 @@
 """Starting a GPU worker (evaluate/gpu.py's WorkerClient) for one GPU: the environment in
 which it sees that GPU alone (``one_device``), and a worker started ahead of its evaluator
 (``Prestarted``: gpu.py's ``prestart``), whose first replies a thread reads while the process
-that started it does other things. Split from gpu.py, which re-exports ``one_device``.
+that started it does other things, and the worker a GpuEvaluator takes (``worker_for``). Split
+from gpu.py, which re-exports ``one_device``.
 """
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["Prestarted", "one_device"]
+__all__ = ["Prestarted", "one_device", "worker_for"]
 
 
 def one_device(ordinal: int, environ: Mapping[str, str] = os.environ) -> tuple[Any, int]:
@@ -57,3 +58,26 @@ class Prestarted:
         device = self.replies[0]
         ceiling = self.replies[1] if len(self.replies) > 1 and device["ok"] else None
         return self.client, self.asked, device, ceiling
+
+
+def worker_for(ordinal: int, timeout_s: float, started: dict[int, Prestarted],
+               client_type: Callable[..., Any]
+               ) -> tuple[Any, int, dict[str, Any], dict[str, Any] | None]:
+    """The GPU worker of ``ordinal`` (taken from ``started``, prestart's, or a ``client_type``
+    made), the ordinal it asks for, its reply to query_device, and the streaming ceiling's where
+    prestart asked it. One that sees no GPU under one_device's list (other than device 0's,
+    which fails alike) is replaced by one that sees all: CUDA's words say why (no such
+    ordinal)."""
+    ahead = started.pop(ordinal, None)
+    ceiling = None
+    if ahead is not None:
+        client, asked, reply, ceiling = ahead.taken(timeout_s)
+    else:
+        client = client_type(timeout_s)
+        client.env, asked = one_device(ordinal)
+        reply = client.call("query_device", ordinal=asked)
+    if not reply["ok"] and (client.env or {}).get("CUDA_VISIBLE_DEVICES", "0") != "0":
+        client.close()
+        client, asked = client_type(timeout_s), ordinal
+        reply = client.call("query_device", ordinal=ordinal)
+    return client, asked, reply, ceiling

@@ -17,13 +17,14 @@ import selectors
 import signal
 import subprocess
 import sys
+import threading
 from typing import Any
 
 from reducetune import _core
 from reducetune._no_gpu import device_problem
 from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError
-from reducetune.evaluate._gpu_start import Prestarted, one_device
+from reducetune.evaluate._gpu_start import Prestarted, one_device, worker_for
 from reducetune.evaluate.base import outpaced_noted
 
 __all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "one_device", "prestart",
@@ -218,27 +219,6 @@ def prestart(ordinal: int, ceiling: bool = False) -> None:
         _STARTED[ordinal] = Prestarted(client, asked, ceiling)
 
 
-def _worker_for(ordinal: int, timeout_s: float
-                ) -> tuple[WorkerClient, int, dict[str, Any], dict[str, Any] | None]:
-    """The GPU worker of ``ordinal`` (prestarted, or made), the ordinal it asks for, its reply
-    to query_device, and the streaming ceiling's where prestart asked it. One that sees no GPU
-    under one_device's list (other than device 0's, which fails alike) is replaced by one that
-    sees all: CUDA's words say why (no such ordinal)."""
-    ahead = _STARTED.pop(ordinal, None)
-    ceiling = None
-    if ahead is not None:
-        client, asked, reply, ceiling = ahead.taken(timeout_s)
-    else:
-        client = WorkerClient(timeout_s)
-        client.env, asked = one_device(ordinal)
-        reply = client.call("query_device", ordinal=asked)
-    if not reply["ok"] and (client.env or {}).get("CUDA_VISIBLE_DEVICES", "0") != "0":
-        client.close()
-        client, asked = WorkerClient(timeout_s), ordinal
-        reply = client.call("query_device", ordinal=ordinal)
-    return client, asked, reply, ceiling
-
-
 class _InProcess:
     """The worker's calls answered in this process (no fault isolation: a faulting variant
     leaves the CUDA context unusable for the rest of the run). For debugging."""
@@ -276,7 +256,8 @@ class GpuEvaluator:
         if in_process:
             reply = self._worker.call("query_device", ordinal=ordinal)
         else:
-            self._worker, self._asked, reply, ceiling = _worker_for(ordinal, timeout_s)
+            self._worker, self._asked, reply, ceiling = worker_for(
+                ordinal, timeout_s, _STARTED, WorkerClient)  # WorkerClient: a test's fake too
         if not reply["ok"]:
             raise _ERRORS.get(reply["error"], DeviceError)(
                 device_problem(reply["message"], ordinal))
@@ -288,6 +269,7 @@ class GpuEvaluator:
         self.calls = 0
         self._ceiling: float | None = None
         self.ceiling_samples_s: list[float] = []  # kept so the tuner can record them
+        self._ahead_thread: threading.Thread | None = None  # ask_ceiling_ahead's
         self._precompiled: list[Point] = []  # Points compiled into the current worker's cache
         self._ahead: list[Point] = []  # Points queued for its background compiles
         if ceiling is not None:
@@ -313,7 +295,7 @@ class GpuEvaluator:
             distinct.setdefault(p.variant_label, p)
         self._precompiled = list(distinct.values())
         timeout = self.timeout_s + PRECOMPILE_S_PER_VARIANT * len(distinct)
-        reply = self._worker.call("precompile", timeout_s=timeout,
+        reply = self._call("precompile", timeout_s=timeout,
                                   points=[p.to_dict() for p in self._precompiled],
                                   arch=str(self.device["arch"]), threads=0)
         if not reply["ok"]:
@@ -326,7 +308,7 @@ class GpuEvaluator:
         still waits; tuning/precompile.py) and returns at once with its counts so far, or
         {error, message}. [] stops what waits."""
         self._ahead = list({p.variant_label: p for p in points}.values())
-        reply = self._worker.call("compile_ahead", points=[p.to_dict() for p in self._ahead],
+        reply = self._call("compile_ahead", points=[p.to_dict() for p in self._ahead],
                                   arch=str(self.device["arch"]), threads=0)
         return dict(reply["result"]) if reply["ok"] else {"error": reply["error"],
                                                            "message": reply["message"]}
@@ -341,7 +323,7 @@ class GpuEvaluator:
                 self.compile_ahead(self._ahead)
 
     def _run(self, name: str, **args: Any) -> dict[str, Any]:
-        reply = self._worker.call(name, ordinal=self._asked, **args)
+        reply = self._call(name, ordinal=self._asked, **args)
         if reply["ok"]:
             return dict(reply["result"])
         return {"status": "failed", "kind": reply["error"], "reason": reply["message"]}
@@ -349,6 +331,7 @@ class GpuEvaluator:
     def evaluate(self, point: Point, problem: _core.Problem, data: dict[str, Any] | None = None,
                  outpaced_above_s: float | None = None) -> dict[str, Any]:
         self.calls += 1
+        self._ceiling_read()  # before the options: the ceiling goes with every evaluate
         self._rewarm()
         options = dict(self.options)
         if self._ceiling:
@@ -365,15 +348,38 @@ class GpuEvaluator:
         return self._run("evaluate_cub", workload=w, options=self.options)
 
     def ceiling_bytes_per_s(self) -> float | None:
+        self._ceiling_read()
         if self._ceiling is None:
             self._keep_ceiling(self._worker.call("streaming_ceiling", ordinal=self._asked))
         return self._ceiling or None
+
+    def ask_ceiling_ahead(self) -> None:
+        """The streaming ceiling measured now, on a thread, where a command asks for it first
+        (tune: tuning/run.py) and opens its files meanwhile (issue 25); the evaluator's next
+        call waits for it. Nothing where it is known already (prestart) or in process."""
+        if self._ceiling is None and self._ahead_thread is None and \
+                not isinstance(self._worker, _InProcess):
+            self._ahead_thread = threading.Thread(target=lambda: self._keep_ceiling(
+                self._worker.call("streaming_ceiling", ordinal=self._asked)), daemon=True)
+            self._ahead_thread.start()
+
+    def _ceiling_read(self) -> None:
+        if self._ahead_thread is not None:
+            self._ahead_thread.join()
+            self._ahead_thread = None
+
+    def _call(self, name: str, **args: Any) -> dict[str, Any]:
+        """The worker's reply to one call, once the ceiling asked ahead is read: the worker
+        answers one request at a time, in order."""
+        self._ceiling_read()
+        return dict(self._worker.call(name, **args))
 
     def _keep_ceiling(self, r: dict[str, Any]) -> None:
         self._ceiling = float(r["result"]["bytes_per_s"]) if r["ok"] else 0.0
         self.ceiling_samples_s = list(r["result"]["samples_s"]) if r["ok"] else []
 
     def close(self) -> None:
+        self._ceiling_read()
         self._worker.close()
 
 
