@@ -23,7 +23,9 @@ export MGS_REPLAY=${Z_REPLAY:-} MGS_GPUS=${Z_GPUS:-2}
 sweep() {  # TREE NAME STORAGE [single]: scripts/multi-gpu-sweep into $W/NAME
   local site=$NEW_SITE
   [ "$1" = old ] && site=$OLD_SITE
-  z_log "sweep $2 (${3:-default storage}) ${4:-one and two GPUs}"
+  local gpus="one and two GPUs"
+  [ "$MGS_GPUS" = 4 ] && gpus="one, two and four GPUs"
+  z_log "sweep $2 (${3:-default storage}) ${4:-$gpus}"
   if [ "${Z_DRY:-0}" = 1 ]; then
     MGS_RT="python3 -m reducetune" MGS_STORAGE=$3 scripts/multi-gpu-sweep "$W/$2" ${4:-}
   else
