@@ -72,3 +72,46 @@ def test_without_libcuda_the_words_of_a_machine_without_a_gpu_stay(tmp_path, mon
         tune_devices._gpu_count("0,1")
     assert str(e.value) == ("--devices 0,1: no GPU found on this machine (use --replay DB to "
                             "tune from a recorded database)")
+
+
+# On a GPU: how many devices the extension sees, asked in a child (this process makes no
+# CUDA context), with CUDA_VISIBLE_DEVICES as the test was given it
+EXTENSION_COUNT = """from reducetune import _core
+n = 0
+while n < 64:
+    try:
+        _core.query_device(n)
+    except Exception:
+        break
+    n += 1
+print(n)"""
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_drivers_count_is_the_extensions():
+    import sys
+
+    seen = int(subprocess.run([sys.executable, "-c", EXTENSION_COUNT], capture_output=True,
+                              text=True, check=True).stdout.strip() or 0)
+    if seen == 0:
+        pytest.skip("no GPU: the fake driver's tests cover the count")
+    assert tune_devices._gpu_count("all") == seen
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_ceiling_measured_ahead_is_the_evaluators():
+    """prestart(ceiling=True) and ask_ceiling_ahead give the evaluator a measured ceiling (a
+    few TB/s on an H100 or H200) without asking again."""
+    from reducetune.evaluate import gpu
+
+    try:
+        gpu.prestart(0, ceiling=True)
+        ev = gpu.GpuEvaluator(0, timeout_s=300)
+    except errors.DeviceError as e:
+        pytest.skip(f"no GPU: {e}")
+    try:
+        assert 1e11 < (ev.ceiling_bytes_per_s() or 0) < 2e13 and ev.ceiling_samples_s
+        ev.ask_ceiling_ahead()  # known already: nothing asked, the same value
+        assert ev.ceiling_bytes_per_s() == ev._ceiling
+    finally:
+        ev.close()
