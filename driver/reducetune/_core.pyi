@@ -412,6 +412,11 @@ def time_in_rounds(reducers: Sequence[Reducer], dtype: str, n: int, orders: Sequ
 
 def application_candidates(db: str, dtype: str, op: str, uuid: str, nondeterministic: bool = False, allow_flagged: bool = False) -> dict: ...
 
+def measured_pick(costs: Sequence[tuple[float, float]]) -> object:
+    """
+    [(application_s, median_s)] -> the index of the pick among them (within application_tie of the fastest lone call, the least replayed median), None when no application_s is above 0.
+    """
+
 def record_application_times(db: str, rows: Sequence[tuple[int, float, int]]) -> None: ...
 
 def time_axis_in_rounds(reducers: Sequence[Reducer], dtype: str, outer: int, r: int, inner: int, orders: Sequence[Sequence[int]], device: int = 0) -> list[float]:

@@ -283,6 +283,19 @@ void bind_calibration(nb::module_ &m) {
     return out;
   }, nb::arg("db"), nb::arg("dtype"), nb::arg("op"), nb::arg("uuid"),
         nb::arg("nondeterministic") = false, nb::arg("allow_flagged") = false);
+  // The store's rule for a calibrated size's pick (application_ranking.hpp), for calibrate's
+  // report: its own min() of the lone calls named another candidate than the Reducer launched
+  // where two were within application_tie (H200, 2026-11-26: cap_4 against cap_1, one grid).
+  m.def("measured_pick", [](const std::vector<std::pair<double, double>> &costs) {
+    std::vector<db::call_cost> cs;
+    for (const auto &[application_s, median_s] : costs)
+      cs.push_back({application_s, median_s});
+    const auto i = db::measured_pick(cs);
+    return i ? nb::cast(*i) : nb::none();
+  }, nb::arg("costs"),
+        "[(application_s, median_s)] -> the index of the pick among them (within "
+        "application_tie of the fastest lone call, the least replayed median), None when no "
+        "application_s is above 0.");
   // [(measurement_id, median_s, sample_count)] -> rt_application_times, one transaction.
   m.def("record_application_times", [](const std::string &path,
                                        const std::vector<std::tuple<std::int64_t, double,

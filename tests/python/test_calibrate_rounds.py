@@ -63,9 +63,9 @@ def test_a_size_is_timed_in_the_rules_orders(monkeypatch):
     fake = SimpleNamespace(
         Reducer=SimpleNamespace(for_point=lambda point: reducer),
         time_in_rounds=lambda rs, dtype, n, orders_, ordinal: log.time(rs, orders_),
-        record_application_times=log.record)
+        record_application_times=log.record, measured_pick=_core.measured_pick)
     monkeypatch.setattr(calibrate, "_core", fake)
-    cands = [{"measurement_id": i, "point": None} for i in range(5)]
+    cands = [{"measurement_id": i, "point": None, "median_s": 1e-6} for i in range(5)]
     row = calibrate._calibrate_size("file.db", "float32", "sum", 1 << 20, cands, 7, 0)
     assert log.orders == [index_orders(5, 7)]
     assert [r[0] for r in log.recorded] == list(range(5)) and row["pick"]["measurement_id"] == 0

@@ -42,9 +42,11 @@ def _device(ordinal: int) -> dict[str, Any]:
 def _size_row(dtype: str, op: str, n: int, cands: list[dict[str, Any]],
               medians: list[float]) -> dict[str, Any]:
     """One size's outcome: every candidate's lone-call median beside its protocol median, the
-    protocol's winner (the first candidate) and the measured pick."""
+    protocol's winner (the first candidate) and the measured pick: the store's rule
+    (_core.measured_pick: within application_tie of the fastest call, the least replayed
+    median), the one the Reducer and the exports launch."""
     timed = [dict(c, application_s=m) for c, m in zip(cands, medians)]
-    pick = min(timed, key=lambda c: c["application_s"])
+    pick = timed[_core.measured_pick([(c["application_s"], c["median_s"]) for c in timed])]
     return {"dtype": dtype, "op": op, "n": n, "candidates": timed, "pick": pick,
             "protocol_winner": timed[0],
             "gain": timed[0]["application_s"] / pick["application_s"]}
