@@ -35,6 +35,8 @@ LOCAL_OWN_ALLOWED: dict[tuple[str, str], str] = {
         "after prestart: the CLI's imports overlap the GPU worker's start (issue 25, 4ea3947)",
     ("reducetune.cli.device_worker", "reducetune.cli.tune_devices"):
         "after prestart, as the CLI's (issue 25, 26cf730: the worker starts from WORKER_CODE)",
+    ("reducetune.cli.device_worker", "reducetune.store.study_storage"):
+        "after prestart, as the CLI's (issue 25, 26cf730)",
 }
 
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|CREATE\s+(TABLE|VIEW|INDEX)|"
