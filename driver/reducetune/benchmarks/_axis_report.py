@@ -304,6 +304,15 @@ def _transfer_line(result: dict[str, Any]) -> list[str]:
             ] if froms else []
 
 
+# What each series of the plot is called, in the legend's order: the contenders as applications
+# call them, then the ceilings. One colour per name in every panel (a panel without CuPy, as
+# bfloat16's, keeps the others' colours), and one legend for the figure.
+PLOT_NAMES = {"reducetune": "reducetune (C++ call)", "reducetune_py": "reducetune.reduce (Python)",
+              "torch": "torch.sum", "torch_compile": "torch.compile", "jax": "JAX",
+              "cupy_cub": "cupy.sum (CUB)", "cub_segmented": "CUB segmented reduce",
+              "memcpy": "memcpy ceiling"}
+
+
 def plot(result: dict[str, Any], path: Path) -> None:
     import matplotlib  # optional: the plot only
 
@@ -311,23 +320,37 @@ def plot(result: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt  # optional: the plot only
 
     panels = sorted({(r.get("dtype", "float32"), r["total"]) for r in result["rows"]})
-    fig, axes = plt.subplots(len(panels), 2, figsize=(12, 4 * len(panels)), squeeze=False)
+    fig, axes = plt.subplots(len(panels), 2, figsize=(12, 4 * len(panels) + 0.6), squeeze=False)
+    names = ("reducetune", "reducetune_py") + PEERS + ("memcpy",)
+    colour = {n: f"C{k}" for k, n in enumerate(names)}
     for i, (dtype, total) in enumerate(panels):
         for j, kind in enumerate(("rows", "columns")):
             ax, rows = axes[i][j], [r for r in result["rows"] if r["total"] == total and
                                     r["kind"] == kind and r.get("dtype", "float32") == dtype]
-            for name in ("reducetune", "reducetune_py") + PEERS + ("memcpy",):
+            for name in names:
                 pts = [(r["r"], percent_of(_bytes(r) / r["app_s"][name], r["peak"])) for r in rows
                        if r["app_s"].get(name)]
                 if pts:
-                    ax.plot(*zip(*pts), marker="o", label=name,
-                            linewidth=2.5 if name == "reducetune" else 1)
+                    ax.plot(*zip(*pts), marker="o", label=PLOT_NAMES.get(name, name),
+                            color=colour[name], linewidth=2.5 if name == "reducetune" else 1,
+                            linestyle=":" if name == "memcpy" else "-")
+            streaming = [percent_of(rate, r["peak"]) for r in rows
+                         for rate in [ceiling_rates(r).get("streaming")] if rate]
+            if streaming:  # a rate of the input's bytes: one level per panel
+                ax.axhline(max(streaming), color="black", linestyle="--", linewidth=1,
+                           label="streaming ceiling (read only)")
             ax.set(xscale="log", xlabel="r", ylabel="% of HBM peak (read + written)",
                    title=f"{kind}, {_pow2(total)} {dtype} elements", ylim=(0, 105))
             ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=8)
-    fig.suptitle(f"axis sums on {result['device']['name']}, {result['date']}")
-    fig.tight_layout()
+    by_label = {}
+    for ax in axes.flat:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            by_label.setdefault(label, h)
+    fig.legend(by_label.values(), by_label.keys(), loc="upper center", ncol=5, fontsize=8,
+               bbox_to_anchor=(0.5, 1 - 0.3 / fig.get_figheight()), frameon=False)
+    top = 1 - 0.9 / fig.get_figheight()  # 0.9 inch for the title and the legend's rows
+    fig.suptitle(f"axis sums on {result['device']['name']}, {result['date']}", y=0.995)
+    fig.tight_layout(rect=(0, 0, 1, top))
     fig.savefig(path, dpi=90)
 
 
