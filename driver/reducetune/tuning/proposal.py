@@ -49,7 +49,7 @@ def open_study(config: TuneConfig, n: int, device_uuid: str, storage: Any) -> An
     # where the time goes (tuning/timing.py): Optuna's cache in front of an RDB storage too,
     # and ask/tell's own time (the sampler) apart from their storage calls
     timed_storage(study._storage)
-    for name in ("ask", "tell", "enqueue_trial"):
+    for name in ("ask", "tell", "enqueue_trial", "add_trial"):
         setattr(study, name, timed("sampler", getattr(study, name)))
     return study
 
@@ -110,7 +110,20 @@ class Proposal:
         return [p for p in self.space.points() if p not in self.seen and self.eligible(p)]
 
     def _enqueue(self, p: Point) -> None:
-        self.study.enqueue_trial(self._encode(p.params))
+        self._enqueue_with_params(self._encode(p.params))
+
+    def _enqueue_with_params(self, params: dict[str, Any]) -> None:
+        """``study.enqueue_trial(params)`` whose waiting trial carries its parameters already
+        (those ``ask`` draws: ``self.dists``), so that ``ask``'s ``Trial._suggest`` finds each
+        in the trial and writes none: a storage write per parameter (8 of a grid point's 17
+        on an H200, issue 25) becomes part of the trial's one ``create_new_trial``. The trial
+        ends with the same parameters, and keeps Optuna's ``fixed_params`` as before."""
+        from optuna.trial import TrialState, create_trial  # heavy: only where a study is used
+
+        known = {k: d for k, d in self.dists.items() if k in params and _holds(d, params[k])}
+        self.study.add_trial(create_trial(
+            state=TrialState.WAITING, params={k: params[k] for k in known}, distributions=known,
+            system_attrs={"fixed_params": params}))
 
     def prepare(self) -> str:
         """Queues what the next trial tries, or says why there is nothing left to try
@@ -164,3 +177,12 @@ class Proposal:
         self.seen.add(p)
         self.stall = 0
         return True
+
+
+def _holds(dist: Any, value: Any) -> bool:
+    """``value`` is one of the distribution's: else it stays a fixed parameter only, and
+    ``ask`` warns of it as Optuna does (a trial's own parameters must be contained)."""
+    try:
+        return bool(dist._contains(dist.to_internal_repr(value)))
+    except (ValueError, TypeError):
+        return False
