@@ -44,8 +44,8 @@ from reducetune import _core
 from reducetune.errors import InvalidConfiguration
 from reducetune.runtime import axis_fast, torch_op
 from reducetune.runtime.arrays import SUPPORTED
-from reducetune.runtime.axis_args import (axis_call, check_determinism, check_dtype, core_op,
-                                          empty_fill)
+from reducetune.runtime.axis_args import (axis_call, check_determinism, check_dtype, check_out,
+                                          core_op, empty_fill)
 
 __all__ = ["AxisReducer", "choice", "default_reducer", "read_table", "reduce_axis", "release"]
 
@@ -167,15 +167,18 @@ class AxisReducer:
         """Enqueues the reduction of the view (outer, r, inner) into `out_ptr`."""
         self._core.reduce_axis(ptr, *view, out_ptr, stream, device)
 
-    def __call__(self, x: Any, axis: int | tuple[int, ...], keepdims: bool = False) -> Any:
-        out = axis_fast.call(x, axis, keepdims, self.id)
-        if out is None:  # a first call of its key, or one the checks below must see
-            out = _dispatch(x, self.op, axis, keepdims, self)
+    def __call__(self, x: Any, axis: int | tuple[int, ...], keepdims: bool = False, *,
+                 out: Any = None) -> Any:
+        """The reduction of `axis`; with `out` (the result's shape, x's type and device,
+        contiguous, apart from x) written into out, which is returned."""
+        result = axis_fast.call(x, axis, keepdims, self.id, out)
+        if result is None:  # a first call of its key, or one the checks below must see
+            result = _dispatch(x, self.op, axis, keepdims, self, out)
             axis_fast.remember(x, axis, keepdims, self.id, lambda: self, self.op)
-        return out
+        return result
 
 
-def _cupy_reduce(reducer: AxisReducer, x: Any, axis: Any, keepdims: bool) -> Any:
+def _cupy_reduce(reducer: AxisReducer, x: Any, axis: Any, keepdims: bool, out: Any) -> Any:
     import cupy  # optional: only for CuPy arrays
 
     axis_fast.bind_cupy(cupy)
@@ -183,12 +186,21 @@ def _cupy_reduce(reducer: AxisReducer, x: Any, axis: Any, keepdims: bool) -> Any
         raise InvalidConfiguration("a non-contiguous (or Fortran-ordered) array: reduce "
                                    "cupy.ascontiguousarray(x) (a copy) instead")
     call = axis_call(x.shape, axis, keepdims)
+    if out is not None:
+        check_out((type(out), out.shape, out.dtype, out.device.id),
+                  (type(x), call.shape, x.dtype, x.device.id), out.flags.c_contiguous,
+                  (x.data.ptr, x.nbytes, out.data.ptr, out.nbytes),
+                  "cupy.empty(shape, dtype=x.dtype) made on x's device")
     with cupy.cuda.Device(x.device.id):
         if call.outputs == 0:
-            return cupy.empty(call.shape, dtype=x.dtype)
+            return cupy.empty(call.shape, dtype=x.dtype) if out is None else out
         if call.r == 0:
-            return cupy.full(call.shape, empty_fill(reducer.op), dtype=x.dtype)
-        out = cupy.empty(call.shape, dtype=x.dtype)
+            if out is None:
+                return cupy.full(call.shape, empty_fill(reducer.op), dtype=x.dtype)
+            out.fill(empty_fill(reducer.op))
+            return out
+        if out is None:
+            out = cupy.empty(call.shape, dtype=x.dtype)
         stream = cupy.cuda.get_current_stream()
         reducer.launch(x.data.ptr, (call.outer, call.r, call.inner), out.data.ptr, stream.ptr,
                        x.device.id)
@@ -221,15 +233,16 @@ def _reducer_for(dtype: str, op: str, reducer_id: int) -> AxisReducer:
 torch_op.bind_reducers(_reducer_for)
 
 
-def _dispatch(x: Any, op: str, axis: Any, keepdims: bool, reducer: AxisReducer | None) -> Any:
+def _dispatch(x: Any, op: str, axis: Any, keepdims: bool, reducer: AxisReducer | None,
+              out: Any = None) -> Any:
     module = type(x).__module__
     if module.startswith("torch"):
         return torch_op.reduce_axis(x, op, axis, keepdims, -1 if reducer is None else reducer.id,
-                                    None if reducer is None else reducer.dtype)
+                                    None if reducer is None else reducer.dtype, out)
     if module.startswith("cupy"):
         dtype = x.dtype.name
         check_dtype(dtype, dtype if reducer is None else reducer.dtype, "x.astype(cupy.float32)")
-        return _cupy_reduce(reducer or default_reducer(dtype, op), x, axis, keepdims)
+        return _cupy_reduce(reducer or default_reducer(dtype, op), x, axis, keepdims, out)
     raise InvalidConfiguration(f"reduce along an axis takes a PyTorch tensor or a CuPy array, "
                                f"not a {type(x).__name__}")
 
@@ -267,30 +280,32 @@ def _dtype_name(x: Any) -> str:
 
 def reduce_axis(x: Any, op: str, axis: int | tuple[int, ...], keepdims: bool = False,
                 determinism: str = "run_to_run", db: str | os.PathLike | None = None,
-                table: str | os.PathLike | None = None) -> Any:
+                table: str | os.PathLike | None = None, out: Any = None) -> Any:
     """reducetune.reduce with an axis: per (type, operator, determinism), the reducer of the
     results database or exported table when one is given, else the built-in rule's; a call
-    like one before it is launched as resolved then (axis_fast.py)."""
+    like one before it is launched as resolved then (axis_fast.py). `out`: see
+    AxisReducer.__call__."""
     source = (op, determinism, db, table)
-    out = axis_fast.call(x, axis, keepdims, source)
-    if out is None:  # a first call of its key, or one the checks below must see
-        out = _reduce_axis(x, op, axis, keepdims, determinism, db, table)
+    result = axis_fast.call(x, axis, keepdims, source, out)
+    if result is None:  # a first call of its key, or one the checks below must see
+        result = _reduce_axis(x, op, axis, keepdims, determinism, db, table, out)
         axis_fast.remember(x, axis, keepdims, source,
                            lambda: _file_reducer(_dtype_name(x), op, determinism, db, table), op)
-    return out
+    return result
 
 
 def _reduce_axis(x: Any, op: str, axis: Any, keepdims: Any, determinism: str, db: Any,
-                 table: Any) -> Any:
+                 table: Any, out: Any) -> Any:
     """Every check, then the launch."""
     if check_determinism(determinism) == "run_to_run" and db is None and table is None:
-        return _dispatch(x, op, axis, keepdims, None)
+        return _dispatch(x, op, axis, keepdims, None, out)
     # the level and the file live in the reducer: the one of this tensor's type (torch_op
     # checks it)
     dtype = _dtype_name(x)
     if dtype not in SUPPORTED:
-        return _dispatch(x, op, axis, keepdims, None)  # refused there, saying how to convert
-    return _dispatch(x, op, axis, keepdims, _file_reducer(dtype, op, determinism, db, table))
+        return _dispatch(x, op, axis, keepdims, None, out)  # refused there, saying how
+    return _dispatch(x, op, axis, keepdims, _file_reducer(dtype, op, determinism, db, table),
+                     out)
 
 
 def release(*, db: str | os.PathLike | None = None,

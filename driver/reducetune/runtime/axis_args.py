@@ -20,8 +20,8 @@ from reducetune import _core
 from reducetune._space import DTYPES
 from reducetune.errors import InvalidConfiguration
 
-__all__ = ["AXIS_OPS", "AxisCall", "axis_call", "check_determinism", "check_dtype", "core_op",
-           "empty_fill"]
+__all__ = ["AXIS_OPS", "AxisCall", "axis_call", "check_determinism", "check_dtype", "check_out",
+           "core_op", "empty_fill", "overlaps"]
 
 # mean is the sum divided by r: the core reduces with sum (element.hpp has no mean operator)
 AXIS_OPS = ("sum", "mean", "min", "max", "prod")
@@ -116,6 +116,34 @@ def empty_fill(op: str) -> float:
     if op not in fills:
         raise InvalidConfiguration(f"the {op} along an empty axis has no value (no identity)")
     return fills[op]
+
+
+def overlaps(a: int, a_bytes: int, b: int, b_bytes: int) -> bool:
+    """The byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte."""
+    return a < b + b_bytes and b < a + a_bytes
+
+
+def check_out(got: tuple, want: tuple, contiguous: bool, spans: tuple[int, int, int, int],
+              hint: str) -> None:
+    """InvalidConfiguration, one line, for an ``out=`` that the result cannot be written into:
+    `got` and `want` are (library type, shape, element type, device) of out and of the result
+    (the input's type and device, the shape keepdims gives); `spans` the input's and out's
+    (pointer, bytes); `hint` how to make a fitting out."""
+    names = ("type", "shape", "element type", "device")
+    for name, g, w in zip(names, got, want):
+        if g != w:
+            show = (lambda t: t.__module__.split(".")[0] + "." + t.__name__) if name == "type" \
+                else repr
+            raise InvalidConfiguration(f"out has {name} {show(g)}; the result's is {show(w)} "
+                                       f"(the input's library, type and device; the shape "
+                                       f"keepdims gives): pass {hint}")
+    if not contiguous:
+        raise InvalidConfiguration(f"out is not contiguous: the result is written as one run of "
+                                   f"memory; pass {hint}")
+    if overlaps(*spans):
+        raise InvalidConfiguration("out shares memory with x: the kernel reads x while it writes "
+                                   "out, so the result would depend on the order of the writes; "
+                                   f"pass a separate {hint}")
 
 
 def check_dtype(dtype: str, expected: str, hint: str) -> None:

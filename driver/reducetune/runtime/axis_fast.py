@@ -10,7 +10,9 @@ Here the first call of a key goes that slow way (every check and message is ther
 (outer, r, inner), the result's shape and whether a mean divides by r. A repeat (``call``) does
 what must be asked on each call and nothing else: the eager gate (nothing compiles, traces or
 records a gradient; runtime/eager.py), contiguity, the device and stream, the result's
-allocation, the launch.
+allocation, the launch. With ``out=`` nothing is allocated: out's type, shape, element type,
+device, contiguity and memory apart from x's are checked with one tuple compare and a few reads,
+and anything that does not fit goes the slow way, which says what is wrong.
 
 The key is (array type, element type, shape, axis, keepdims, source): ``source`` names the
 reducer, (op, determinism, db, table) for reducetune.reduce, the reducer's id for an
@@ -31,7 +33,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from reducetune.runtime import torch_op
-from reducetune.runtime.axis_args import axis_call
+from reducetune.runtime.axis_args import axis_call, overlaps
 from reducetune.runtime.eager import make_gate
 
 __all__ = ["bind_cupy", "bind_torch", "call", "forget", "remember"]
@@ -88,12 +90,13 @@ def _hashable(key: tuple) -> bool:
     return True
 
 
-def call(x: Any, axis: Any, keepdims: Any, source: Any) -> Any:
+def call(x: Any, axis: Any, keepdims: Any, source: Any, out: Any = None) -> Any:
     """The result of a call resolved before, or None: a first call, a traced, compiled or
     gradient-recording call (the operator must see it), a view with gaps or a tensor on another
-    device than the current one (CuPy), anything the slow path decides with its messages."""
+    device than the current one (CuPy), an `out` that does not fit (_fits), anything the slow
+    path decides with its messages."""
     if type(x) is _cupy_array:
-        return _cupy_call(x, axis, keepdims, source)
+        return _cupy_call(x, axis, keepdims, source, out)
     if _plain(x):
         if torch_op._eager is None or not x.is_contiguous():
             return None  # the eager path turned off (the operator answers), or a view: refused
@@ -104,8 +107,13 @@ def call(x: Any, axis: Any, keepdims: Any, source: Any) -> Any:
         if hit is None:
             return None
         launch, outer, r, inner, shape, mean, _ = hit
-        out = x.new_empty(shape)  # x's type and device, from PyTorch's caching allocator
         device = x.get_device()
+        if out is None:
+            out = x.new_empty(shape)  # x's type and device, from PyTorch's caching allocator
+        elif not (type(out) is type(x) and (out.shape, out.dtype, out.get_device())
+                  == (shape, x.dtype, device) and out.is_contiguous()
+                  and not out.requires_grad and _apart(x, out, x.element_size(), hit)):
+            return None  # the slow path says what is wrong, or answers (out under no_grad)
         launch(x.data_ptr(), outer, r, inner, out.data_ptr(), _raw(device), device)
         if mean:
             out.div_(r)  # as the operator does: the same bits
@@ -113,7 +121,13 @@ def call(x: Any, axis: Any, keepdims: Any, source: Any) -> Any:
     return None
 
 
-def _cupy_call(x: Any, axis: Any, keepdims: Any, source: Any) -> Any:
+def _apart(x: Any, out: Any, size: int, hit: Resolved) -> bool:
+    """x and out (of one element type, `size` bytes each) share no byte."""
+    xp, op, outer, r, inner = x.data_ptr(), out.data_ptr(), hit[1], hit[2], hit[3]
+    return not overlaps(xp, outer * r * inner * size, op, outer * inner * size)
+
+
+def _cupy_call(x: Any, axis: Any, keepdims: Any, source: Any, out: Any) -> Any:
     try:
         hit = _calls.get(_key(x, axis, keepdims, source))
     except TypeError:
@@ -124,7 +138,12 @@ def _cupy_call(x: Any, axis: Any, keepdims: Any, source: Any) -> Any:
     if device != _cupy.cuda.runtime.getDevice():
         return None  # the slow path allocates the result within the array's device
     launch, outer, r, inner, shape, mean, _ = hit
-    out = _cupy.empty(shape, dtype=x.dtype)
+    if out is None:
+        out = _cupy.empty(shape, dtype=x.dtype)
+    elif not (type(out) is _cupy_array and (out.shape, out.dtype, out.device.id)
+              == (shape, x.dtype, device) and out.flags.c_contiguous
+              and not overlaps(x.data.ptr, x.nbytes, out.data.ptr, out.nbytes)):
+        return None  # the slow path says what is wrong
     launch(x.data.ptr, outer, r, inner, out.data.ptr, _cupy.cuda.get_current_stream().ptr,
            device)
     if mean:

@@ -117,7 +117,8 @@ _reducers: dict[tuple, Reducer] = {}
 def reduce(x: Any, op: str = "sum", *, axis: int | tuple[int, ...] | None = None,
            keepdims: bool = False, db: str | os.PathLike | None = None,
            table: str | os.PathLike | None = None, nondeterministic: bool = False,
-           ranking: str = "application", determinism: str = "run_to_run") -> Any:
+           ranking: str = "application", determinism: str = "run_to_run",
+           out: Any = None) -> Any:
     """Reduces every element of a CuPy array, a PyTorch tensor or another CUDA array with the
     kernel tuned for this GPU, on the array's current stream; returns a 0-d array of the
     same library, type and device. Reducers are kept per (type, operator, database or
@@ -130,14 +131,19 @@ def reduce(x: Any, op: str = "sum", *, axis: int | tuple[int, ...] | None = None
     tensor instead (runtime/axis.py: sum, mean, min, max, prod; ``keepdims`` keeps them as
     extents of 1; ``determinism="batch_invariant"``: a row's result does not depend on how many
     rows are reduced with it); ``db`` or ``table`` give it the file's tuned point per shape
-    (the nearest tuned shape, db/shape_rule.hpp), else the built-in rule answers."""
+    (the nearest tuned shape, db/shape_rule.hpp), else the built-in rule answers; ``out``
+    (a contiguous tensor or array of the result's shape, x's type and device, apart from x;
+    eager calls only) receives the result and is returned, as torch.sum(..., out=) does."""
     if axis is not None:
         if nondeterministic or ranking != "application":
             raise InvalidConfiguration(
                 "nondeterministic and ranking choose among whole-array points; an axis "
                 "reduction is run_to_run or determinism='batch_invariant', its points per shape "
                 "from db=..., table=... or the built-in rule")
-        return reduce_axis(x, op, axis, keepdims, determinism, db, table)
+        return reduce_axis(x, op, axis, keepdims, determinism, db, table, out)
+    if out is not None:  # the whole-array call returns a 0-d array of its own scratch
+        raise InvalidConfiguration("out= is for a reduction along an axis (axis=...); the "
+                                   "whole-array call returns a new 0-d array")
     if determinism != "run_to_run":  # a whole-array call has one row: nothing to promise
         raise InvalidConfiguration("determinism applies to a reduction along an axis: pass "
                                    "axis=..., or nondeterministic=... for the whole array")

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from reducetune.errors import InvalidConfiguration
 from reducetune.runtime.arrays import torch_dtype
-from reducetune.runtime.axis_args import axis_call, check_dtype, core_op, empty_fill
+from reducetune.runtime.axis_args import axis_call, check_dtype, check_out, core_op, empty_fill
 from reducetune.runtime.eager import make_call, make_gate
 
 __all__ = ["bind_reducers", "forget_reducer", "operator", "reduce_axis"]
@@ -32,6 +32,9 @@ _reducer_for: Callable[[str, str, int], Any] | None = None
 _operator: Any = None
 # the eager call without the operator (eager.py), made with the operator: None until then
 _eager: Callable[..., Any] | None = None
+# the eager gate (eager.make_gate), made with the operator: an out= call is eager only
+_gate: Callable[[Any], bool] | None = None
+_raw: Callable[[int], int] = int  # the current stream's raw handle, set with the gate
 
 
 def bind_reducers(lookup: Callable[[str, str, int], Any]) -> None:
@@ -65,8 +68,11 @@ def _register() -> Any:
         return x.new_empty((outer * inner,))
 
     reduce_axis_op.register_autograd(_backward, setup_context=_setup_context)
-    global _eager
-    _eager = make_call(torch, lambda *key: _reducer_for(*key), make_gate(torch))
+    global _eager, _gate, _raw
+    _gate = make_gate(torch)
+    _raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+        lambda i: torch.cuda.current_stream(i).cuda_stream)
+    _eager = make_call(torch, lambda *key: _reducer_for(*key), _gate)
     return torch.ops.reducetune.reduce_axis
 
 
@@ -101,11 +107,13 @@ def operator() -> Any:
 
 
 def reduce_axis(x: Any, op: str, axis: Any, keepdims: bool, reducer_id: int = -1,
-                expected: str | None = None) -> Any:
+                expected: str | None = None, out: Any = None) -> Any:
     """The checks and the view, then the operator. `reducer_id` -1: the built-in rule's
-    reducer for (type, op); `expected`: the type a caller's reducer reduces. A plain eager call
-    goes around the operator (eager.py), which answers None for what it leaves to the checks
-    below."""
+    reducer for (type, op); `expected`: the type a caller's reducer reduces; `out`: a tensor
+    the result is written into (_into). A plain eager call goes around the operator (eager.py),
+    which answers None for what it leaves to the checks below."""
+    if out is not None:
+        return _into(x, op, axis, keepdims, reducer_id, expected, out)
     if _eager is not None:
         out = _eager(x, op, axis, keepdims, reducer_id, expected)
         if out is not None:
@@ -120,6 +128,44 @@ def reduce_axis(x: Any, op: str, axis: Any, keepdims: bool, reducer_id: int = -1
         return x.new_full(call.shape, empty_fill(op))
     out = operator()(x, op, reducer_id, call.outer, call.r, call.inner)
     return out.reshape(call.shape)
+
+
+OUT_EAGER = ("out= is for an eager call: under torch.compile, tracing, a dispatch mode or a "
+             "transform, or while autograd records a gradient of x or out, call without out= "
+             "(the operator returns a new tensor, which torch.compile can fuse into a copy)")
+
+
+def _into(x: Any, op: str, axis: Any, keepdims: bool, reducer_id: int, expected: str | None,
+          out: Any) -> Any:
+    """reduce_axis into `out`, every check first (axis_args.check_out). Eager calls only: a
+    custom operator that writes its argument needs ``mutates_args`` and has no autograd
+    formula, so out= is refused wherever the operator must be seen (OUT_EAGER)."""
+    dtype = torch_dtype(x)  # a host tensor or a view with gaps: refused, saying what to do
+    check_dtype(dtype, expected or dtype, "x.float() or x.double()")
+    core_op(op, dtype)
+    call = axis_call(tuple(x.shape), axis, keepdims)
+    operator()  # makes the gate (and imports torch) where the program has not yet
+    if _gate is None or not _gate(x):
+        raise InvalidConfiguration(OUT_EAGER)
+    size = x.element_size()
+    check_out((type(out), tuple(out.shape), out.dtype, out.device),
+              (type(x), call.shape, x.dtype, x.device), out.is_contiguous(),
+              (x.data_ptr(), call.outer * call.r * call.inner * size, out.data_ptr(),
+               call.outer * call.inner * size),
+              "x.new_empty(shape) (torch.empty(shape, dtype=x.dtype, device=x.device))")
+    if not _gate(out):  # out passed the checks above: it needs a gradient, which is not kept
+        raise InvalidConfiguration(OUT_EAGER)
+    if call.outer * call.inner == 0:
+        return out
+    if call.r == 0:
+        return out.fill_(empty_fill(op))
+    assert _reducer_for is not None, "runtime/axis.py binds the reducers on import"
+    device = x.get_device()
+    _reducer_for(dtype, op, reducer_id).launch(x.data_ptr(), (call.outer, call.r, call.inner),
+                                               out.data_ptr(), _raw(device), device)
+    if op == "mean":
+        out.div_(call.r)
+    return out
 
 
 if "torch" in sys.modules:  # the program uses PyTorch already: the operator costs nothing now
