@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune.errors import StoreError
+from reducetune.store.journal_storage import journal_storage
 from reducetune.store.storage_check import JOURNAL, check_storage
 
 __all__ = ["claim_lock", "file_lock", "import_ahead", "open_journal", "open_shared_storage",
@@ -237,7 +238,7 @@ def open_journal(spec_path: str | os.PathLike[str], durable: bool = True) -> Any
         with _flocked(f"{path}.flock"):  # appends hold it: the last line read is whole
             _check_tail(path)
         backend = _fast_journal_class()(str(path))
-    storage = optuna.storages.JournalStorage(backend)
+    storage = journal_storage(backend)  # Optuna's, with set_trial_user_attrs
     # not PATH.lock: JournalFileOpenLock's own lock file
     _LOCKS[id(storage)] = lambda _name: file_lock(f"{path}.claims")
     return storage

@@ -27,8 +27,7 @@ def tell(study: Any, trial: Any, attrs: dict[str, Any], values: Any = None) -> N
     from optuna.trial import TrialState  # heavy: only where a study is used
 
     try:
-        for key, value in attrs.items():
-            trial.set_user_attr(key, value)
+        _set_user_attrs(study, trial, attrs)
         if values is None:
             study.tell(trial, state=TrialState.FAIL)
         else:
@@ -38,6 +37,18 @@ def tell(study: Any, trial: Any, attrs: dict[str, Any], values: Any = None) -> N
         if not old.state.is_finished():
             raise  # a ValueError of another cause
         _retell(study, old, attrs, values)
+
+
+def _set_user_attrs(study: Any, trial: Any, attrs: dict[str, Any]) -> None:
+    """The trial's user attributes ``attrs``: in one write where the storage has
+    ``set_trial_user_attrs`` (a journal: store/journal_storage.py), else one each."""
+    batch = getattr(study._storage, "set_trial_user_attrs", None)
+    if batch is None or not attrs:
+        for key, value in attrs.items():
+            trial.set_user_attr(key, value)
+        return
+    batch(trial._trial_id, attrs)
+    trial._cached_frozen_trial.user_attrs.update(attrs)  # as Trial.set_user_attr keeps it
 
 
 def _retell(study: Any, old: Any, attrs: dict[str, Any], values: Any) -> None:
