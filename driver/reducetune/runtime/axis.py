@@ -45,7 +45,7 @@ from reducetune.errors import InvalidConfiguration
 from reducetune.runtime import axis_fast, torch_op
 from reducetune.runtime.arrays import SUPPORTED
 from reducetune.runtime.axis_args import (axis_call, check_determinism, check_dtype, check_out,
-                                          core_op, empty_fill)
+                                          check_out_type, core_op, empty_fill)
 
 __all__ = ["AxisReducer", "choice", "default_reducer", "read_table", "reduce_axis", "release"]
 
@@ -187,10 +187,10 @@ def _cupy_reduce(reducer: AxisReducer, x: Any, axis: Any, keepdims: bool, out: A
                                    "cupy.ascontiguousarray(x) (a copy) instead")
     call = axis_call(x.shape, axis, keepdims)
     if out is not None:
-        check_out((type(out), out.shape, out.dtype, out.device.id),
-                  (type(x), call.shape, x.dtype, x.device.id), out.flags.c_contiguous,
-                  (x.data.ptr, x.nbytes, out.data.ptr, out.nbytes),
-                  "cupy.empty(shape, dtype=x.dtype) made on x's device")
+        hint = "a new array, cupy.empty(shape, dtype=x.dtype) made on x's device"
+        check_out_type(out, x, hint)
+        check_out((tuple(out.shape), out.dtype, out.device.id), (call.shape, x.dtype, x.device.id),
+                  out.flags.c_contiguous, (x.data.ptr, x.nbytes, out.data.ptr, out.nbytes), hint)
     with cupy.cuda.Device(x.device.id):
         if call.outputs == 0:
             return cupy.empty(call.shape, dtype=x.dtype) if out is None else out

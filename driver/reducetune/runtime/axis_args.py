@@ -14,14 +14,14 @@ min and max, which have no identity.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from reducetune import _core
 from reducetune._space import DTYPES
 from reducetune.errors import InvalidConfiguration
 
 __all__ = ["AXIS_OPS", "AxisCall", "axis_call", "check_determinism", "check_dtype", "check_out",
-           "core_op", "empty_fill", "overlaps"]
+           "check_out_type", "core_op", "empty_fill", "overlaps"]
 
 # mean is the sum divided by r: the core reduces with sum (element.hpp has no mean operator)
 AXIS_OPS = ("sum", "mean", "min", "max", "prod")
@@ -123,27 +123,32 @@ def overlaps(a: int, a_bytes: int, b: int, b_bytes: int) -> bool:
     return a < b + b_bytes and b < a + a_bytes
 
 
+def check_out_type(out: Any, x: Any, hint: str) -> None:
+    """InvalidConfiguration for an ``out=`` of another library or class than x's (before
+    check_out reads what only x's kind of array has)."""
+    if type(out) is not type(x):
+        name = (lambda t: f"{t.__module__.split('.')[0]}.{t.__name__}")
+        raise InvalidConfiguration(f"out is a {name(type(out))}; the result is a "
+                                   f"{name(type(x))}, as x is: pass {hint}")
+
+
 def check_out(got: tuple, want: tuple, contiguous: bool, spans: tuple[int, int, int, int],
               hint: str) -> None:
     """InvalidConfiguration, one line, for an ``out=`` that the result cannot be written into:
-    `got` and `want` are (library type, shape, element type, device) of out and of the result
-    (the input's type and device, the shape keepdims gives); `spans` the input's and out's
-    (pointer, bytes); `hint` how to make a fitting out."""
-    names = ("type", "shape", "element type", "device")
-    for name, g, w in zip(names, got, want):
+    `got` and `want` are (shape, element type, device) of out and of the result (the input's
+    type and device, the shape keepdims gives); `spans` the input's and out's (pointer, bytes);
+    `hint` how to make a fitting out."""
+    for name, g, w in zip(("shape", "element type", "device"), got, want):
         if g != w:
-            show = (lambda t: t.__module__.split(".")[0] + "." + t.__name__) if name == "type" \
-                else repr
-            raise InvalidConfiguration(f"out has {name} {show(g)}; the result's is {show(w)} "
-                                       f"(the input's library, type and device; the shape "
-                                       f"keepdims gives): pass {hint}")
+            raise InvalidConfiguration(f"out has {name} {g}; the result's is {w} (x's type "
+                                       f"and device, the shape keepdims gives): pass {hint}")
     if not contiguous:
         raise InvalidConfiguration(f"out is not contiguous: the result is written as one run of "
                                    f"memory; pass {hint}")
     if overlaps(*spans):
         raise InvalidConfiguration("out shares memory with x: the kernel reads x while it writes "
                                    "out, so the result would depend on the order of the writes; "
-                                   f"pass a separate {hint}")
+                                   f"pass {hint}")
 
 
 def check_dtype(dtype: str, expected: str, hint: str) -> None:

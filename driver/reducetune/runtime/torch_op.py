@@ -22,7 +22,8 @@ from typing import Any, Callable
 
 from reducetune.errors import InvalidConfiguration
 from reducetune.runtime.arrays import torch_dtype
-from reducetune.runtime.axis_args import axis_call, check_dtype, check_out, core_op, empty_fill
+from reducetune.runtime.axis_args import (axis_call, check_dtype, check_out, check_out_type,
+                                          core_op, empty_fill)
 from reducetune.runtime.eager import make_call, make_gate
 
 __all__ = ["bind_reducers", "forget_reducer", "operator", "reduce_axis"]
@@ -147,12 +148,12 @@ def _into(x: Any, op: str, axis: Any, keepdims: bool, reducer_id: int, expected:
     operator()  # makes the gate (and imports torch) where the program has not yet
     if _gate is None or not _gate(x):
         raise InvalidConfiguration(OUT_EAGER)
+    hint = "a new tensor, x.new_empty(shape) (torch.empty(shape, dtype=x.dtype, device=x.device))"
+    check_out_type(out, x, hint)
     size = x.element_size()
-    check_out((type(out), tuple(out.shape), out.dtype, out.device),
-              (type(x), call.shape, x.dtype, x.device), out.is_contiguous(),
-              (x.data_ptr(), call.outer * call.r * call.inner * size, out.data_ptr(),
-               call.outer * call.inner * size),
-              "x.new_empty(shape) (torch.empty(shape, dtype=x.dtype, device=x.device))")
+    check_out((tuple(out.shape), out.dtype, out.device), (call.shape, x.dtype, x.device),
+              out.is_contiguous(), (x.data_ptr(), call.outer * call.r * call.inner * size,
+                                    out.data_ptr(), call.outer * call.inner * size), hint)
     if not _gate(out):  # out passed the checks above: it needs a gradient, which is not kept
         raise InvalidConfiguration(OUT_EAGER)
     if call.outer * call.inner == 0:
