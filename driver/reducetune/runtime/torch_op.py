@@ -9,7 +9,9 @@ eager.py's path first, which answers None wherever the operator or the checks he
 Only the wrapper's checks and shape arithmetic run when a program is traced; the reducer is
 found (or made) inside the operator, where tracing never looks. Autograd: the gradient of a sum
 is the output's gradient broadcast along r, of a mean the same divided by r; min, max and prod
-record none here and say so.
+record none here and say so. ``out=`` (the result written into a given tensor) is eager only
+(_into): a traced, compiled or gradient-recording call with out= is refused, saying to call
+without it.
 
 PyTorch is imported only once a tensor is reduced, or here when the program has imported it
 already (so that the operator exists before a first call is traced).
