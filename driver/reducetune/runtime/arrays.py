@@ -34,6 +34,14 @@ def _unsupported(dtype: str, hint: str) -> InvalidConfiguration:
         f" ({hint})")
 
 
+def raw_stream_query(torch: Any) -> Callable[[int], int]:
+    """The current stream's raw handle (an int) of a device ordinal, without a Stream object per
+    call; the public call where a PyTorch build lacks the private one. One lookup for every
+    fast path (fast_call, eager, axis_fast, torch_op)."""
+    return getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+        lambda i: torch.cuda.current_stream(i).cuda_stream)
+
+
 def torch_dtype(x: Any) -> str:
     """The type name of a PyTorch tensor on the GPU and contiguous; InvalidConfiguration, saying
     what to do instead, for a host tensor or a view with gaps (the whole-array and the axis

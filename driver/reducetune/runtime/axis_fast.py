@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from reducetune.runtime import torch_op
+from reducetune.runtime.arrays import raw_stream_query
 from reducetune.runtime.axis_args import axis_call, overlaps
 from reducetune.runtime.eager import make_gate
 
@@ -61,8 +62,7 @@ def bind_torch(torch: Any) -> None:
     """Makes the PyTorch side: the gate and the raw stream query (as runtime/eager.py asks)."""
     global _plain, _raw
     if _plain is _never:
-        _raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
-            lambda i: torch.cuda.current_stream(i).cuda_stream)
+        _raw = raw_stream_query(torch)
         _plain = make_gate(torch)
 
 

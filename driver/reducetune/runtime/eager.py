@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from reducetune.runtime.arrays import raw_stream_query
 from reducetune.runtime.axis_args import AxisCall, axis_call, check_dtype, core_op
 
 __all__ = ["make_call", "make_gate", "view_of"]
@@ -84,8 +85,7 @@ def make_call(torch: Any, reducer_for: Callable[[str, str, int], Any],
               plain: Callable[[Any], bool]) -> Callable[..., Any]:
     """call(x, op, axis, keepdims, reducer_id, expected): the result, or None where the
     operator's wrapper must decide (see the module's docstring)."""
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
-        lambda i: torch.cuda.current_stream(i).cuda_stream)
+    raw = raw_stream_query(torch)
     empty = torch.empty
     entries: dict[tuple, Entry] = {}
 

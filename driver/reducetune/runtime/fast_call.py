@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from reducetune._space import DTYPES
+from reducetune.runtime.arrays import raw_stream_query
 
 Prepared = tuple[int, int, str, int, int, Any, int]
 _by_type: dict[type, Callable[[Any], Prepared | None]] = {}
@@ -45,10 +46,7 @@ def _torch_path() -> Callable[[Any], Prepared | None]:
     import torch  # optional: only for PyTorch tensors
 
     names = {getattr(torch, d): d for d in DTYPES}
-    # The raw handle of the current stream (an int), without a Stream object per call; the
-    # public call where a PyTorch build lacks the private one.
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
-        lambda i: torch.cuda.current_stream(i).cuda_stream)
+    raw = raw_stream_query(torch)
 
     def prepare(x: Any) -> Prepared | None:
         dtype = names.get(x.dtype)

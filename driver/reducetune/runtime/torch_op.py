@@ -23,7 +23,7 @@ import sys
 from typing import Any, Callable
 
 from reducetune.errors import InvalidConfiguration
-from reducetune.runtime.arrays import torch_dtype
+from reducetune.runtime.arrays import raw_stream_query, torch_dtype
 from reducetune.runtime.axis_args import (axis_call, check_dtype, check_out, check_out_type,
                                           core_op, empty_fill)
 from reducetune.runtime.eager import make_call, make_gate
@@ -73,8 +73,7 @@ def _register() -> Any:
     reduce_axis_op.register_autograd(_backward, setup_context=_setup_context)
     global _eager, _gate, _raw
     _gate = make_gate(torch)
-    _raw = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
-        lambda i: torch.cuda.current_stream(i).cuda_stream)
+    _raw = raw_stream_query(torch)
     _eager = make_call(torch, lambda *key: _reducer_for(*key), _gate)
     return torch.ops.reducetune.reduce_axis
 
