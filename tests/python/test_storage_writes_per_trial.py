@@ -1,10 +1,11 @@
 """The studies' storage writes per trial (issue 25): in the default storage (a journal beside
 the results file, tuning/mirror.py) a grid point cost 17 writes on an H200, 2.3 ms of the
 point: create_new_trial, one set_trial_param per parameter (8), five user attributes one at a
-time, two states, and the file's copy. Now the enqueued trial carries its parameters
-(tuning/proposal.py) and the three attributes of telling go in one append
-(store/journal_storage.py): 7. These tests fail if the count grows back, or if a trial ends
-with less than before (its parameters, labels, outcome, owner, claim)."""
+time, two states, and the file's copy. Now the trial is created RUNNING under the claim lock
+with its parameters and owner (tuning/proposal.py, store/study_share.py: create_next) and the
+three attributes of telling go in one append (store/journal_storage.py): 5. These tests fail
+if the count grows back, or if a trial ends with less than before (its parameters, labels,
+outcome, owner, claim)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from replay_support import h200_grid_replay, needs_h200_grid
 pytestmark = needs_h200_grid("the writes are counted on a real recording")
 
 EVALS = 24
-# create (enqueued), RUNNING (ask), owner, claim, labels and outcome (one append), the tell,
-# and the trial's copy in the results file as it is asked (MirroredStorage.began)
-WRITES_PER_POINT = 7
+# create (RUNNING, stamped, its parameters), claim, labels and outcome (one append), the
+# tell, and the trial's copy in the results file as it is asked (MirroredStorage.began)
+WRITES_PER_POINT = 5
 ONCE = 8  # per study, whatever its length: its creation, its system attributes, the copy
 
 
@@ -30,7 +31,7 @@ def sweep(cli, tmp_path, *extra):
     return json.loads(out)["time"]
 
 
-def test_a_grid_point_costs_seven_storage_writes(cli, tmp_path):
+def test_a_grid_point_costs_five_storage_writes(cli, tmp_path):
     doc = sweep(cli, tmp_path)
     assert doc["points"] == EVALS
     assert doc["calls"]["storage_write"] <= WRITES_PER_POINT * EVALS + ONCE, doc["calls"]

@@ -89,6 +89,7 @@ class StudyShare:
         self._reaped = float("-inf")  # time.monotonic() of the last look for dead workers
         self._stale_checked = float("-inf")  # and of the last heartbeat check
         self.mine = -1  # the number of the trial this process runs now
+        self._next: Any = None  # the point the next ask creates (create_next), as a trial
         if self.shared:  # a resumed study: what processes that died left RUNNING is failed
             with self._lock():
                 self._reap(locked=True)
@@ -201,13 +202,36 @@ class StudyShare:
 
         def take_or_create() -> int:
             with self._lock():
-                trial_id = pop()
+                trial_id, template, self._next = pop(), self._next, None
+                if trial_id is None and template is not None:  # one write: made stamped
+                    return int(storage.create_new_trial(study_id, self._running(template)))
+                if template is not None:  # a waiting trial goes first; this one waits
+                    storage.create_new_trial(study_id, template)
                 if trial_id is None:
                     trial_id = storage.create_new_trial(study_id)
                 storage.set_trial_user_attr(trial_id, OWNER, self._me)
             return int(trial_id)
 
         self.study._pop_waiting_trial_id = take_or_create
+
+    def create_next(self, template: Any) -> bool:
+        """Whether the next ``ask`` takes ``template`` (a WAITING trial: the point to try, its
+        parameters) and, where no trial waits, creates it RUNNING and stamped in one write
+        under the claim lock: enqueuing it, taking it and stamping it were three (issue 25).
+        False where trials are not taken under the lock here: the caller enqueues it."""
+        if not self._stamps():
+            return False
+        self._next = template
+        return True
+
+    def _running(self, template: Any) -> Any:
+        """``template`` as the trial ``ask`` would have taken: RUNNING from now, its OWNER."""
+        from optuna.trial import TrialState, create_trial  # heavy: only where a study is used
+
+        return create_trial(state=TrialState.RUNNING, params=template.params,
+                            distributions=template.distributions,
+                            user_attrs={**template.user_attrs, OWNER: self._me},
+                            system_attrs=template.system_attrs)
 
     def _stamps(self) -> bool:
         """Whether trials are taken and stamped under the lock: a results file or a journal

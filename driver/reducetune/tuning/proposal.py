@@ -110,10 +110,17 @@ class Proposal:
         return [p for p in self.space.points() if p not in self.seen and self.eligible(p)]
 
     def _enqueue(self, p: Point) -> None:
-        self._enqueue_with_params(self._encode(p.params))
+        self.study.add_trial(self._waiting(self._encode(p.params)))
 
-    def _enqueue_with_params(self, params: dict[str, Any]) -> None:
-        """``study.enqueue_trial(params)`` whose waiting trial carries its parameters already
+    def _next(self, p: Point) -> None:
+        """The next trial tries p: created by the next ``ask`` where the study's share allows
+        (one write, store/study_share.py: create_next), else enqueued."""
+        template = self._waiting(self._encode(p.params))
+        if not self.share.create_next(template):
+            self.study.add_trial(template)
+
+    def _waiting(self, params: dict[str, Any]) -> Any:
+        """``study.enqueue_trial(params)``'s waiting trial carrying its parameters already
         (those ``ask`` draws: ``self.dists``), so that ``ask``'s ``Trial._suggest`` finds each
         in the trial and writes none: a storage write per parameter (8 of a grid point's 17
         on an H200, issue 25) becomes part of the trial's one ``create_new_trial``. The trial
@@ -121,9 +128,8 @@ class Proposal:
         from optuna.trial import TrialState, create_trial  # heavy: only where a study is used
 
         known = {k: d for k, d in self.dists.items() if k in params and _holds(d, params[k])}
-        self.study.add_trial(create_trial(
-            state=TrialState.WAITING, params={k: params[k] for k in known}, distributions=known,
-            system_attrs={"fixed_params": params}))
+        return create_trial(state=TrialState.WAITING, params={k: params[k] for k in known},
+                            distributions=known, system_attrs={"fixed_params": params})
 
     def prepare(self) -> str:
         """Queues what the next trial tries, or says why there is nothing left to try
@@ -133,7 +139,7 @@ class Proposal:
             p = self._grid.next(self.share.busy)
             if p is None:
                 return "exhausted"
-            self._enqueue(p)
+            self._next(p)
         elif self.stall >= STALL_LIMIT:
             left = sum(1 for p in self.space.points() if self.eligible(p))
             return "exhausted" if len(self.seen) >= left else "stalled"
@@ -142,7 +148,7 @@ class Proposal:
             if not unseen:
                 return "exhausted"
             # Seeded by the study's seed and its point count: a replayed study is deterministic.
-            self._enqueue(random.Random(f"{self.config.seed}:{len(self.seen)}").choice(unseen))
+            self._next(random.Random(f"{self.config.seed}:{len(self.seen)}").choice(unseen))
             self.escapes += 1
         return ""
 
