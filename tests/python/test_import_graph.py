@@ -37,6 +37,9 @@ LOCAL_OWN_ALLOWED: dict[tuple[str, str], str] = {
         "after prestart, as the CLI's (issue 25, 26cf730: the worker starts from WORKER_CODE)",
     ("reducetune.cli.device_worker", "reducetune.store.study_storage"):
         "after prestart, as the CLI's (issue 25, 26cf730)",
+    ("reducetune.cli.app", "reducetune.cli.commands"):
+        "after a GPU tune's prestart (main): every command's module imported while it starts "
+        "(issue 25)",
 }
 
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|CREATE\s+(TABLE|VIEW|INDEX)|"

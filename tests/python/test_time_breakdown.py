@@ -40,7 +40,7 @@ def check(doc: dict, points: int) -> None:
     check_startup(doc)
 
 
-STEPS = ["cli", "evaluator", "store", "storage", "ceiling", "precompile"]
+STEPS = ["cli", "store", "storage", "evaluator", "ceiling", "precompile"]
 
 
 def check_startup(doc: dict) -> None:

@@ -6,12 +6,15 @@ A database is opened (and checked) before anything is measured, and every measur
 recorded as soon as it is taken, so an error or an interruption loses nothing.
 
 Each command's arguments and implementation live in its own module of ``reducetune.cli``
-(the table of commands: ``cli/commands.py``).
+(the table of commands: ``cli/commands.py``), imported when the parser is built: a ``tune``
+that measures on a GPU starts that GPU's worker before (``_gpu_of_tune``), so that its process
+and CUDA's start overlap those imports, the arguments' parsing and the files the command opens.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
@@ -19,12 +22,15 @@ from collections.abc import Sequence
 
 from reducetune import errors
 from reducetune.cli.args import show_ranges
-from reducetune.cli.commands import COMMANDS, add_parsers
+from reducetune.evaluate.gpu import close_prestarted, prestart
 
 __all__ = ["build_parser", "dispatch", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # here, not at the top: main starts a GPU tune's worker first (_gpu_of_tune)
+    from reducetune.cli.commands import add_parsers
+
     parser = argparse.ArgumentParser(
         prog="reducetune", description="Auto-tune GPU parallel reductions (NVRTC + Optuna).")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -40,16 +46,46 @@ def _terminated(signum: int, frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        return dispatch(args)
+        ordinal = _gpu_of_tune(words)
+        if ordinal is not None:  # the command's first step (issue 25): see _gpu_of_tune
+            prestart(ordinal, ceiling=True)  # the ceiling is the run's first measurement
+        return dispatch(build_parser().parse_args(words))
     finally:
+        close_prestarted()  # one no evaluator took: arguments refused, --help, interrupted
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+# A tune with these options (or an abbreviation of them) measures on no GPU worker
+_NO_GPU_WORKER = ("--replay", "--in-process")
+
+
+def _gpu_of_tune(words: Sequence[str]) -> int | None:
+    """The GPU that the ``tune`` command line ``words`` measures on, read before the parser is
+    built (which imports every command's module, 45 ms on a 2-core machine): --devices K (one
+    ordinal, as cmd_tune runs it), else --device K, else 0. None where it measures on none or on
+    several: another command, --replay, --in-process, --devices of a list or all, --help. A
+    reading that the parser then contradicts costs a GPU worker ended unused (main's finally),
+    never a measurement on another GPU: cmd_tune asks prestart for the ordinal it parsed, and
+    an evaluator takes the worker of its own ordinal only."""
+    if not words or words[0] != "tune":
+        return None
+    given: dict[str, str] = {}
+    rest = iter(words[1:])
+    for word in rest:
+        name, eq, value = word.partition("=")
+        if name in ("-h", "--help") or any(
+                len(name) > 2 and option.startswith(name) for option in _NO_GPU_WORKER):
+            return None
+        if name in ("--device", "--devices"):
+            given[name] = value if eq else next(rest, "")
+    text = given.get("--devices", given.get("--device", "0")).strip()
+    return int(text) if re.fullmatch(r"[0-9]{1,9}", text) else None
 
 
 def one_line(e: BaseException) -> str:
@@ -62,6 +98,8 @@ def one_line(e: BaseException) -> str:
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    from reducetune.cli.commands import COMMANDS  # as build_parser's
+
     try:
         return COMMANDS[args.command](args)
     except errors.InvalidConfiguration as e:

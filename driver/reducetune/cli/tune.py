@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-from contextlib import closing
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from reducetune.cli.progress import TuneProgress
 from reducetune.cli.report import results_json, results_table, time_json, time_table
 from reducetune.cli.tune_devices import parse_devices, run_devices
 from reducetune.evaluate.base import percent_of
+from reducetune.evaluate.gpu import close_prestarted, prestart
 from reducetune.evaluate.replay import REPLAY_PREFIX
 from reducetune.evaluate.sources import open_evaluator
 from reducetune.store.files import holds_no_results
@@ -136,72 +136,92 @@ _race.range_text = f"off, or {_RACE_FACTOR.range_text}"  # type: ignore[attr-def
 
 def cmd_tune(args: argparse.Namespace) -> int:
     begin_marks()  # "cli": the process started, its imports done, the arguments read
-    # Optuna's imports on a thread (they touch no file): here they overlap the GPU worker's
-    # start; in a --devices command, the count of the GPUs that _make_file waits for
+    # Optuna's imports on a thread (they touch no file): here they overlap the results file's
+    # opening; in a --devices command, the count of the GPUs that _make_file waits for
     ahead = import_ahead()
     if args.storage:  # before any file is opened: Optuna writes into whatever it is given
         check_storage(args.storage, db_path(args), args.replay)
     if args.devices is not None:  # one worker per GPU (cli/tune_devices.py)
         ordinals = parse_devices(args.devices, args.replay is not None)
         if len(ordinals) > 1:  # refused here, in one line, rather than once per worker
-            configs = _configs(args)
-            for config in configs:
-                config.validate()
-            # the family, --restrict and --base exist whatever the GPU: asked on sm_90's limits
-            _check_spaces(limits_for_arch("sm_90"), configs)
+            _checked_configs(args)
             return run_devices(args, ordinals)
         if args.replay is None:
             args.device = ordinals[0]
-    configs = _configs(args)
-    for config in configs:
-        config.validate()  # before the database is opened or a worker started
+    configs = _checked_configs(args)  # before any file is opened
     db = db_path(args)
     if args.replay is not None and _same_file(args.replay, db):
         raise errors.InvalidConfiguration("--replay and --db must be different files")
+    try:
+        if args.replay is None and not getattr(args, "in_process", False):
+            # started already where the command line said so (cli/app.py main, a --devices
+            # worker's prestart): its process and CUDA's start overlap the files opened next
+            prestart(args.device, ceiling=True)
+        return _tune_in_files(args, configs, db, ahead)
+    finally:
+        close_prestarted()  # one no evaluator took (refused or interrupted before it measured)
 
+
+def _checked_configs(args: argparse.Namespace) -> list[Any]:
+    """The run's configs, each valid, and each space with the --restrict keys and values and
+    the --base preset, refused before a file is opened: the family, --restrict and --base exist
+    whatever the GPU, so they are asked on sm_90's limits (the GPU's come after the files)."""
+    configs = _configs(args)
+    for config in configs:
+        config.validate()
+    _check_spaces(limits_for_arch("sm_90"), configs)
+    return configs
+
+
+def _tune_in_files(args: argparse.Namespace, configs: list[Any], db: Path, ahead: Any) -> int:
+    """Opens the results file and the studies' storage, then the evaluator (the GPU worker that
+    prestart started before them, answering by then: issue 25), and tunes."""
     if args.replay is not None:
         remove_dead_folders(REPLAY_PREFIX)  # left by replays killed with SIGKILL
-    # closed (its temporary folder removed) on every exit, SIGTERM included (see cli.main)
-    with closing(_evaluator(args)) as evaluator:  # a missing recording, a device not in it
+    fresh = not db.exists()
+    store = open_store(db)  # refuses a corrupt or foreign file before anything runs
+    mark("store")
+    storage = evaluator = None
+    breakdown = Breakdown()  # where the time went (tuning/timing.py), printed at the end
+    try:
+        ahead.join()
+        storage = _storage(args, db)
+        mark("storage")
+        evaluator = _evaluator(args)  # no GPU, a missing recording, a device not in it
         mark("evaluator")
-        if hasattr(evaluator, "ask_ceiling_ahead"):  # measured while the files below open
-            evaluator.ask_ceiling_ahead()  # (the run's first measurement, issue 25)
-        _check_spaces(evaluator.limits, configs)  # before the results file is opened (or migrated)
-        fresh = not db.exists()
-        store = open_store(db)  # refuses a corrupt or foreign file before anything runs
-        mark("store")
-        storage = None
-        breakdown = Breakdown()  # where the time went (tuning/timing.py), printed at the end
-        try:
-            ahead.join()
-            storage = _storage(args, db)
-            mark("storage")
-            results = _run(args, configs, evaluator, store, storage, breakdown)
-        except BaseException:
-            # No GPU, an interruption, ...: a results file this run created and nothing
-            # measured was recorded in (by this run or another one) is not left behind,
-            # empty. A file that cannot be read as expected is kept.
-            if fresh and holds_no_results(db):
-                store.close()
-                if isinstance(storage, MirroredStorage):
-                    storage.close()  # its journal and the file's engine
-                if getattr(storage, "engine", None) is not None:
-                    storage.engine.dispose()
-                for suffix in ("", "-wal", "-shm", "-journal"):
-                    Path(f"{db}{suffix}").unlink(missing_ok=True)
-            raise
-        finally:  # the journal beside the file removed by its last user (tuning/mirror.py)
-            if isinstance(storage, MirroredStorage):
-                storage.close()
+        _check_spaces(evaluator.limits, configs)  # the GPU's own limits
+        results = _run(args, configs, evaluator, store, storage, breakdown)
+    except BaseException:
+        # No GPU, an interruption, ...: a results file this run created and nothing
+        # measured was recorded in (by this run or another one) is not left behind,
+        # empty. A file that cannot be read as expected is kept.
+        if fresh and holds_no_results(db):
+            _remove_file(db, store, storage)
+        raise
+    finally:  # the journal beside the file removed by its last user (tuning/mirror.py)
+        if isinstance(storage, MirroredStorage):
+            storage.close()
+        if evaluator is not None:  # closed (a replay's temporary folder removed) on every
+            evaluator.close()  # exit, SIGTERM included (see cli.main)
     _print_results(args, configs, evaluator, results, db, time_json(breakdown, results))
     _print_skipped(args, configs, results)
     return 0
 
 
+def _remove_file(db: Path, store: Any, storage: Any) -> None:
+    """The results file this run created, and the files beside it, removed."""
+    store.close()
+    if isinstance(storage, MirroredStorage):
+        storage.close()  # its journal and the file's engine
+    if getattr(storage, "engine", None) is not None:
+        storage.engine.dispose()
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+
+
 def _check_spaces(limits: Any, configs: list[Any]) -> None:
-    """Each config's space, asked before any file is opened whether it exists (--family), takes
-    the --restrict keys and values, and has the --base preset: tune_all asks again when it
-    builds them, after the results file was opened (and an older one migrated)."""
+    """Each config's space, on ``limits``, exists (--family), takes the --restrict keys and
+    values, and has the --base preset: tune_all asks again when it builds them."""
     for c in configs:
         space = Space(c.family, c.dtype, c.op, limits, c.restrict)
         if c.base_preset != RULE_PRESET:  # the rule's presets are the family's own

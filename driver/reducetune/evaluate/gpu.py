@@ -24,11 +24,12 @@ from reducetune import _core
 from reducetune._no_gpu import device_problem
 from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError
-from reducetune.evaluate._gpu_start import Prestarted, one_device, worker_for
+from reducetune.evaluate._gpu_start import (Prestarted, close_unused, one_device, start_ahead,
+                                             worker_for)
 from reducetune.evaluate.base import outpaced_noted
 
-__all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "one_device", "prestart",
-           "serve", "worker_main"]
+__all__ = ["GpuEvaluator", "WorkerClient", "PRECOMPILE_S_PER_VARIANT", "close_prestarted",
+           "one_device", "prestart", "serve", "worker_main"]
 
 # ---- the protocol: what may be asked, and after which replies the worker leaves
 CALLS = ("evaluate", "evaluate_cub", "streaming_ceiling", "query_device", "precompile",
@@ -201,22 +202,22 @@ class WorkerClient:
 
 
 _ERRORS = {"DeviceError": DeviceError}
-
-
 _STARTED: dict[int, Prestarted] = {}  # prestart's, by ordinal
 
 
 def prestart(ordinal: int, ceiling: bool = False) -> None:
     """Starts the GPU worker of ``ordinal`` now and asks it for its device, so that its
     process, its imports and CUDA's start overlap what this process does before it measures
-    (a ``--devices`` worker's own imports, the results file, the studies' storage):
+    (the command's imports and arguments, the results file, the studies' storage):
     ``GpuEvaluator(ordinal)`` takes it with the reply. ``ceiling``: the streaming ceiling
     measured next (a tune run's first measurement, tuning/run.py), while this process is still
     opening its files (0.2-0.3 s of each worker's start on an H200, issue 25)."""
-    if ordinal not in _STARTED:
-        client = WorkerClient()
-        client.env, asked = one_device(ordinal)
-        _STARTED[ordinal] = Prestarted(client, asked, ceiling)
+    start_ahead(ordinal, ceiling, _STARTED, WorkerClient)  # WorkerClient: a test's fake too
+
+
+def close_prestarted() -> None:
+    """Ends the GPU workers prestart started that no evaluator took (_gpu_start.py)."""
+    close_unused(_STARTED)
 
 
 class _InProcess:
