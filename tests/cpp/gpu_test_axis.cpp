@@ -41,6 +41,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace reducetune;
@@ -318,6 +319,90 @@ TEST_CASE("A batch_invariant axis point gives a row the same bits for 1, 7 and 4
               "reduced alone\n",
               static_cast<unsigned long long>(variant_rows_differ));
   REQUIRE(variant_rows_differ > 0);
+}
+
+namespace {
+
+// The outputs of a loaded point launched over `grid` blocks (0: the family's grid at the shape).
+bytes run_on_grid(const device_problem &d, const search_space &s, const loaded_preset &lp,
+                  std::uint64_t grid) {
+  axis_plan plan = plan_axis(s, lp.p, d.p.shape);
+  if (grid != 0) plan.grid = grid;
+  device_buffer partials(plan.partials_bytes());
+  RT_CUDA_CALL(cudaMemset(d.out.data(), 0xa5, d.out.size()));
+  launch_axis(*lp.module, plan, d.input(), d.out.data(), partials.data(), nullptr);
+  RT_CUDA_CALL(cudaDeviceSynchronize());
+  bytes result(d.out.size());
+  d.out.download(result.data(), result.size());
+  return result;
+}
+
+// A row strategy's point at unroll 1, 4 and 8, compiled and loaded.
+std::vector<loaded_preset> unroll_points(const search_space &s, const char *strategy,
+                                         std::int64_t lanes, std::int64_t vec) {
+  gpu_context &g = context();
+  std::vector<compile_request> requests;
+  std::vector<loaded_preset> out;
+  for (const std::int64_t unroll : {1, 4, 8}) {
+    const point p = s.point_of(
+        {{"strategy", std::string(strategy)}, {"lanes", lanes}, {"vec", vec}, {"unroll", unroll}});
+    REQUIRE(s.check(p).ok());
+    requests.push_back(request_for(g.axis, p.compile, g.limits.arch));
+    out.push_back({to_label(g.axis, p.compile), p, nullptr});
+  }
+  const auto outcomes = g.c.compile_batch(requests);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    INFO(out[i].name << ": " << outcomes[i].error.substr(0, 2000));
+    REQUIRE(outcomes[i].program);
+    out[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
+  }
+  return out;
+}
+
+} // namespace
+
+// Short rows (each lane at most one vector of a row: r <= lanes * vec, r <= lanes where the row
+// is strided) take unroll groups of rows per warp step at unroll > 1 (axis_rows.cuh,
+// short_rows_by_lanes); unroll 1 reduces them one group per step, the loop every row took
+// before. Every row must come out with the same bits either way: rows of 2, 3, 16, 17 and of
+// lanes * vec and one more (the path's edge), aligned and one element past (a scalar head and
+// tail), a middle axis (strided), over the family's grid and over 1 and 3 blocks (several
+// grid-stride steps, the last with fewer rows than a warp takes).
+TEST_CASE("Group and warp points give short rows the same bits at unroll 4 and 8 as at unroll 1",
+          "[gpu][axis][short_rows]") {
+  const gpu_context &g = context();
+  for (const auto &[t, o, vec] : {std::tuple{dtype::bfloat16, reduce_op::sum, 8},
+                                  std::tuple{dtype::float32, reduce_op::sum, 4},
+                                  std::tuple{dtype::float64, reduce_op::max, 2},
+                                  std::tuple{dtype::int32, reduce_op::sum, 1}}) {
+    const search_space s(g.axis, t, o, g.limits);
+    for (const auto &[strategy, lanes] : {std::pair{"group", 2}, std::pair{"group", 4},
+                                          std::pair{"group", 16}, std::pair{"warp", 32}}) {
+      const auto points = unroll_points(s, strategy, lanes, vec);
+      const std::uint64_t edge = static_cast<std::uint64_t>(lanes * vec);
+      for (const std::uint64_t r : {std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{16},
+                                    std::uint64_t{17}, edge, edge + 1})
+        for (const auto &[shape, offset] : {std::pair{reduction_shape{1000, r, 1}, std::size_t{0}},
+                                            std::pair{reduction_shape{1000, r, 1}, std::size_t{1}},
+                                            std::pair{reduction_shape{3, r, 5}, std::size_t{1}}}) {
+          const problem p{t, o, shape};
+          const bytes host = make_input(p, offset, false);
+          const axis_reference reference(p, host.data() + offset * size_of(t));
+          const device_problem d(p, host, offset);
+          for (const std::uint64_t grid : {0ull, 1ull, 3ull}) {
+            INFO(to_label(p) << " offset " << offset << " grid " << grid << ": " << points[0].name);
+            const bytes one = run_on_grid(d, s, points[0], grid);
+            const axis_verdict v = reference.check(one.data());
+            INFO(v.summary());
+            REQUIRE(v.ok());
+            for (std::size_t k = 1; k < points.size(); ++k) {
+              INFO(points[k].name);
+              REQUIRE(run_on_grid(d, s, points[k], grid) == one);
+            }
+          }
+        }
+    }
+  }
 }
 
 // Not run by default (hidden): each preset on float32 shapes of 2^26 elements, rows and

@@ -189,6 +189,33 @@ TEST_CASE("The axis grid is a function of the shape built-ins, and the whole arr
   CHECK(grid_at(s, preset("staged_short_rows"), {1000, 33, 1}) == 4);
   CHECK(grid_at(s, preset("staged_short_rows"), {3, 17, 1000}) == 12);
 
+  // group and warp on short rows (each lane at most one vector: r <= lanes * vec, or r <= lanes
+  // where the rows are strided) take unroll groups of rows per warp step: the grid shrinks by
+  // unroll there and nowhere else. group_pairs_vec4: 2 lanes of 4, 16 rows per warp, 128 rows
+  // per block, times unroll 2 for rows of up to 8.
+  const point pairs = preset("group_pairs_vec4");
+  CHECK(grid_at(s, pairs, {1 << 20, 8, 1}) == (1 << 20) / (128 * 2));
+  CHECK(grid_at(s, pairs, {1 << 20, 3, 1}) == (1 << 20) / (128 * 2));
+  CHECK(grid_at(s, pairs, {1 << 20, 9, 1}) == (1 << 20) / 128);
+  CHECK(grid_at(s, pairs, {1000, 2, 3}) == 12); // strided: r <= 2 lanes, 3000 / 256
+  CHECK(grid_at(s, pairs, {1000, 3, 3}) == 24); // strided rows of 3: one per 128-row block
+  const point warp_short = s.point_of({{"strategy", std::string("warp")},
+                                       {"lanes", std::int64_t{32}},
+                                       {"vec", std::int64_t{4}},
+                                       {"unroll", std::int64_t{8}}});
+  CHECK(grid_at(s, warp_short, {1 << 20, 128, 1}) == (1 << 20) / (8 * 8));
+  CHECK(grid_at(s, warp_short, {1 << 20, 129, 1}) == (1 << 20) / 8);
+  // at 1024 threads at most 2 groups per step (axis_rows.cuh, short_groups_per_step)
+  const point wide_block = s.point_of({{"strategy", std::string("group")},
+                                       {"lanes", std::int64_t{2}},
+                                       {"block_size", std::int64_t{1024}},
+                                       {"vec", std::int64_t{4}},
+                                       {"unroll", std::int64_t{8}}});
+  CHECK(grid_at(s, wide_block, {1 << 20, 8, 1}) == (1 << 20) / (512 * 2));
+  CHECK(grid_at(s, preset("warp_rows"), {1000, 32, 1}) == 32); // vec 1, unroll 4: 1000 / 32
+  // a thread per output keeps one output per thread, whatever r
+  CHECK(grid_at(s, preset("thread_columns"), {1000, 1, 1}) == 4);
+
   const point warp = preset("warp_rows");
   const launch_plan plan = s.plan_launch(warp.compile, warp.launch);
   CHECK(plan.grid_for(1000) == 1); // one row of 1000: one warp of one block
@@ -206,7 +233,8 @@ TEST_CASE("The axis family says which points are batch_invariant and that every 
     CHECK(s.scope_for(q.compile, q.launch).get("abi") == value{std::string("axis")});
     // the row presets with vector loads meet a row's elements by its alignment: run_to_run
     const bool row_vectors = p.name == "warp_rows_vec2" || p.name == "block_rows_vec4" ||
-                             p.name == "split_rows_vec4" || p.name == "group_pairs_vec4";
+                             p.name == "split_rows_vec4" || p.name == "group_pairs_vec4" ||
+                             p.name == "group_pairs_vec8" || p.name == "warp_rows_vec4";
     CHECK(let_of(s, q, "batch_invariant") == (row_vectors ? 0 : 1));
     CHECK(s.determinism_of(q) == determinism::run_to_run);
   }
@@ -311,4 +339,47 @@ TEST_CASE("The grid's staged_max_r (the staged value's let) is the kernel's: a c
   CHECK(outcomes[0].program != nullptr);
   CHECK(outcomes[1].program == nullptr);
   CHECK(outcomes[1].error.find("staged_max_r let is the kernel's") != std::string::npos);
+}
+
+TEST_CASE(
+    "Group and warp points that take several short rows per warp step compile for sm_90 "
+    "with no local memory, 8 groups in flight of 16-byte loads and 1024-thread blocks included",
+    "[jit][axis]") {
+  // short_rows_by_lanes holds unroll rows' loads in registers (axis_rows.cuh): a stack frame
+  // there would put them in local memory and undo the point of holding them.
+  const family f = axis_family();
+  std::vector<compile_request> requests;
+  std::vector<std::string> labels;
+  for (const auto &[t, vec] :
+       {std::pair{dtype::bfloat16, 8}, std::pair{dtype::float16, 8}, std::pair{dtype::float32, 4},
+        std::pair{dtype::float64, 2}, std::pair{dtype::int32, 1}})
+    for (const reduce_op o : {reduce_op::sum, reduce_op::max})
+      for (const auto &[strategy, lanes] :
+           {std::pair{"group", 2}, std::pair{"group", 16}, std::pair{"warp", 32}})
+        for (const auto &[block_size, unroll] :
+             {std::pair{256, 4}, std::pair{256, 8}, std::pair{1024, 8}}) {
+          const search_space s(f, t, o, sm90);
+          const point p = s.point_of({{"strategy", std::string(strategy)},
+                                      {"lanes", std::int64_t{lanes}},
+                                      {"block_size", std::int64_t{block_size}},
+                                      {"vec", std::int64_t{vec}},
+                                      {"unroll", std::int64_t{unroll}}});
+          INFO(to_label(f, p.compile) << ": " << s.check(p).reasons());
+          REQUIRE(s.check(p).ok());
+          requests.push_back(request_for(f, p.compile, 90));
+          labels.push_back(std::string(to_string(t)) + "." + to_string(o) + " " +
+                           to_label(f, p.compile));
+        }
+  REQUIRE(requests.size() == 90);
+  const auto outcomes = rt_test::shared_compiler().compile_batch(requests);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    INFO(labels[i] << ": " << (outcomes[i].program ? "" : outcomes[i].error.substr(0, 3000)));
+    REQUIRE(outcomes[i].program);
+    const auto frames = rt_test::kernel_frame_bytes(outcomes[i].program->cubin);
+    for (const auto &name : requests[i].name_expressions) {
+      const auto frame = frames.find(outcomes[i].program->mangled(name));
+      REQUIRE(frame != frames.end());
+      CHECK(frame->second == 0);
+    }
+  }
 }
