@@ -234,7 +234,7 @@ TEST_CASE("The axis family says which points are batch_invariant and that every 
     // the row presets with vector loads meet a row's elements by its alignment: run_to_run
     const bool row_vectors = p.name == "warp_rows_vec2" || p.name == "block_rows_vec4" ||
                              p.name == "split_rows_vec4" || p.name == "group_pairs_vec4" ||
-                             p.name == "group_pairs_vec8" || p.name == "warp_rows_vec4";
+                             p.name == "group_pairs_vec8";
     CHECK(let_of(s, q, "batch_invariant") == (row_vectors ? 0 : 1));
     CHECK(s.determinism_of(q) == determinism::run_to_run);
   }
