@@ -12,6 +12,9 @@
 #   bash scripts/device-jobs/x_session.sh bench   the axis benchmark on GPU 0 (64 shapes)
 #   bash scripts/device-jobs/x_session.sh scale   scripts/multi-gpu-sweep on 1, 2 (and 4) GPUs
 #                                                 and e304aed's one-GPU sweep (z_scaling.sh)
+#   bash scripts/device-jobs/x_session.sh one      on a one-GPU machine after build: gpu_test_axis,
+#                                                 the out= and calibrate GPU tests, and the sweep's
+#                                                 one-GPU run beside e304aed's (sweep_walls.txt)
 #   bash scripts/device-jobs/x_session.sh together   on a host of 3 or more GPUs, at once on
 #                                                 separate GPUs: bench on 0, the held-out priors'
 #                                                 one + five minutes (z_priors.sh) on 1, pytest on 2
@@ -26,7 +29,7 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 phase=${1:?usage: x_session.sh build|pytest|bench|scale}
 site="$PWD/build/z-site-new:/tmp/site"
-CXX_TESTS=(gpu_test_axis gpu_test_axis_staged gpu_test_axis_tuned gpu_test_axis_wide_tiles gpu_test_half_axis)
+read -r -a CXX_TESTS <<< "${X_CXX_TESTS:-gpu_test_axis gpu_test_axis_staged gpu_test_axis_tuned gpu_test_axis_wide_tiles gpu_test_half_axis}"
 
 cxx_build() {
   cmake --preset device -DRT_CATCH2_V2_INCLUDE="$PWD/.deps/catch2v2/include" \
@@ -76,6 +79,21 @@ case "$phase" in
     OUT=$OUT/pytest X_GPU=2 bash "$0" pytest > "$OUT/pytest/phase.log" 2>&1
     wait $b; wait $p
     tail -5 "$OUT/pytest/phase.log"; tail -12 "$OUT/bench/phase.log"; tail -12 "$OUT/priors/phase.log" ;;
+  one)  # a one-GPU machine, after build: the axis GPU test, the out= GPU tests, and the
+        # multi-GPU sweep's one-GPU run beside e304aed's (issue 25's one-fifth target)
+    CUDA_VISIBLE_DEVICES=0 timeout 200 "$(find build/device -name gpu_test_axis -type f -perm -u+x | head -1)" \
+      --durations yes > "$OUT/gpu_test_axis.log" 2>&1
+    echo "gpu_test_axis rc=$?" | tee -a "$OUT/gpu_test_axis.log"
+    CUDA_VISIBLE_DEVICES=0 PYTHONPATH=$site timeout 120 python3 -m pytest -q -rs -p no:cacheprovider \
+      tests/python/test_reduce_axis_out.py tests/python/test_calibrate.py > "$OUT/pytest_one.log" 2>&1
+    echo "pytest rc=$?" | tee -a "$OUT/pytest_one.log"
+    for t in new e304aed; do
+      CUDA_VISIBLE_DEVICES=0 PYTHONPATH=$PWD/build/z-site-$t:/tmp/site MGS_RT="python3 -m reducetune" \
+        MGS_ARGS=$([ $t = new ] && echo "--race off") timeout 150 scripts/multi-gpu-sweep "$OUT/sweep_$t" single \
+        > "$OUT/sweep_$t.log" 2>&1
+      echo "$t: $(cat "$OUT/sweep_$t/single_s") s" | tee -a "$OUT/sweep_walls.txt"
+    done
+    tar -C "$OUT" -cJf "$OUT/one.tar.xz" sweep_new sweep_e304aed && rm -rf "$OUT/sweep_new" "$OUT/sweep_e304aed" ;;
   scale)
     Z_RUNS=${Z_RUNS:-"default e304aed_single"} bash scripts/device-jobs/z_scaling.sh ;;
   *) echo "unknown phase $phase: build, pytest, bench or scale"; exit 2 ;;
