@@ -12,8 +12,8 @@
 #   bash scripts/device-jobs/x_session.sh bench   the axis benchmark on GPU 0 (64 shapes)
 #   bash scripts/device-jobs/x_session.sh scale   scripts/multi-gpu-sweep on 1, 2 (and 4) GPUs
 #                                                 and e304aed's one-GPU sweep (z_scaling.sh)
-#   bash scripts/device-jobs/x_session.sh one      on a one-GPU machine after build: gpu_test_axis,
-#                                                 the out= and calibrate GPU tests, and the sweep's
+#   bash scripts/device-jobs/x_session.sh one      on a one-GPU machine after build: the out=
+#                                                 and calibrate GPU tests, and the sweep's
 #                                                 one-GPU run beside e304aed's (sweep_walls.txt)
 #   bash scripts/device-jobs/x_session.sh together   on a host of 3 or more GPUs, at once on
 #                                                 separate GPUs: bench on 0, the held-out priors'
@@ -79,11 +79,8 @@ case "$phase" in
     OUT=$OUT/pytest X_GPU=2 bash "$0" pytest > "$OUT/pytest/phase.log" 2>&1
     wait $b; wait $p
     tail -5 "$OUT/pytest/phase.log"; tail -12 "$OUT/bench/phase.log"; tail -12 "$OUT/priors/phase.log" ;;
-  one)  # a one-GPU machine, after build: the axis GPU test, the out= GPU tests, and the
-        # multi-GPU sweep's one-GPU run beside e304aed's (issue 25's one-fifth target)
-    CUDA_VISIBLE_DEVICES=0 timeout 200 "$(find build/device -name gpu_test_axis -type f -perm -u+x | head -1)" \
-      --durations yes > "$OUT/gpu_test_axis.log" 2>&1
-    echo "gpu_test_axis rc=$?" | tee -a "$OUT/gpu_test_axis.log"
+  one)  # a one-GPU machine, after build (X_CXX_TESTS=gpu_test_axis there): the out= and
+        # calibrate GPU tests, and the multi-GPU sweep's one-GPU run beside e304aed's
     CUDA_VISIBLE_DEVICES=0 PYTHONPATH=$site timeout 120 python3 -m pytest -q -rs -p no:cacheprovider \
       tests/python/test_reduce_axis_out.py tests/python/test_calibrate.py > "$OUT/pytest_one.log" 2>&1
     echo "pytest rc=$?" | tee -a "$OUT/pytest_one.log"
