@@ -40,7 +40,7 @@ def check(doc: dict, points: int) -> None:
     check_startup(doc)
 
 
-STEPS = ["cli", "store", "storage", "evaluator", "ceiling", "precompile"]
+STEPS = ["cli", "evaluator", "store", "storage", "ceiling", "precompile"]
 
 
 def check_startup(doc: dict) -> None:

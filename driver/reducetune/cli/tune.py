@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from contextlib import ExitStack, closing
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
@@ -152,12 +153,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
     db = db_path(args)
     if args.replay is not None and _same_file(args.replay, db):
         raise errors.InvalidConfiguration("--replay and --db must be different files")
+    worker_ahead = args.replay is None and not getattr(args, "in_process", False)
     try:
-        if args.replay is None and not getattr(args, "in_process", False):
+        if worker_ahead:
             # started already where the command line said so (cli/app.py main, a --devices
             # worker's prestart): its process and CUDA's start overlap the files opened next
             prestart(args.device, ceiling=True)
-        return _tune_in_files(args, configs, db, ahead)
+        return _tune_in_files(args, configs, db, ahead, worker_ahead)
     finally:
         close_prestarted()  # one no evaluator took (refused or interrupted before it measured)
 
@@ -173,39 +175,52 @@ def _checked_configs(args: argparse.Namespace) -> list[Any]:
     return configs
 
 
-def _tune_in_files(args: argparse.Namespace, configs: list[Any], db: Path, ahead: Any) -> int:
-    """Opens the results file and the studies' storage, then the evaluator (the GPU worker that
-    prestart started before them, answering by then: issue 25), and tunes."""
+def _tune_in_files(args: argparse.Namespace, configs: list[Any], db: Path, ahead: Any,
+                   worker_ahead: bool) -> int:
+    """Opens the results file, the studies' storage and the evaluator, and tunes. A GPU worker
+    started ahead (prestart) is taken after the files, which its start overlaps (issue 25; a
+    missing GPU is then said after the file was opened: one this run created is removed); a
+    recording, or --in-process's device, is opened before them, and a refused one (missing, a
+    device not in it) leaves every file untouched."""
     if args.replay is not None:
         remove_dead_folders(REPLAY_PREFIX)  # left by replays killed with SIGKILL
-    fresh = not db.exists()
-    store = open_store(db)  # refuses a corrupt or foreign file before anything runs
-    mark("store")
-    storage = evaluator = None
-    breakdown = Breakdown()  # where the time went (tuning/timing.py), printed at the end
-    try:
-        ahead.join()
-        storage = _storage(args, db)
-        mark("storage")
-        evaluator = _evaluator(args)  # no GPU, a missing recording, a device not in it
-        mark("evaluator")
-        _check_spaces(evaluator.limits, configs)  # the GPU's own limits
-        results = _run(args, configs, evaluator, store, storage, breakdown)
-    except BaseException:
-        # No GPU, an interruption, ...: a results file this run created and nothing
-        # measured was recorded in (by this run or another one) is not left behind,
-        # empty. A file that cannot be read as expected is kept.
-        if fresh and holds_no_results(db):
-            _remove_file(db, store, storage)
-        raise
-    finally:  # the journal beside the file removed by its last user (tuning/mirror.py)
-        if isinstance(storage, MirroredStorage):
-            storage.close()
-        if evaluator is not None:  # closed (a replay's temporary folder removed) on every
-            evaluator.close()  # exit, SIGTERM included (see cli.main)
+    # the evaluator is closed (a replay's temporary folder removed) on every exit, SIGTERM
+    # included (see cli.main), after the storage
+    with ExitStack() as stack:
+        evaluator = None if worker_ahead else _evaluator_checked(stack, args, configs)
+        fresh = not db.exists()
+        store = open_store(db)  # refuses a corrupt or foreign file before anything runs
+        mark("store")
+        storage = None
+        breakdown = Breakdown()  # where the time went (tuning/timing.py), printed at the end
+        try:
+            ahead.join()
+            storage = _storage(args, db)
+            mark("storage")
+            if evaluator is None:  # the GPU worker started ahead, answering by now
+                evaluator = _evaluator_checked(stack, args, configs)
+            results = _run(args, configs, evaluator, store, storage, breakdown)
+        except BaseException:
+            # No GPU, an interruption, ...: a results file this run created and nothing
+            # measured was recorded in (by this run or another one) is not left behind,
+            # empty. A file that cannot be read as expected is kept.
+            if fresh and holds_no_results(db):
+                _remove_file(db, store, storage)
+            raise
+        finally:  # the journal beside the file removed by its last user (tuning/mirror.py)
+            if isinstance(storage, MirroredStorage):
+                storage.close()
     _print_results(args, configs, evaluator, results, db, time_json(breakdown, results))
     _print_skipped(args, configs, results)
     return 0
+
+
+def _evaluator_checked(stack: ExitStack, args: argparse.Namespace, configs: list[Any]) -> Any:
+    """The run's evaluator (closed with ``stack``), and each config's space on its limits."""
+    evaluator = stack.enter_context(closing(_evaluator(args)))  # no GPU, a missing recording
+    mark("evaluator")
+    _check_spaces(evaluator.limits, configs)
+    return evaluator
 
 
 def _remove_file(db: Path, store: Any, storage: Any) -> None:
