@@ -13,6 +13,7 @@ again), and it says so in one line.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
@@ -27,11 +28,11 @@ def tell(study: Any, trial: Any, attrs: dict[str, Any], values: Any = None) -> N
     from optuna.trial import TrialState  # heavy: only where a study is used
 
     try:
-        _set_user_attrs(study, trial, attrs)
-        if values is None:
-            study.tell(trial, state=TrialState.FAIL)
-        else:
-            study.tell(trial, values)
+        with _holding(study, trial, attrs):
+            if values is None:
+                study.tell(trial, state=TrialState.FAIL)
+            else:
+                study.tell(trial, values)
     except (optuna.exceptions.UpdateFinishedTrialError, ValueError):
         old = study._storage.get_trial(trial._trial_id)
         if not old.state.is_finished():
@@ -39,16 +40,16 @@ def tell(study: Any, trial: Any, attrs: dict[str, Any], values: Any = None) -> N
         _retell(study, old, attrs, values)
 
 
-def _set_user_attrs(study: Any, trial: Any, attrs: dict[str, Any]) -> None:
-    """The trial's user attributes ``attrs``: in one write where the storage has
-    ``set_trial_user_attrs`` (a journal: store/journal_storage.py), else one each."""
-    batch = getattr(study._storage, "set_trial_user_attrs", None)
-    if batch is None or not attrs:
+def _holding(study: Any, trial: Any, attrs: dict[str, Any]) -> Any:
+    """The trial's user attributes ``attrs`` written: with its tell, in one append, where the
+    storage holds them (a journal: store/journal_storage.py), else one call each, first."""
+    hold = getattr(study._storage, "hold_user_attrs", None)
+    if hold is None or not attrs:
         for key, value in attrs.items():
             trial.set_user_attr(key, value)
-        return
-    batch(trial._trial_id, attrs)
+        return contextlib.nullcontext()
     trial._cached_frozen_trial.user_attrs.update(attrs)  # as Trial.set_user_attr keeps it
+    return hold(trial._trial_id, attrs)
 
 
 def _retell(study: Any, old: Any, attrs: dict[str, Any], values: Any) -> None:

@@ -62,8 +62,8 @@ MEASURING_PARTS = ("compile_s", "prepare_s", "sampling_s", "verify_s")
 # Optuna's storage API (optuna.storages.BaseStorage) by what each call does to the storage.
 _WRITES = ("create_new_study", "delete_study", "set_study_user_attr", "set_study_system_attr",
            "create_new_trial", "set_trial_param", "set_trial_state_values",
-           "set_trial_intermediate_value", "set_trial_user_attr", "set_trial_user_attrs",
-           "set_trial_system_attr", "record_heartbeat")
+           "set_trial_intermediate_value", "set_trial_user_attr", "set_trial_system_attr",
+           "record_heartbeat")
 _READS = ("get_study_id_from_name", "get_study_name_from_id", "get_study_directions",
           "get_study_user_attrs", "get_study_system_attrs", "get_all_studies", "get_trial",
           "get_all_trials", "get_n_trials", "get_best_trial", "get_trial_id_from_study_id_trial_number",
