@@ -29,8 +29,8 @@ def journal_storage(backend: Any) -> Any:
 def _batch_class() -> Any:
     # heavy (about 0.5 s): only where a study is used
     from optuna.exceptions import UpdateFinishedTrialError
-    from optuna.storages import JournalStorage
-    from optuna.storages.journal._storage import JournalOperation  # private (Optuna 4.x-5.x)
+    from optuna.storages import JournalStorage  # heavy, as the line above
+    from optuna.storages.journal._storage import JournalOperation  # heavy; private (Optuna 4-5)
 
     class BatchJournalStorage(JournalStorage):  # type: ignore[misc]
         _held: dict[int, list[dict[str, Any]]] = {}  # trial id -> its held lines (per object)
