@@ -3,7 +3,10 @@ device (the GPU evaluator, in its worker or in process, and ``reducetune devices
 
 from __future__ import annotations
 
-__all__ = ["device_problem"]
+import ctypes
+import functools
+
+__all__ = ["device_problem", "has_driver"]
 
 # What CUDA says when this machine has no NVIDIA driver or no GPU: the runtime reports a
 # missing libcuda as a driver "insufficient for CUDA runtime version", which sends people
@@ -32,3 +35,16 @@ def device_problem(message: str, ordinal: int | None = None,
     where = "" if ordinal is None else f" at --device {ordinal}"
     hint = "use --replay DB to tune from a recorded database" if remedy == REPLAY_REMEDY else remedy
     return f"no usable GPU{where}: {message} ({hint})"
+
+
+@functools.cache
+def has_driver() -> bool:
+    """Whether this machine has NVIDIA's driver library (libcuda.so.1), asked without starting
+    CUDA (a dlopen, about a millisecond). A one-GPU tune opens its files while its GPU worker
+    starts (cli/tune.py); where there is no driver it asks the GPU first, so that "no GPU" is
+    said before a results file is opened (and an older file migrated) for nothing."""
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True

@@ -361,6 +361,21 @@ def test_storage_arguments_naming_files_they_must_not_write_are_refused(tmp_path
         assert snapshot(tmp_path) == files, storage
 
 
+def test_without_a_driver_a_tune_says_no_gpu_and_leaves_an_older_file_as_it_was(tmp_path):
+    """A one-GPU tune opens its files while its GPU worker starts (issue 25); without NVIDIA's
+    driver it asks the GPU first: the schema-1 file is neither migrated nor touched."""
+    from reducetune._no_gpu import has_driver
+
+    if has_driver():
+        pytest.skip("checks a machine without NVIDIA's driver; this one has libcuda.so.1")
+    db = tmp_path / "results.db"
+    shutil.copyfile(V1, db)
+    files = snapshot(tmp_path)
+    code, _, err = run("tune", "--db", db, *WORKLOAD, *TUNE)
+    one_line_error(code, err, "no NVIDIA driver / GPU")
+    assert snapshot(tmp_path) == files
+
+
 @pytest.mark.parametrize("why", ["restrict key", "base", "device", "missing replay", "family"])
 def test_a_refused_tune_touches_no_file(why, tmp_path, synthetic_db):
     recording = tmp_path / "rec.db"

@@ -67,6 +67,8 @@ def events(monkeypatch):
     FakeWorker.events, FakeWorker.procs = [], []
     monkeypatch.setattr(_gpu, "WorkerClient", FakeWorker)
     monkeypatch.setattr(_gpu, "_STARTED", {})
+    # a GPU machine's order: without NVIDIA's driver the GPU is asked before the files
+    monkeypatch.setattr(tune_cli, "has_driver", lambda: True)
 
     def noted(name: str, what: str) -> None:
         original = getattr(tune_cli, name)

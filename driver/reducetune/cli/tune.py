@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune import _core, errors
+from reducetune._no_gpu import has_driver
 from reducetune._sizes import parse_sizes
 from reducetune._space import Space, limits_for_arch
 from reducetune.cli.args import (COUNT_MAX, INT_MAX, MIN_SAMPLES, RUN_MAX_S, SAMPLE_TIME_MAX_S,
@@ -153,7 +154,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     db = db_path(args)
     if args.replay is not None and _same_file(args.replay, db):
         raise errors.InvalidConfiguration("--replay and --db must be different files")
-    worker_ahead = args.replay is None and not getattr(args, "in_process", False)
+    # the files open while a GPU worker starts; without NVIDIA's driver the GPU is asked first
+    # (its "no GPU" then leaves every file untouched)
+    worker_ahead = (args.replay is None and not getattr(args, "in_process", False)
+                    and has_driver())
     try:
         if worker_ahead:
             # started already where the command line said so (cli/app.py main, a --devices
