@@ -69,6 +69,7 @@ def events(monkeypatch):
     monkeypatch.setattr(_gpu, "_STARTED", {})
     # a GPU machine's order: without NVIDIA's driver the GPU is asked before the files
     monkeypatch.setattr(tune_cli, "has_driver", lambda: True)
+    monkeypatch.setattr(app, "has_driver", lambda: True)
 
     def noted(name: str, what: str) -> None:
         original = getattr(tune_cli, name)
@@ -218,6 +219,8 @@ SITE = textwrap.dedent("""
                     f.write(f"{{proc.pid}}\\n")
             return proc
     gpu.WorkerClient = Fake
+    import reducetune._no_gpu as no_gpu  # a GPU machine's path, before the CLI imports it
+    no_gpu.has_driver = lambda: True
 """)
 
 

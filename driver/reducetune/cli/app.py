@@ -21,6 +21,7 @@ import threading
 from collections.abc import Sequence
 
 from reducetune import errors
+from reducetune._no_gpu import has_driver
 from reducetune.cli.args import show_ranges
 from reducetune.evaluate.gpu import close_prestarted, prestart
 
@@ -52,7 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         ordinal = _gpu_of_tune(words)
-        if ordinal is not None:  # the command's first step (issue 25): see _gpu_of_tune
+        # the command's first step (issue 25): see _gpu_of_tune; without NVIDIA's driver the
+        # worker could only fail, and cmd_tune asks the GPU before any file (has_driver)
+        if ordinal is not None and has_driver():
             prestart(ordinal, ceiling=True)  # the ceiling is the run's first measurement
         return dispatch(build_parser().parse_args(words))
     finally:
