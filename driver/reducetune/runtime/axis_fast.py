@@ -59,11 +59,13 @@ _cupy: Any = None
 
 
 def bind_torch(torch: Any) -> None:
-    """Makes the PyTorch side: the gate and the raw stream query (as runtime/eager.py asks)."""
+    """Takes the PyTorch side: the operator's eager gate and raw stream query (torch_op makes
+    them when it registers the operator, before any launch that calls this); made here only
+    where the operator was not."""
     global _plain, _raw
     if _plain is _never:
-        _raw = raw_stream_query(torch)
-        _plain = make_gate(torch)
+        _raw = torch_op._raw if torch_op._gate is not None else raw_stream_query(torch)
+        _plain = torch_op._gate or make_gate(torch)
 
 
 def bind_cupy(cupy: Any) -> None:
