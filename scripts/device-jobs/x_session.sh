@@ -5,11 +5,12 @@
 # .deps/debs, .deps/usr/share/doc and the psycopg2 wheel aside first: the tree and the carry
 # share 64 MiB).
 #   bash scripts/device-jobs/x_session.sh build   both package trees (z_setup: the working tree
-#                                                 and e304aed) and the C++ GPU tests of the axis
+#                                                 and e304aed; X_TREES=new: the working tree's
+#                                                 only) and the C++ GPU tests of the axis
 #                                                 family at once, then those tests
 #   bash scripts/device-jobs/x_session.sh pytest  the Python GPU tests of the axis runtime,
 #                                                 benchmark and calibrate; the call probe
-#   bash scripts/device-jobs/x_session.sh bench   the axis benchmark on GPU 0 (64 shapes)
+#   bash scripts/device-jobs/x_session.sh bench   the axis benchmark on GPU 0 (64 shapes; AXIS_TOTALS=28: 32)
 #   bash scripts/device-jobs/x_session.sh scale   scripts/multi-gpu-sweep on 1, 2 (and 4) GPUs
 #                                                 and e304aed's one-GPU sweep (z_scaling.sh)
 #   bash scripts/device-jobs/x_session.sh one      on a one-GPU machine after build: the out=
@@ -41,7 +42,7 @@ case "$phase" in
   build)
     { nvidia-smi -L; date -u +%FT%TZ; echo "commit ${REDUCETUNE_COMMIT:-unknown}"; } > "$OUT/device.txt"
     cxx_build & cxx=$!
-    (source scripts/device-jobs/z_common.sh; z_setup) > "$OUT/z_setup.log" 2>&1
+    (source scripts/device-jobs/z_common.sh; z_setup ${X_TREES:-}) > "$OUT/z_setup.log" 2>&1
     echo "z_setup rc=$?" >> "$OUT/device.txt"
     wait $cxx; echo "cxx build rc=$?" >> "$OUT/device.txt"
     for t in "${CXX_TESTS[@]}"; do
@@ -67,7 +68,7 @@ case "$phase" in
     echo "probe rc=$?" >> "$OUT/axis_call_probe.out"
     tail -30 "$OUT/axis_call_probe.out" ;;
   bench)
-    CUDA_VISIBLE_DEVICES=0 PYTHONPATH=$site AXIS_PROTOCOL=0 AXIS_TOTALS=28,24 \
+    CUDA_VISIBLE_DEVICES=0 PYTHONPATH=$site AXIS_PROTOCOL=0 AXIS_TOTALS=${AXIS_TOTALS:-28,24} \
       AXIS_DTYPES=float32,bfloat16 AXIS_TESTS=0 AXIS_TIME_LIMIT=${AXIS_TIME_LIMIT:-470} \
       AXIS_BENCH_TIMEOUT=${AXIS_BENCH_TIMEOUT:-560} bash scripts/device-jobs/axis_bench.sh ;;
   together)

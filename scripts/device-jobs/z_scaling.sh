@@ -17,7 +17,8 @@
 # Dry run without a GPU: Z_DRY=1 Z_REPLAY=tests/data/recorded/h200_float32_sum_grid.db.xz
 #   bash scripts/device-jobs/z_scaling.sh
 source "$(dirname "$0")/z_common.sh"
-z_setup
+# e304aed is built only where a run asks for it (Z_RUNS without e304aed_single: the new tree alone)
+if [[ "${Z_RUNS:-e304aed_single}" == *e304aed* ]]; then z_setup; else z_setup new; fi
 export MGS_REPLAY=${Z_REPLAY:-} MGS_GPUS=${Z_GPUS:-2}
 
 sweep() {  # TREE NAME STORAGE [single]: scripts/multi-gpu-sweep into $W/NAME
