@@ -49,7 +49,8 @@ z_setup() {
     python3 -m compileall -q -j 0 /tmp/site > /dev/null 2>&1
   fi
   export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
-  [ -f .deps/e304aed/.done ] || { z_log "no .deps/e304aed: run scripts/device-prep here"; exit 1; }
+  [ "${1:-}" = new ] || [ -f .deps/e304aed/.done ] ||
+    { z_log "no .deps/e304aed: run scripts/device-prep here"; exit 1; }
   z_log "building the working tree${1:+ only}${1:-" and e304aed"}"
   _z_build . "$NEW_SITE" & local a=$!
   [ "${1:-}" = new ] || { _z_build .deps/e304aed "$OLD_SITE" & }
