@@ -51,7 +51,7 @@ z_setup() {
   export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
   [ "${1:-}" = new ] || [ -f .deps/e304aed/.done ] ||
     { z_log "no .deps/e304aed: run scripts/device-prep here"; exit 1; }
-  z_log "building the working tree${1:+ only}${1:-" and e304aed"}"
+  z_log "building the working tree$([ "${1:-}" = new ] && echo " only" || echo " and e304aed")"
   _z_build . "$NEW_SITE" & local a=$!
   [ "${1:-}" = new ] || { _z_build .deps/e304aed "$OLD_SITE" & }
   local b=$!
