@@ -3,8 +3,8 @@
 (tests/python/pg_server.py: a Unix socket in a temporary folder, trust, run as nobody when
 root) with one database per sweep.
 
-    z_pg.py start STATE    starts it, makes the databases z_single and z_dual, writes STATE
-                           (JSON) and prints the --storage URL template ({name}: single, dual)
+    z_pg.py start STATE    starts it, makes the databases z_single, z_dual and z_quad, writes STATE
+                           (JSON) and prints the --storage URL template ({name}: single, dual, quad)
     z_pg.py stop STATE     stops it and removes its folder
 """
 
@@ -29,7 +29,7 @@ def start(state: Path) -> int:
     server.start()  # left running until "stop"
     con = psycopg2.connect(host=str(server.folder), user=USER, dbname="postgres")
     con.autocommit = True
-    for name in ("z_single", "z_dual"):
+    for name in ("z_single", "z_dual", "z_quad"):
         con.cursor().execute(f"CREATE DATABASE {name}")
     con.close()
     state.write_text(json.dumps({"folder": str(server.folder), "data": str(server.data)}))
