@@ -38,6 +38,7 @@ def check(doc: dict, points: int) -> None:
     assert doc["calls"]["sampler"] >= 2 * points  # an ask and a tell at least per point
     assert doc["calls"]["results"] >= points  # each point looked up in the results file
     check_startup(doc)
+    check_first_unit(doc)
 
 
 STEPS = ["cli", "evaluator", "store", "storage", "ceiling", "precompile"]
@@ -52,6 +53,16 @@ def check_startup(doc: dict) -> None:
     assert ends == sorted(ends) and ends[0] >= 0, steps
     # the loop (wall_s) began after the storage was opened and before the ceiling's end
     assert steps["storage"] <= steps["ceiling"] <= steps["storage"] + doc["wall_s"]
+
+
+def check_first_unit(doc: dict) -> None:
+    """The first unit's setup before its first point, seconds into the loop: its CUB baseline,
+    then its study, then its warm start, all before the first point was measured."""
+    steps = doc["first_unit"]
+    assert list(steps) == ["cub", "study", "warm"], steps
+    ends = list(steps.values())
+    assert ends == sorted(ends) and ends[0] >= 0, steps
+    assert ends[-1] <= doc["first_point_s"], (steps, doc["first_point_s"])
 
 
 @pytest.mark.parametrize("storage", ["file", "journal"])

@@ -27,7 +27,7 @@ from reducetune.tuning.mirror import MirroredStorage
 from reducetune.tuning.proposal import STALL_ESCAPE, STALL_LIMIT, Proposal, open_study
 from reducetune.tuning.samplers import STRATEGY
 from reducetune.tuning.timing import measured as point_measured
-from reducetune.tuning.timing import phase
+from reducetune.tuning.timing import phase, unit_step
 
 __all__ = [
     "STALL_ESCAPE",
@@ -143,6 +143,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
     gpu = evaluator.live  # measured now (CUB recorded), not replayed from a recording
     evaluator.set_sampling(config.sampling())  # before CUB: both are measured alike
     result.cub_gbps, result.cub_failure = ctx.cub_baseline(evaluator, w, gpu)
+    unit_step("cub")
     if result.cub_failure:
         print(f"reducetune tune: CUB failed on {config.dtype} {config.op} n={n}: "
               f"{result.cub_failure}; this unit has no x CUB", file=sys.stderr)
@@ -151,6 +152,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
 
     study = open_study(config, n, study_device(evaluator.device, config.by_model), storage)
     study_id = ctx.create_study(study.study_name, config, _study_config(config, n, gpu))
+    unit_step("study")
     evaluation = Evaluation(evaluator, ctx, w, study_id)
     proposal = Proposal(study, space, config)
     proposal.mirrored = storage if isinstance(storage, MirroredStorage) else None
@@ -160,6 +162,7 @@ def tune_size(evaluator: Evaluator, config: TuneConfig, n: int, *, store: Any = 
             result.consider(p, row, ceiling)
     result.points = len(proposal.seen)
     result.warm = proposal.start(ctx.store, n, evaluator.device["uuid"])
+    unit_step("warm")
 
     budget = Budget(config.max_evals, deadline, config.target_pct)
     share = proposal.share  # a grid sweep goes on while a dead worker's point waits

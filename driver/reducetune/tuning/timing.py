@@ -32,7 +32,8 @@ A ``--devices`` run adds ``idle`` per worker: the command's wall time less the w
 splits it into ``start_s`` (from the command's start to the worker's run: its process, imports,
 the results file and the studies' storage opened) and ``wait_s`` (from its end to the last
 worker's). ``first_point_s`` and ``last_point_s`` say when, in the run, its first and last
-points were measured. ``startup`` says when, in seconds after this process started, each
+points were measured, and ``first_unit`` when (seconds into the loop) the first unit's CUB
+baseline (its data made), its study and its warm start were ready. ``startup`` says when, in seconds after this process started, each
 step before the loop ended (mark(): the CLI reached, the results file and the studies' storage
 opened, the evaluator's GPU worker answering, the streaming ceiling measured, the precompile
 done and its rest queued; a GPU worker started ahead (cli/tune.py) answers after the files, a
@@ -54,7 +55,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["MEASURING_PARTS", "PHASES", "Breakdown", "TimedEvaluator", "TimedStore", "current",
-           "begin_marks", "mark", "measured", "phase", "timed_lock", "timed_storage", "running"]
+           "begin_marks", "mark", "measured", "phase", "timed_lock", "timed_storage", "running",
+           "unit_step"]
 
 PHASES = ("measuring", "compiling", "lock_wait", "storage_read", "storage_write", "sampler",
           "results", "tuner")
@@ -107,6 +109,8 @@ class Breakdown:
         self.timed_results = 0
         # what the evaluator compiled in the background (tuning/precompile.py stop_ahead)
         self.compile_ahead: dict[str, Any] | None = None
+        # the first unit's steps before its first point, seconds into the loop (unit_step)
+        self.first_unit: dict[str, float] = {}
 
     def phase(self, name: str) -> _Phase:
         return _Phase(self, name)
@@ -169,6 +173,7 @@ class Breakdown:
                 "phases": phases, "calls": dict(self.calls),
                 "measuring_parts": self.measuring_parts(), "began_at": self.began_at,
                 "first_point_s": first, "last_point_s": last,
+                "first_unit": {k: round(v, 4) for k, v in self.first_unit.items()},
                 "compile_ahead": self.compile_ahead, "startup": startup()}
 
 
@@ -193,6 +198,15 @@ _IMPORTED_AT = time.time()
 def mark(step: str) -> None:
     """Notes that ``step`` of the command's start ended now (the first time only)."""
     _MARKS.setdefault(step, time.time())
+
+
+def unit_step(step: str) -> None:
+    """Notes that ``step`` of a unit's setup ended now, the first unit's only (seconds into the
+    loop): where its first point's wait goes (its CUB baseline and data, its study), the part
+    of a run before the first point that startup() does not cover."""
+    b = current()
+    if b is not None and b.began is not None:
+        b.first_unit.setdefault(step, time.perf_counter() - b.began)
 
 
 def begin_marks() -> None:
