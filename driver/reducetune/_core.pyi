@@ -255,14 +255,14 @@ def compile_points(family: str, dtype: str, op: str, arch: int, points: Sequence
     Compiles points of one space in a batch; failures are data (ok=False, error).
     """
 
-def precompile(points: list, arch: str = 'sm_90', threads: int = 0) -> dict:
+def precompile(points: list, arch: str = 'sm_90', threads: int = 0, shared_dir: str = '') -> dict:
     """
-    Compiles the points' variants (Points or Point.to_dict()s) in parallel into the cache that evaluate() uses: {requested, compiled, cached, failed, failures: {variant label: error}, seconds, threads}.
+    Compiles the points' variants (Points or Point.to_dict()s) in parallel into the cache that evaluate() uses: {requested, compiled, cached, failed, failures: {variant label: error}, seconds, threads}. shared_dir: the folder the GPU workers of one run share their programs through (loaded there, stored there).
     """
 
-def compile_ahead(points: list | None, arch: str = 'sm_90', threads: int = 0) -> dict:
+def compile_ahead(points: list | None, arch: str = 'sm_90', threads: int = 0, workers: int = 1, shared_dir: str = '') -> dict:
     """
-    Queues the points' variants (Points or Point.to_dict()s) for background threads that compile them into the cache evaluate() uses, replacing what still waits, and returns at once: {queued, waiting, compiled, skipped, failed, dropped, busy_s, threads} so far. An empty list drops what waits; None only reports. threads (0: one per hardware thread but one, at most 16) counts at the first call only.
+    Queues the points' variants (Points or Point.to_dict()s) for background threads that compile them into the cache evaluate() uses, replacing what still waits, and returns at once: {queued, waiting, compiled, skipped, loaded, failed, dropped, busy_s, threads} so far (loaded: another GPU worker's, from shared_dir). An empty list drops what waits; None only reports. threads (0: one per hardware thread but one, or with workers GPU workers on the host each its share, at most 16) counts at the first call only. shared_dir: the folder the GPU workers of one run share their programs through.
     """
 
 def variant_points(space: Space, allow_flagged: bool = False, nondeterministic: bool = False) -> list[Point]:

@@ -6,6 +6,8 @@
 
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/compile_ahead.hpp"
+#include "reducetune/jit/compile_cache.hpp"
+#include "reducetune/jit/folder_cache.hpp"
 #include "reducetune/jit/space_jobs.hpp"
 #include "reducetune/jit/variant_request.hpp"
 #include "reducetune/space/device_limits.hpp"
@@ -101,6 +103,19 @@ distinct_requests(const std::vector<variant_job> &jobs, const std::string &arch)
   return {std::move(labels), std::move(requests)};
 }
 
+// The GPU workers of one `tune --devices` run share what they compile through `folder`
+// (evaluate/gpu.py share_compiles; none in a one-GPU run: ""): the process-wide compiler's
+// cache stores each program there and loads what another worker stored (jit/folder_cache.hpp).
+// The same folder again changes nothing.
+void share_programs(const std::string &folder) {
+  if (folder.empty())
+    return;
+  auto &cache = shared_compiler().cache();
+  const auto *now = dynamic_cast<const rt::folder_cache_backend *>(cache.backend().get());
+  if (!now || now->folder() != folder)
+    cache.set_backend(std::make_shared<rt::folder_cache_backend>(folder));
+}
+
 } // namespace
 
 // Compiles the variants into the process-wide compiler's memory cache, so that evaluate()
@@ -171,7 +186,8 @@ nb::dict counts_dict(const rt::ahead_counts &n) {
   nb::dict d;
   const std::pair<const char *, std::size_t> counts[] = {
       {"queued", n.queued}, {"waiting", n.waiting}, {"compiled", n.compiled},
-      {"skipped", n.skipped}, {"failed", n.failed}, {"dropped", n.dropped},
+      {"skipped", n.skipped}, {"loaded", n.loaded}, {"failed", n.failed},
+      {"dropped", n.dropped},
       {"threads", n.threads}};
   for (const auto &[name, count] : counts)
     d[name] = count;
@@ -181,10 +197,13 @@ nb::dict counts_dict(const rt::ahead_counts &n) {
 
 // Queues the points' distinct variants, in order, for the background threads (replacing what
 // still waits; None: leaves the queue as it is) and returns at once: the counts so far, this
-// queue included.
+// queue included. threads == 0: compile_ahead::default_threads(workers), the GPU workers of
+// this run on this host.
 nb::dict compile_ahead(const std::optional<nb::list> &points, const std::string &arch,
-                       unsigned threads) {
-  auto &ahead = shared_compile_ahead(threads);
+                       unsigned threads, unsigned workers, const std::string &shared_dir) {
+  share_programs(shared_dir);
+  auto &ahead =
+      shared_compile_ahead(threads ? threads : rt::compile_ahead::default_threads(workers));
   if (points)
     ahead.queue(distinct_requests(jobs_of(*points), arch).second);
   return counts_dict(ahead.counts());
@@ -260,21 +279,27 @@ void bind_compile(nb::module_ &m) {
 
   m.def(
       "precompile",
-      [](const nb::list &points, const std::string &arch, unsigned threads) {
+      [](const nb::list &points, const std::string &arch, unsigned threads,
+         const std::string &shared_dir) {
+        share_programs(shared_dir);
         return precompile_variants(jobs_of(points), arch, threads);
       },
       nb::arg("points"), nb::arg("arch") = "sm_90", nb::arg("threads") = 0u,
+      nb::arg("shared_dir") = "",
       "Compiles the points' variants (Points or Point.to_dict()s) in parallel into the cache "
       "that evaluate() uses: {requested, compiled, cached, failed, failures: {variant label: "
-      "error}, seconds, threads}.");
+      "error}, seconds, threads}. shared_dir: the folder the GPU workers of one run share "
+      "their programs through (loaded there, stored there).");
 
   m.def("compile_ahead", &compile_ahead, nb::arg("points").none(), nb::arg("arch") = "sm_90",
-        nb::arg("threads") = 0u,
+        nb::arg("threads") = 0u, nb::arg("workers") = 1u, nb::arg("shared_dir") = "",
         "Queues the points' variants (Points or Point.to_dict()s) for background threads that "
         "compile them into the cache evaluate() uses, replacing what still waits, and returns "
-        "at once: {queued, waiting, compiled, skipped, failed, dropped, busy_s, threads} so "
-        "far. An empty list drops what waits; None only reports. threads (0: one per hardware "
-        "thread but one, at most 16) counts at the first call only.");
+        "at once: {queued, waiting, compiled, skipped, loaded, failed, dropped, busy_s, "
+        "threads} so far (loaded: another GPU worker's, from shared_dir). An empty list drops "
+        "what waits; None only reports. threads (0: one per hardware thread but one, or with "
+        "workers GPU workers on the host each its share, at most 16) counts at the first call "
+        "only. shared_dir: the folder the GPU workers of one run share their programs through.");
   m.def("variant_points", &variant_points, nb::arg("space"), nb::arg("allow_flagged") = false,
         nb::arg("nondeterministic") = false,
         "One point per distinct variant of the space's selected valid points, in enumeration "

@@ -26,9 +26,8 @@ void lower_priority(int nice) {
 
 } // namespace
 
-unsigned compile_ahead::default_threads() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return std::clamp(hw > 1 ? hw - 1 : 1u, 1u, max_default_threads);
+unsigned compile_ahead::default_threads(unsigned workers) {
+  return threads_for(std::thread::hardware_concurrency(), workers);
 }
 
 compile_ahead::compile_ahead(compiler &c, unsigned threads, int nice, unsigned chunk)
@@ -118,6 +117,7 @@ void compile_ahead::compile_chunk(const std::vector<compile_request> &chunk) {
   m_counts.compiled += out.compiled;
   m_counts.failed += out.failed;
   m_counts.skipped += out.skipped;
+  m_counts.loaded += out.loaded;
 }
 
 } // namespace reducetune

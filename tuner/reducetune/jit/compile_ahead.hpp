@@ -30,7 +30,9 @@ struct ahead_counts {
   std::size_t queued = 0;   // requests handed to queue() so far
   std::size_t waiting = 0;  // not yet taken by a thread
   std::size_t compiled = 0; // compiled by the background threads
-  std::size_t skipped = 0;  // already in the cache, or being compiled by an evaluation
+  std::size_t skipped = 0;  // already in the cache, or being compiled by an evaluation or by
+                            // another process sharing the cache's backend (its claim)
+  std::size_t loaded = 0;   // compiled by another process: loaded from the shared backend
   std::size_t failed = 0;   // NVRTC refused them: compiled again, and reported, when measured
   std::size_t dropped = 0;  // replaced by a later queue() before a thread took them
   double busy_s = 0.0;      // the threads' compile time, summed
@@ -39,17 +41,25 @@ struct ahead_counts {
 
 class compile_ahead {
 public:
-  // threads == 0: default_threads(). nice: added to each thread's niceness (Linux).
+  // threads == 0: default_threads() (one GPU worker). nice: added to each thread's niceness (Linux).
   explicit compile_ahead(compiler &c, unsigned threads = 0, int nice = 10, unsigned chunk = 8);
   ~compile_ahead(); // drops what waits, finishes the compiles in progress
   compile_ahead(const compile_ahead &) = delete;
   compile_ahead &operator=(const compile_ahead &) = delete;
 
-  // One per hardware thread but one (left to the measuring thread and its own compiles), at
-  // most max_default_threads: a --devices run has a worker process per GPU on one host, and
-  // 8 of them on a 128-thread host would otherwise start 127 NVRTC threads each.
+  // The one place the background's thread count is decided (the GPU worker asks it through
+  // _core.compile_ahead's `workers`). One GPU worker on the host: one per hardware thread but
+  // one (left to the measuring thread and its own compiles). `workers` GPU workers of one
+  // `tune --devices` run: each its share, hardware / workers (4 x H200: 64 / 4), at least 1;
+  // until 2026-11-27 each took hardware - 1, 4 x 15 NVRTC threads on a 16-thread host. At most
+  // max_default_threads: 8 workers on a 128-thread host compile one run's variants once
+  // between them (a shared folder), not 8 x 127 threads' worth.
   static constexpr unsigned max_default_threads = 16;
-  [[nodiscard]] static unsigned default_threads();
+  [[nodiscard]] static constexpr unsigned threads_for(unsigned hardware, unsigned workers) {
+    const unsigned share = workers > 1 ? hardware / workers : (hardware > 1 ? hardware - 1 : 1);
+    return share < 1 ? 1 : (share > max_default_threads ? max_default_threads : share);
+  }
+  [[nodiscard]] static unsigned default_threads(unsigned workers = 1);
 
   // Replaces the waiting requests with these, compiled in this order.
   void queue(std::vector<compile_request> requests);

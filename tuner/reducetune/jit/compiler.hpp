@@ -81,9 +81,10 @@ public:
 
   // Requests of one program group (program_group) compiled as one NVRTC program, those the
   // cache holds or another thread compiles left out; where the program fails, each alone.
-  // compile() joins them while they compile, as it joins compile_unless_busy's.
+  // compile() joins them while they compile, as it joins compile_unless_busy's. With a backend
+  // that processes share: one another process stored is loaded, one it claimed left to it.
   struct group_outcome {
-    std::size_t compiled = 0, skipped = 0, failed = 0;
+    std::size_t compiled = 0, skipped = 0, failed = 0, loaded = 0;
   };
   group_outcome compile_group_unless_busy(const std::vector<compile_request> &group);
   // Requests with one source, include folders and options may share an NVRTC program.

@@ -46,7 +46,11 @@ std::shared_ptr<const compiled_program> compiler::obtain(const compile_request &
     if (auto done = m_cache->peek(key)) return done;
     m_inflight.emplace(key, promise.get_future().share());
   }
+  // Said to the processes sharing the backend, whose background threads then leave it to this
+  // one; compiled here whatever the answer (an evaluation never waits for another process).
+  const bool claimed = m_cache->claim(key);
   const auto settle = [&] {
+    if (claimed) m_cache->release(key);
     std::lock_guard lock(m_inflight_mutex);
     m_inflight.erase(key);
   };
@@ -69,15 +73,25 @@ compiler::group_outcome
 compiler::compile_group_unless_busy(const std::vector<compile_request> &group) {
   group_outcome out;
   std::vector<std::string> all_keys;
-  for (const auto &r : group) all_keys.push_back(key_of(r));
+  std::vector<bool> stored; // another process compiled it: loaded (file reads: before the lock)
+  for (const auto &r : group) {
+    all_keys.push_back(key_of(r));
+    stored.push_back(!m_cache->peek(all_keys.back()) && m_cache->load_stored(all_keys.back()));
+  }
   std::vector<const compile_request *> mine;
   std::vector<std::string> keys;
   std::vector<std::promise<program_ptr>> promises(group.size());
   {
     std::lock_guard lock(m_inflight_mutex);
     for (std::size_t i = 0; i < group.size(); ++i) {
+      if (stored[i]) {
+        ++out.loaded;
+        continue;
+      }
+      // here or elsewhere (another process's claim, released once its program is stored)
       if (m_inflight.count(all_keys[i]) || m_cache->peek(all_keys[i]) ||
-          std::find(keys.begin(), keys.end(), all_keys[i]) != keys.end()) {
+          std::find(keys.begin(), keys.end(), all_keys[i]) != keys.end() ||
+          !m_cache->claim(all_keys[i])) {
         ++out.skipped;
         continue;
       }
@@ -87,6 +101,7 @@ compiler::compile_group_unless_busy(const std::vector<compile_request> &group) {
     }
   }
   const auto settle = [&] {
+    for (const auto &k : keys) m_cache->release(k); // after the programs were stored
     std::lock_guard lock(m_inflight_mutex);
     for (const auto &k : keys) m_inflight.erase(k);
   };

@@ -2,12 +2,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <sstream>
 #include <system_error>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace reducetune {
 namespace {
@@ -110,6 +114,28 @@ void folder_cache_backend::store(const std::string &key, const compiled_program 
   // The cubin first: load() needs both files, and the metadata names a complete cubin.
   if (write_atomically(m_folder / (key + ".cubin"), program.cubin))
     (void)write_atomically(m_folder / (key + ".json"), j.dump());
+}
+
+bool folder_cache_backend::claim(const std::string &key) {
+  if (m_folder.empty() || !plain_key(key))
+    return true; // no folder: nobody else can be compiling into it
+  std::error_code ec;
+  fs::create_directories(m_folder, ec);
+  const int fd = ::open((m_folder / (key + ".claim")).c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+  if (fd >= 0) {
+    const std::string pid = std::to_string(::getpid()); // who holds it, for a reader
+    (void)!::write(fd, pid.data(), pid.size());
+    ::close(fd);
+    return true;
+  }
+  return errno != EEXIST; // an unwritable folder claims nothing: compile here
+}
+
+void folder_cache_backend::release(const std::string &key) {
+  if (m_folder.empty() || !plain_key(key))
+    return;
+  std::error_code ec;
+  fs::remove(m_folder / (key + ".claim"), ec);
 }
 
 } // namespace reducetune

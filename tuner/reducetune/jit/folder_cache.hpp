@@ -27,6 +27,8 @@ public:
 
   [[nodiscard]] std::optional<compiled_program> load(const std::string &key) override;
   void store(const std::string &key, const compiled_program &program) override;
+  [[nodiscard]] bool claim(const std::string &key) override;
+  void release(const std::string &key) override;
 
   [[nodiscard]] const std::filesystem::path &folder() const noexcept { return m_folder; }
 
