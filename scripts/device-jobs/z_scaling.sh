@@ -14,26 +14,39 @@
 #                    carry=[".deps", ".whl"])      ~3 min of builds + 3 x (1-2.5) min
 # Z_GPUS=4 (kind nvidia-h100-x4 or nvidia-h200-x4): each sweep also on GPUs 0-3 (multi-gpu-
 # sweep's quad; target: four >= 3.4 x one), a column of its own in the summary.
+# Z_SIZES (e.g. "2^16 2^18 2^20 2^22 2^24 2^26": 384 points a size, 2304 in all; or
+# "2^14..2^26", 4992): also the sweep "long", those sizes with the same sampling and
+# restrictions (multi-gpu-sweep's MGS_SIZES; default storage), into $W/long beside the default's,
+# a row of its own in the summary: long enough for the fixed part not to dominate (each
+# report's Amdahl section says how many points the targets need). Z_RUNS=long alone runs it
+# (without Z_SIZES: the six sizes above); each of its sweeps stops at 150 s.
 # Dry run without a GPU: Z_DRY=1 Z_REPLAY=tests/data/recorded/h200_float32_sum_grid.db.xz
-#   bash scripts/device-jobs/z_scaling.sh
+#   bash scripts/device-jobs/z_scaling.sh   (the recording holds 2^16 and 2^24 only: a dry
+#   "long" replays with Z_SIZES="2^16 2^24")
 source "$(dirname "$0")/z_common.sh"
 # e304aed is built only where a run asks for it (Z_RUNS without e304aed_single: the new tree alone)
 if [[ "${Z_RUNS:-e304aed_single}" == *e304aed* ]]; then z_setup; else z_setup new; fi
 export MGS_REPLAY=${Z_REPLAY:-} MGS_GPUS=${Z_GPUS:-2}
+
+LONG_SIZES=${Z_SIZES:-2^16 2^18 2^20 2^22 2^24 2^26}
 
 sweep() {  # TREE NAME STORAGE [single]: scripts/multi-gpu-sweep into $W/NAME
   local site=$NEW_SITE
   [ "$1" = old ] && site=$OLD_SITE
   local gpus="one and two GPUs"
   [ "$MGS_GPUS" = 4 ] && gpus="one, two and four GPUs"
-  z_log "sweep $2 (${3:-default storage}) ${4:-$gpus}"
+  # "long": more sizes (Z_SIZES), so more time for each sweep and the three together
+  local sizes="" limit=75 whole=240
+  [ "$2" = long ] && { sizes=$LONG_SIZES; limit=150; whole=480; }
+  z_log "sweep $2 (${3:-default storage}${sizes:+, sizes $sizes}) ${4:-$gpus}"
   if [ "${Z_DRY:-0}" = 1 ]; then
-    MGS_RT="python3 -m reducetune" MGS_STORAGE=$3 scripts/multi-gpu-sweep "$W/$2" ${4:-}
+    MGS_RT="python3 -m reducetune" MGS_STORAGE=$3 MGS_SIZES=$sizes MGS_TIME_LIMIT=$limit \
+      scripts/multi-gpu-sweep "$W/$2" ${4:-}
   else
     local args="--race off"  # every point fully measured: the GPUs' agreement compares medians
     [ "$1" = old ] && args=""  # e304aed has no racing (nor the flag)
     PYTHONPATH=$site:/tmp/site MGS_RT="python3 -m reducetune" MGS_STORAGE=$3 MGS_ARGS=$args \
-      timeout 240 scripts/multi-gpu-sweep "$W/$2" ${4:-}
+      MGS_SIZES=$sizes MGS_TIME_LIMIT=$limit timeout $whole scripts/multi-gpu-sweep "$W/$2" ${4:-}
   fi > "$W/$2.log" 2>&1
   echo "$2 rc=$?" >> "$W/job.log"
 }
@@ -51,13 +64,15 @@ if [ "${1:-}" = pg ]; then  # a second call (builds kept): the sweep through Pos
   python3 scripts/device-jobs/z_pg.py stop "$W/pg.json"
   runs=(postgres)
 else
-  # Z_RUNS: the sweeps to run (default: all three; e.g. "default" alone on a short budget)
-  read -r -a runs <<< "${Z_RUNS:-e304aed_single default journal}"
+  # Z_RUNS: the sweeps to run (default: all three, and "long" where Z_SIZES is set; e.g.
+  # "default" alone on a short budget)
+  read -r -a runs <<< "${Z_RUNS:-e304aed_single default journal${Z_SIZES:+ long}}"
   for r in "${runs[@]}"; do
     case "$r" in
       e304aed_single) sweep old e304aed_single "" single ;;
       default) sweep new default "" ;;
       journal) sweep new journal journal ;;
+      long) sweep new long "" ;;
     esac
   done
   mapfile -t runs < <(printf '%s\n' "${runs[@]}" | grep -v '^e304aed_single$')
@@ -67,27 +82,8 @@ fi
   echo
   echo "Device: $(tr '\n' ';' < "$W/gpus.txt" 2>/dev/null || echo 'none (dry run)'); date: $(date -u +%F\ %H:%M) UTC"
   echo
-  echo "| run | one-GPU wall s | two-GPU wall s | points/s one | points/s two | two / one |" \
-    "four-GPU wall s | points/s four | four / one |"
-  echo "|---|---|---|---|---|---|---|---|---|"
-  for r in "${runs[@]}"; do
-    python3 - "$W/$r" "$r" <<'EOF'
-import re, sys
-from pathlib import Path
-d, name = Path(sys.argv[1]), sys.argv[2]
-text = (d / "report.md").read_text() if (d / "report.md").exists() else ""
-m = re.search(r"points: (\d+) on GPU 0 alone, (\d+) in the two-GPU run", text)
-s1, s2 = (float((d / f).read_text()) for f in ("single_s", "dual_s"))
-p1, p2 = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-four = ""  # the four-GPU sweep (Z_GPUS=4): its row of the report's "One GPU, two, four"
-q = re.search(r"^\| 4 \| (\d+) \|", text, re.M)
-if q and (d / "quad_s").exists():
-    s4, p4 = float((d / "quad_s").read_text()), int(q.group(1))
-    four = f" {s4:.1f} | {p4 / s4:.1f} | {(p4 / s4) / (p1 / s1) if p1 else float('nan'):.2f} |"
-print(f"| {name} | {s1:.1f} | {s2:.1f} | {p1 / s1:.1f} | {p2 / s2:.1f} | "
-      f"{(p2 / s2) / (p1 / s1) if p1 else float('nan'):.2f} |" + (four or " - | - | - |"))
-EOF
-  done
+  python3 scripts/device-jobs/z_summary.py scaling-header
+  for r in "${runs[@]}"; do python3 scripts/device-jobs/z_summary.py scaling "$W/$r" "$r"; done
   if [ "${runs[0]}" = default ]; then
     old=$(cat "$W/e304aed_single/single_s" 2>/dev/null || echo 0)
     new=$(cat "$W/default/single_s" 2>/dev/null || echo 0)
@@ -95,7 +91,9 @@ EOF
     echo "e304aed one-GPU sweep wall: $old s; new (default storage): $new s; new / e304aed: $(python3 -c "print(round($new / $old, 3) if $old else 'n/a')") (target <= 0.2)"
   fi
   for r in "${runs[@]}"; do
-    echo; echo "## $r storage"; echo
+    what="$r storage"
+    [ "$r" = long ] && what="long: default storage, sizes $LONG_SIZES"
+    echo; echo "## $what"; echo
     sed -n '/^- points:/,/^- points per second/p;/^## Where each/,$p' "$W/$r/report.md" 2>/dev/null
   done
 } > "$W/summary.md" 2>> "$W/job.log"

@@ -10,6 +10,12 @@ report: each unit's best deterministic point against CUB measured in the same ru
     z_summary.py time RUN.json [LABEL]      one markdown row: where measuring went (its "time":
                                             tuning/timing.py, measuring_parts), summed over
                                             the workers; "-" where the run reported no parts
+    z_summary.py scaling-header             the scaling rows' header
+    z_summary.py scaling DIR [LABEL]        one markdown row of scripts/multi-gpu-sweep's
+                                            OUTDIR: each run's wall, points per second and ratio
+                                            to one GPU beside Amdahl's bound, the one-GPU fixed
+                                            part and per-point cost, the points each target
+                                            needs (its bound.json: experiments/_scale_bound.py)
 
 A document is one workload's ({"sizes": [...]}), several ({"runs": [...]}), or a --devices
 run's ({"workers": [...]}, each worker one of those).
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -89,9 +96,45 @@ def time_row(doc: dict[str, Any], label: str) -> str:
             + " | ".join(f"{sum(float(p[k]) for p in parts):.1f}" for k in PARTS) + " |")
 
 
+SCALING_HEADER = ("| run | points | one-GPU wall s | two-GPU wall s | points/s one | points/s two "
+                  "| two / one | bound | four-GPU wall s | points/s four | four / one | bound | "
+                  "fixed s | ms a point | points for 1.8 x on two | points for 3.4 x on four |\n"
+                  + "|---" * 16 + "|")
+
+
+def _cell(x: Any, fmt: str) -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+def scaling_row(out: Path, label: str) -> str:
+    """One row of a multi-gpu-sweep OUTDIR from its bound.json (the report's numbers, none
+    computed again here); '-' for what it lacks (a sweep that failed, no four-GPU run)."""
+    path = out / "bound.json"
+    nums = json.loads(path.read_text()) if path.exists() else None
+    if not nums:
+        return f"| {label} |" + " - |" * (SCALING_HEADER.split("\n")[0].count("|") - 2)
+    runs, f = nums["runs"], nums["fixed"]
+    cells = [str(runs["1"]["points"])]
+    for g in ("1", "2"):
+        cells.append(_cell(runs.get(g, {}).get("wall_s"), ".1f"))
+    cells += [_cell(runs.get(g, {}).get("points_per_s"), ".1f") for g in ("1", "2")]
+    for g in ("2", "4"):
+        r = runs.get(g, {})
+        if g == "4":
+            cells += [_cell(r.get("wall_s"), ".1f"), _cell(r.get("points_per_s"), ".1f")]
+        cells += [_cell(r.get("x_one"), ".2f"), _cell(r.get("bound"), ".2f")]
+    cells += [f"{f['fixed_s']:.1f}", f"{f['per_point_s'] * 1e3:.2f}"]
+    cells += [_cell(t["points"], "d") for t in nums["targets"]]
+    return f"| {label} | " + " | ".join(cells) + " |"
+
+
 def main(argv: list[str]) -> int:
-    if argv[0] in ("header", "time-header"):
-        print(HEADER if argv[0] == "header" else TIME_HEADER)
+    if argv[0] in ("header", "time-header", "scaling-header"):
+        print({"header": HEADER, "time-header": TIME_HEADER,
+               "scaling-header": SCALING_HEADER}[argv[0]])
+        return 0
+    if argv[0] == "scaling":
+        print(scaling_row(Path(argv[1]), argv[2] if argv[2:] else argv[1]))
         return 0
     with open(argv[1]) as f:
         doc = json.load(f)

@@ -105,19 +105,21 @@ def test_the_report_shows_each_workers_start_step_by_step():
 
 
 def test_the_four_gpu_row_stands_beside_one_and_two_with_its_ratio_and_prediction():
-    """scale_section: a row per run, the ratio of its whole command's rate to one GPU's, what
-    it lost or measured twice against GPU 0 alone, and the model's rate for that many GPUs
-    (the same predict as the model's table); '-' without the one-GPU breakdown."""
+    """scale_section: a row per run, the ratio of its whole command's rate to one GPU's beside
+    Amdahl's bound on it, what it lost or measured twice against GPU 0 alone, and the model's
+    rate for that many GPUs (the same predict as the model's table); '-' without the one-GPU
+    breakdown."""
     one = {"single_points": 1000, "dual_points": 1000, "missing": 0, "twice": 0}
     four = {**one, "dual_points": 998, "missing": 2, "twice": 1}
     costs = trial_costs(GPU_BOUND)
     model = (costs, 1000, 3.0, 0.5, True)
-    text = scale_section([(1, one, 50.0), (2, one, 26.0), (4, four, 16.0)], model)
+    bounds = {1: 1.0, 2: 1.95, 4: 3.5}  # Amdahl's bound beside each measured ratio
+    text = scale_section([(1, one, 50.0), (2, one, 26.0), (4, four, 16.0)], model, bounds)
     rows = [r for r in text.splitlines() if r[:3] in ("| 1", "| 2", "| 4")]
     alone = predict(costs, 1000, 3.0, 1)  # one GPU: no spawn
-    assert rows[0] == f"| 1 | 1000 | 0 | 0 | 50.0 | 20.0 | 1.00 | {alone:.1f} |"
-    assert rows[1].startswith("| 2 | 1000 | 0 | 0 | 26.0 | 38.5 | 1.92 |")
-    assert rows[2] == (f"| 4 | 998 | 2 | 1 | 16.0 | 62.4 | 3.12 | "
+    assert rows[0] == f"| 1 | 1000 | 0 | 0 | 50.0 | 20.0 | 1.00 | 1.00 | {alone:.1f} |"
+    assert rows[1].startswith("| 2 | 1000 | 0 | 0 | 26.0 | 38.5 | 1.92 | 1.95 |")
+    assert rows[2] == (f"| 4 | 998 | 2 | 1 | 16.0 | 62.4 | 3.12 | 3.50 | "
                        f"{predict(costs, 1000, 3.0, 4, 1, 0.5):.1f} |")
     assert scale_section([(1, one, 50.0), (4, four, 16.0)], None).splitlines()[-1].endswith(
-        "| 3.12 | - |")
+        "| 3.12 | - | - |")

@@ -19,6 +19,7 @@ two results files this writes a markdown report and a CSV of every point:
 Usage: python -m reducetune.experiments.multi_gpu --single S.db --dual D.db --single-s T1
 --dual-s T2 --out report.md [--csv points.csv] [--command TEXT]
 [--single-json S.json --dual-json D.json] [--quad Q.db --quad-s T4 --quad-json Q.json]
+[--json BOUND.json]
 
 With the four-GPU sweep (``--devices 0,1,2,3``, ``quad``) the report adds a row per run: its
 points, none missing / none twice against GPU 0 alone, points per second over the whole
@@ -26,7 +27,9 @@ command, the ratio to one GPU's, and the model's prediction for that many GPUs.
 
 With the sweeps' ``tune --json`` outputs, the report adds where each worker's time went
 (issue 25: measuring, compiling, lock wait, storage reads and writes, sampler, results file,
-the tuner's own, idle; tuning/timing.py).
+the tuner's own, idle; tuning/timing.py), and each measured ratio beside Amdahl's bound from
+the one-GPU run's fixed part, with the points a sweep needs for the targets (_scale_bound.py;
+``--json``: those numbers, for scripts/device-jobs/z_summary.py).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from reducetune.experiments._scale_bound import bound_numbers, section
 from reducetune.store.measurements import measurement_rows
 from reducetune.tuning.timing import PHASES
 
@@ -118,7 +122,8 @@ def _pct(x: float) -> str:
 
 
 def markdown(a: dict[str, Any], t_single: float, t_dual: float, command: str,
-             spans: tuple[float, float] = (0.0, 0.0)) -> str:
+             spans: tuple[float, float] = (0.0, 0.0), bound: float | None = None) -> str:
+    """The report's head; ``bound``: Amdahl's bound on two GPUs' ratio (_scale_bound.py)."""
     lines = ["# Two GPUs against one: a grid sweep shared by `--devices 0,1`", ""]
     if command:
         lines += [f"Command: `{command}`", ""]
@@ -127,7 +132,9 @@ def markdown(a: dict[str, Any], t_single: float, t_dual: float, command: str,
     lines += ["", f"- points: {a['single_points']} on GPU 0 alone, {a['dual_points']} in the "
               f"two-GPU run; {a['missing']} missing, {a['twice']} measured twice",
               f"- wall time: {t_single:.1f} s alone, {t_dual:.1f} s on two GPUs: ratio "
-              f"{t_single / t_dual:.2f}" if t_dual else "- wall time: not given",
+              f"{t_single / t_dual:.2f}" + ("" if bound is None else f" (Amdahl's bound from "
+              f"the one-GPU run's fixed part: {bound:.2f})") if t_dual else
+              "- wall time: not given",
               f"- measuring (first to last measurement): {spans[0]:.1f} s alone, "
               f"{spans[1]:.1f} s on two GPUs: ratio "
               f"{spans[0] / spans[1] if spans[1] else float('nan'):.2f}",
@@ -295,15 +302,17 @@ def model_section(single: dict[str, Any], single_s: float, measured: dict[int, f
 
 
 def scale_section(runs: list[tuple[int, dict[str, Any], float]],
-                  model: tuple[dict[str, float], int, float, float, bool] | None) -> str:
+                  model: tuple[dict[str, float], int, float, float, bool] | None,
+                  bounds: dict[int, float] | None = None) -> str:
     """One row per run (GPUs, its analyse() against GPU 0 alone, its command's wall seconds):
     points, none missing / none twice, points per second over the whole command, the ratio to
-    one GPU's, and the model's points per second for that many GPUs from the one-GPU per-point
-    costs (``model``: _model_inputs; '-' without the one-GPU sweep's tune --json)."""
+    one GPU's beside Amdahl's bound on it (``bounds``: GPUs -> bound, _scale_bound.py), and the
+    model's points per second for that many GPUs from the one-GPU per-point costs (``model``:
+    _model_inputs; '-' without the one-GPU sweep's tune --json)."""
     one = next((a["single_points"] / s for g, a, s in runs if g == 1 and s), 0.0)
     lines = ["## One GPU, two, four: the whole command", "",
-             "| GPUs | points | missing | measured twice | wall s | points/s | x one GPU | model |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| GPUs | points | missing | measured twice | wall s | points/s | x one GPU | bound |"
+             " model |", "|---|---|---|---|---|---|---|---|---|"]
     for gpus, a, seconds in runs:
         points = a["single_points"] if gpus == 1 else a["dual_points"]
         rate = points / seconds if seconds else 0.0
@@ -311,7 +320,8 @@ def scale_section(runs: list[tuple[int, dict[str, Any], float]],
         guess = "-" if model is None else \
             f"{predict(model[0], model[1], model[2], gpus, 1, model[3]):.1f}"
         lines.append(f"| {gpus} | {points} | {missing} | {twice} | {seconds:.1f} | "
-                     f"{rate:.1f} | {f'{rate / one:.2f}' if one and rate else '-'} | {guess} |")
+                     f"{rate:.1f} | {f'{rate / one:.2f}' if one and rate else '-'} | "
+                     f"{f'{bounds[gpus]:.2f}' if bounds and gpus in bounds else '-'} | {guess} |")
     return "\n".join(lines) + "\n"
 
 
@@ -341,29 +351,40 @@ def main(argv: list[str] | None = None) -> int:
                    help="the two-GPU sweep's tune --json output: each worker's breakdown")
     p.add_argument("--quad-json", type=Path, default=None,
                    help="the four-GPU sweep's tune --json output: each worker's breakdown")
+    p.add_argument("--json", type=Path, default=None,
+                   help="write Amdahl's bound's numbers here (scripts/device-jobs/z_summary.py)")
     args = p.parse_args(argv)
     single = read(args.single)
     a = analyse(single, read(args.dual))
     quad = analyse(single, read(args.quad)) if args.quad is not None else None
-    spans = (measuring_s(args.single), measuring_s(args.dual))
-    text = markdown(a, args.single_s, args.dual_s, args.command, spans)
     docs = {name: _doc(path) for name, path in (("one GPU", args.single_json),
                                                ("two GPUs", args.dual_json),
                                                ("four GPUs", args.quad_json))}
+    runs = {1: (a["single_points"], args.single_s, docs["one GPU"]),
+            2: (a["dual_points"], args.dual_s, docs["two GPUs"])}
+    if quad is not None:
+        runs[4] = (quad["dual_points"], args.quad_s, docs["four GPUs"])
+    nums = bound_numbers(runs)
+    spans = (measuring_s(args.single), measuring_s(args.dual))
+    text = markdown(a, args.single_s, args.dual_s, args.command, spans,
+                    nums["runs"][2]["bound"] if nums and 2 in nums["runs"] else None)
     rows = [r for name, doc in docs.items() if doc is not None for r in breakdowns(doc, name)]
     if rows:
         text += "\n" + time_section(rows)
     model = None
     if docs["one GPU"] is not None and rows and args.single_s and args.dual_s:
         model = _model_inputs(docs["one GPU"], args.single_s, docs["two GPUs"], args.dual_s)
-        measured = {1: a["single_points"] / args.single_s, 2: a["dual_points"] / args.dual_s}
-        if quad is not None and args.quad_s:
-            measured[4] = quad["dual_points"] / args.quad_s
+        measured = {g: n / s for g, (n, s, _) in runs.items() if s}
         text += "\n" + model_section(docs["one GPU"], args.single_s, measured,
                                      docs["two GPUs"], args.dual_s)
+    bounds = {g: r["bound"] for g, r in nums["runs"].items()} if nums else None
     if quad is not None:
         text += "\n" + scale_section([(1, a, args.single_s), (2, a, args.dual_s),
-                                      (4, quad, args.quad_s)], model)
+                                      (4, quad, args.quad_s)], model, bounds)
+    if nums:
+        text += "\n" + section(nums)
+    if args.json:
+        args.json.write_text(json.dumps(nums, indent=1) + "\n")
     args.out.write_text(text)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
