@@ -53,7 +53,9 @@ sweep() {  # TREE NAME STORAGE [single]: scripts/multi-gpu-sweep into $W/NAME
 
 if [ "${1:-}" = pg ]; then  # a second call (builds kept): the sweep through PostgreSQL
   if [ "${Z_DRY:-0}" != 1 ]; then  # Debian's server, carried (scripts/device-prep)
-    mkdir -p /tmp/pg && tar -C /tmp/pg -xJf .deps/pg.tar.xz
+    # whole, or its two halves carried by two calls (pg_unpack.sh; Z_RUNS=postgres: no e304aed)
+    bash scripts/device-jobs/pg_unpack.sh 2>> "$W/job.log" ||
+      { z_log "no PostgreSQL archive on this machine"; z_pack; exit 1; }
     export PATH=/tmp/pg/usr/lib/postgresql/15/bin:$PATH
     export LD_LIBRARY_PATH=/tmp/pg/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export PYTHONPATH=$NEW_SITE:/tmp/site
