@@ -69,7 +69,7 @@ case "$phase" in
     tail -30 "$OUT/axis_call_probe.out" ;;
   bench)
     CUDA_VISIBLE_DEVICES=0 PYTHONPATH=$site AXIS_PROTOCOL=0 AXIS_TOTALS=${AXIS_TOTALS:-28,24} \
-      AXIS_DTYPES=float32,bfloat16 AXIS_TESTS=0 AXIS_TIME_LIMIT=${AXIS_TIME_LIMIT:-470} \
+      AXIS_DTYPES=${AXIS_DTYPES:-float32,bfloat16} AXIS_TESTS=0 AXIS_TIME_LIMIT=${AXIS_TIME_LIMIT:-470} \
       AXIS_BENCH_TIMEOUT=${AXIS_BENCH_TIMEOUT:-560} bash scripts/device-jobs/axis_bench.sh ;;
   together)
     mkdir -p "$OUT/bench" "$OUT/priors" "$OUT/pytest"
