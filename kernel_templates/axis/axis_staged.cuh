@@ -9,6 +9,12 @@
 // memory; then thread t reduces the rows t, t + BS, ... of the tile from shared memory and
 // writes their outputs (neighbouring threads, neighbouring outputs: coalesced stores).
 //
+// Two register paths take the same tiles where the input lies on a vector boundary and a row
+// is a whole number of vectors or a vector a whole number of rows, with the same loads and no
+// shared memory: r dividing VEC (staged_rows_in_vectors: a vector holds VEC / r rows) and
+// r = 2 * VEC or 4 * VEC (staged_rows_of_vectors: 2 or 4 lanes hold a row and hand it to one
+// of them with shuffles). Other r, and misaligned inputs, stage through shared memory.
+//
 // The tile holds capacity = BS * VEC * UNROLL elements: floor(capacity / r) rows. Its start
 // lies wherever row0 * r * sizeof(T) puts it, so up to VEC - 1 elements before the first
 // aligned vector are a scalar head and those after the last whole vector a scalar tail; no
@@ -49,6 +55,11 @@ constexpr unsigned long long staged_max_r = 32;
 static_assert(staged_max_r == RT_AXIS_FAMILY_STAGED_MAX_R,
               "family.json's staged_max_r let is the kernel's staged_max_r");
 #endif
+
+// Rows of up to this many whole vectors (r = 2 * vec or 4 * vec, at most staged_max_r) skip
+// shared memory (staged_rows_of_vectors): a group of M lanes transposes its M loads, log2(M)
+// shuffle steps, whose selects grow as M log2(M) per row.
+constexpr unsigned staged_max_vectors = 4;
 
 template <class T> __host__ __device__ constexpr unsigned staged_pad_every() {
   return sizeof(T) >= 8 ? 16 : 32;
@@ -180,17 +191,138 @@ __device__ __forceinline__ void staged_rows_in_vectors(const T *__restrict__ in,
   }
 }
 
+// 32-bit words of one vector (a 2-byte vector in the low half of one), for __shfl_xor_sync.
+template <class T, unsigned VEC> inline constexpr unsigned vec_words = (sizeof(T) * VEC + 3) / 4;
+
+// The M x M transpose of a group of M lanes: lane part p's y[u] (part p of the block's row u)
+// becomes part u of row p. Step s swaps, between lanes p and p ^ s, the registers j whose bit s
+// differs from p's (the bit s of lane and register flip together: after the log2(M) steps part
+// c of row u has gone from lane c, register u to lane u, register c). M / 2 shuffles of W words
+// a step: at M = 4, 16 shuffles and 48 selects a row, against 12 and 96 for M - 1 direct
+// exchanges whose run-time register index costs M-way selects on both sides.
+template <unsigned M, unsigned W>
+__device__ __forceinline__ void transpose_parts(unsigned (&y)[M][W], unsigned p) {
+#pragma unroll
+  for (unsigned s = M / 2; s > 0; s /= 2) {
+    const bool high = (p & s) != 0;
+#pragma unroll
+    for (unsigned j = 0; j < M; ++j) {
+      if (j & s) continue;
+#pragma unroll
+      for (unsigned w = 0; w < W; ++w) {
+        const unsigned got = __shfl_xor_sync(full_mask, high ? y[j][w] : y[j ^ s][w], s);
+        if (high)
+          y[j][w] = got;
+        else
+          y[j ^ s][w] = got;
+      }
+    }
+  }
+}
+
+// Rows of M whole vectors (r = M * VEC, M = 2 or 4: bfloat16 and float16 rows of 16 and 32 at
+// vec 8, float32 rows of 8 and 16 at vec 4) of an input aligned to a vector: each thread owns
+// whole rows and sums them from registers, no shared memory. Through shared memory a bfloat16
+// row of 16 cost 8 st.shared.u16 per vector and 16 ld.shared.u16 per row, 2-byte accesses at
+// up to 2 wavefronts each: the copy and the reads bound the kernel at 56-62 % of the H200's
+// peak where float32 rows of 16 (4-byte accesses, half as many per byte) reached 85.6 %.
+//
+// Loads: each warp load is stage_tile's, 32 lanes reading 512 contiguous bytes (16-byte
+// vectors), so lane l of load u holds part l % M of a row that M neighbouring lanes share. A
+// thread instead loading its own row's M vectors would have each warp instruction take 16
+// bytes every M * 16 bytes: half of every 32-byte sector at M = 2, one sector in two at M = 4,
+// the other halves M - 1 instructions later. That issues M times the sector requests for the
+// same bytes and leaves merging them to L1 on a kernel that does nothing but stream. Instead
+// the M lanes of a group trade parts with xor shuffles of the vectors' 32-bit words
+// (transpose_parts): at M = 2, 4 shuffles and 12 selects per 32-byte row of bfloat16, against
+// the 32 shared accesses above (PTX, sm_90).
+//
+// Layout: warp w takes the tile's vectors [w * 32 * UNROLL, (w + 1) * 32 * UNROLL), load u the
+// 32 from w * 32 * UNROLL + 32 * u; the loads b * M + c (c < M) hold 32 consecutive rows, the
+// b-th block of the warp's rows. Lane (g, p) = (l / M, l % M) holds part p of row
+// u * 32 / M + g of the warp's, and after the transpose owns row (b * M + p) * 32 / M + g of
+// block b: a warp's 32 rows of one block are 32 consecutive outputs, one coalesced store.
+// UNROLL < M (fewer loads than a block takes): lanes p >= UNROLL own no row.
+//
+// Order: each row meets its elements in k order (part c's VEC elements, c = 0 .. M - 1) from
+// the identity in one thread: staged_rows' and the thread strategy's bits (batch_invariant).
+// The same tiles and grid as staged_rows; every row of the tile is whole, so no tail.
+template <class T, class Op, unsigned BS, unsigned VEC, unsigned UNROLL, unsigned M>
+__device__ __forceinline__ void staged_rows_of_vectors(const T *__restrict__ in, T *out,
+                                                       unsigned long long outer) {
+  constexpr unsigned R = M * VEC, W = vec_words<T, VEC>, bytes = sizeof(T) * VEC;
+  constexpr unsigned rows_per_tile = staged_capacity<T, BS, VEC, UNROLL>() / R; // BS * UNROLL / M
+  constexpr unsigned L = UNROLL < M ? UNROLL : M, blocks = (UNROLL + M - 1) / M;
+  static_assert(BS % 32 == 0 && 32 % M == 0, "whole warps of whole groups of M lanes");
+  const Op op{};
+  const unsigned lane = threadIdx.x % 32, p = lane % M, g = lane / M;
+  const unsigned first = threadIdx.x / 32 * 32 * UNROLL; // the warp's first vector of the tile
+  for (unsigned long long row0 = static_cast<unsigned long long>(blockIdx.x) * rows_per_tile;
+       row0 < outer; row0 += static_cast<unsigned long long>(gridDim.x) * rows_per_tile) {
+    const unsigned rows = static_cast<unsigned>(min_u64(rows_per_tile, outer - row0));
+    const vec<T, VEC> *pv = reinterpret_cast<const vec<T, VEC> *>(in + row0 * R);
+    unsigned x[UNROLL][W] = {}; // a vector past the tile's rows: zeros no owner reads
+#pragma unroll
+    for (unsigned u = 0; u < UNROLL; ++u)
+      if (first + u * 32 + lane < rows * M) {
+        const vec<T, VEC> v = pv[first + u * 32 + lane];
+        memcpy(x[u], &v, bytes);
+      }
+#pragma unroll
+    for (unsigned b = 0; b < blocks; ++b) {
+      unsigned y[M][W] = {}; // every lane shuffles (full_mask), owner or not
+#pragma unroll
+      for (unsigned u = 0; u < L; ++u)
+#pragma unroll
+        for (unsigned w = 0; w < W; ++w) y[u][w] = x[b * M + u][w];
+      transpose_parts<M, W>(y, p);
+      const unsigned row = first / M + (b * M + p) * (32 / M) + g;
+      if (p >= L || row >= rows) continue;
+      acc_t<T> acc = Op::template identity<acc_t<T>>();
+#pragma unroll
+      for (unsigned c = 0; c < M; ++c) {
+        vec<T, VEC> part;
+        memcpy(&part, y[c], bytes);
+#pragma unroll
+        for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(part.v[e]));
+      }
+      out[row0 + row] = from_acc<T>(acc);
+    }
+  }
+}
+
+// Whether in lies on a vector boundary: every row of a whole number of vectors then does too.
+template <class T, unsigned VEC> __device__ __forceinline__ bool vector_aligned(const T *in) {
+  return reinterpret_cast<unsigned long long>(in) % (sizeof(T) * VEC) == 0;
+}
+
 // Takes the rows in vectors where r is R, R / 2, ..., 1 (the divisors of VEC) and the input
-// lies on a vector boundary; false where staged_rows must stage the tile.
+// lies on a vector boundary; false where another path must take the tile.
 template <class T, class Op, unsigned BS, unsigned VEC, unsigned UNROLL, unsigned R = VEC>
 __device__ __forceinline__ bool staged_in_vectors(const T *__restrict__ in, T *out,
                                                   unsigned long long outer, unsigned r) {
   if (r == R) {
-    if (reinterpret_cast<unsigned long long>(in) % (sizeof(T) * VEC) != 0) return false;
+    if (!vector_aligned<T, VEC>(in)) return false;
     staged_rows_in_vectors<T, Op, BS, VEC, UNROLL, R>(in, out, outer);
     return true;
   }
   if constexpr (R > 1) return staged_in_vectors<T, Op, BS, VEC, UNROLL, R / 2>(in, out, outer, r);
+  return false;
+}
+
+// Takes the rows of M whole vectors where r is 2 * VEC or 4 * VEC (at most staged_max_r) and
+// the input lies on a vector boundary; false where staged_rows must stage the tile.
+template <class T, class Op, unsigned BS, unsigned VEC, unsigned UNROLL, unsigned M = 2>
+__device__ __forceinline__ bool staged_of_vectors(const T *__restrict__ in, T *out,
+                                                  unsigned long long outer, unsigned r) {
+  if constexpr (M <= staged_max_vectors && M * VEC <= staged_max_r) {
+    if (r == M * VEC) {
+      if (!vector_aligned<T, VEC>(in)) return false;
+      staged_rows_of_vectors<T, Op, BS, VEC, UNROLL, M>(in, out, outer);
+      return true;
+    }
+    return staged_of_vectors<T, Op, BS, VEC, UNROLL, 2 * M>(in, out, outer, r);
+  }
   return false;
 }
 
@@ -200,7 +332,8 @@ __device__ __forceinline__ void staged(const T *__restrict__ in, T *out, unsigne
   // r = 0: no tile of whole rows; every output the identity
   if (inner > 1 || r > staged_max_r || r == 0)
     rows_by_lanes<T, Op, BS, 1, UNROLL, 1>(in, out, outer, r, inner);
-  else if (!staged_in_vectors<T, Op, BS, VEC, UNROLL>(in, out, outer, static_cast<unsigned>(r)))
+  else if (!staged_in_vectors<T, Op, BS, VEC, UNROLL>(in, out, outer, static_cast<unsigned>(r)) &&
+           !staged_of_vectors<T, Op, BS, VEC, UNROLL>(in, out, outer, static_cast<unsigned>(r)))
     staged_rows<T, Op, BS, VEC, UNROLL>(in, out, outer, static_cast<unsigned>(r));
 }
 

@@ -11,8 +11,15 @@
 // must have the bits of thread_columns (a thread per row, the same k order): a
 // lost, doubled or misplaced element of a tile changes them.
 //
+// Rows of 2 and 4 whole vectors (r = 2 * vec, 4 * vec: bfloat16 and float16 rows of 16 and 32
+// at vec 8, float32 rows of 8 and 16 at vec 4) take a register path (staged_rows_of_vectors:
+// groups of lanes trade their parts with shuffles) where the input lies on a vector boundary:
+// checked at every unroll, with the bits of thread_columns and of unroll 1, and at an input one
+// element off (shared memory).
+//
 // And staged points are batch_invariant: a row has the same bits whether 1, 7, 4096 or 2^20
-// rows are reduced with it, float32, float64 and bfloat16.
+// rows are reduced with it, float32, float64 and bfloat16, on the register paths (an aligned
+// input) and through shared memory (one element off).
 #include "axis_device_problem.hpp"
 #include "axis_points.hpp"
 #include "catch.hpp"
@@ -114,6 +121,48 @@ TEST_CASE("Staged points reduce hostile short rows at every alignment correctly,
   std::printf("gpu_test_axis_staged: %zu runs verified, each with thread_columns' bits\n", runs);
 }
 
+TEST_CASE("Staged rows of 2 and 4 whole vectors, bfloat16, float16 and float32, have the bits "
+          "of a thread per row and of unroll 1 at every unroll, aligned and one element off",
+          "[gpu][axis][staged]") {
+  const rt_test::gpu_context g;
+  const family f = family::load(g.lib, "axis");
+  for (const dtype t : {dtype::bfloat16, dtype::float16, dtype::float32})
+    for (const reduce_op o : {reduce_op::sum, reduce_op::max}) {
+      const search_space s(f, t, o, g.limits);
+      // 16-byte loads at every unroll (unroll 1 first: a block of fewer loads than a row has
+      // vectors), 8-byte loads, and tiles of 64 threads of one load (many tiles, idle lanes).
+      const std::int64_t wide = 16 / static_cast<std::int64_t>(size_of(t));
+      const auto points = load_points(g, f, s, {"thread_columns"},
+                                      {{256, wide, 1},
+                                       {256, wide, 2},
+                                       {256, wide, 4},
+                                       {256, wide, 8},
+                                       {256, wide / 2, 4},
+                                       {64, wide, 1}});
+      REQUIRE(points.size() == 7);
+      // r = wide: a vector a row; 2 * wide and 4 * wide: 2 and 4 vectors of the 16-byte points
+      // (the 8-byte point's 2 and 4 vectors are wide and 2 * wide; its 8, staged_rows).
+      for (const std::uint64_t r : {wide, 2 * wide, 4 * wide})
+        for (const std::size_t offset : {0, 1}) {
+          // 3.5 tiles of the largest point (256 x wide x 8 elements) and a ragged last one.
+          const problem p{t, o, {256 * 8 * 16 * 7 / 2 / size_of(t) / r + 5, r, 1}};
+          for (const data_pattern pattern : hostile) {
+            const bytes host =
+                generate_bytes(t, pattern, o, p.elements() + offset, 0x2C4 + r + offset);
+            const std::string what =
+                to_label(p) + " offset " + std::to_string(offset) + " " + to_string(pattern);
+            const auto got = rt_test::verified_outputs(s, p, host, offset, points, what);
+            for (std::size_t k = 1; k < got.size(); ++k) {
+              INFO(what << " " << points[k].name << " against " << points[0].name << " and "
+                        << points[1].name);
+              REQUIRE(got[k] == got[0]); // thread_columns: one thread, k order
+              REQUIRE(got[k] == got[1]); // unroll 1
+            }
+          }
+        }
+    }
+}
+
 TEST_CASE("A staged row has the same bits in batches of 1, 7, 4096 and 2^20 rows",
           "[gpu][axis][staged][determinism]") {
   const rt_test::gpu_context g;
@@ -121,27 +170,31 @@ TEST_CASE("A staged row has the same bits in batches of 1, 7, 4096 and 2^20 rows
   for (const dtype t : {dtype::float32, dtype::float64, dtype::bfloat16}) {
     const search_space s(f, t, reduce_op::sum, g.limits);
     const auto points = staged_points(g, f, s);
-    for (const std::uint64_t r : {2, 3, 7, 16, 17, 32, 33}) {
+    for (const std::uint64_t r : {2, 3, 7, 8, 16, 17, 32, 33}) {
       // One row of uniform data (no two summation orders are likely to agree) in every row.
       const bytes row = generate_bytes(t, data_pattern::uniform, reduce_op::sum, r, 0xB17 + r);
-      const std::size_t width = row.size(), offset = 1; // every row misaligned somewhere
-      std::vector<bytes> alone(points.size());
-      for (const std::uint64_t rows : {1ull, 7ull, 4096ull, 1ull << 20}) {
-        const problem p{t, reduce_op::sum, {rows, r, 1}};
-        bytes host((offset + rows * r) * size_of(t));
-        for (std::uint64_t j = 0; j < rows; ++j)
-          std::memcpy(host.data() + offset * size_of(t) + j * width, row.data(), width);
-        const device_rows d(p, host, offset);
-        for (std::size_t k = 0; k < points.size(); ++k) {
-          INFO(to_label(p) << " " << points[k].name);
-          REQUIRE(plan_axis(s, points[k].p, p.shape).batch_invariant); // the family's let
-          const bytes got = d.run(s, points[k]);
-          if (rows == 1) {
-            REQUIRE(axis_reference(p, host.data() + offset * size_of(t)).check(got.data()).ok());
-            alone[k] = got;
-          }
+      const std::size_t width = row.size();
+      // 0: the register paths where a row is a vector's divisor or 2 or 4 of them; 1: every
+      // staged point through shared memory.
+      for (const std::size_t offset : {0, 1}) {
+        std::vector<bytes> alone(points.size());
+        for (const std::uint64_t rows : {1ull, 7ull, 4096ull, 1ull << 20}) {
+          const problem p{t, reduce_op::sum, {rows, r, 1}};
+          bytes host((offset + rows * r) * size_of(t));
           for (std::uint64_t j = 0; j < rows; ++j)
-            REQUIRE(std::memcmp(got.data() + j * size_of(t), alone[k].data(), size_of(t)) == 0);
+            std::memcpy(host.data() + offset * size_of(t) + j * width, row.data(), width);
+          const device_rows d(p, host, offset);
+          for (std::size_t k = 0; k < points.size(); ++k) {
+            INFO(to_label(p) << " offset " << offset << " " << points[k].name);
+            REQUIRE(plan_axis(s, points[k].p, p.shape).batch_invariant); // the family's let
+            const bytes got = d.run(s, points[k]);
+            if (rows == 1) {
+              REQUIRE(axis_reference(p, host.data() + offset * size_of(t)).check(got.data()).ok());
+              alone[k] = got;
+            }
+            for (std::uint64_t j = 0; j < rows; ++j)
+              REQUIRE(std::memcmp(got.data() + j * size_of(t), alone[k].data(), size_of(t)) == 0);
+          }
         }
       }
     }
@@ -149,11 +202,12 @@ TEST_CASE("A staged row has the same bits in batches of 1, 7, 4096 and 2^20 rows
 }
 
 // Not run by default (hidden): the short rows of issue 26's first look, (2^27, 2), (2^24, 16)
-// and (2^25, 8), float32 and bfloat16, hot medians of thread_columns, group_short_rows, the
-// staged preset and staged neighbours (16-byte loads with 4 or 2 in flight, 512-thread
-// blocks), with bandwidth counting bytes read + written and % of the HBM peak; each staged
-// result is first checked bit for bit against thread_columns' (the same order). The kernels
-// alone, no peers: scripts/device-jobs/axis_short_rows.py puts torch beside them.
+// and (2^25, 8), and (2^23, 32) (4 vectors of bfloat16 at vec 8), float32 and bfloat16, hot medians
+// of thread_columns, group_short_rows, the staged preset and staged neighbours (16-byte loads with
+// 4 or 2 in flight, 512-thread blocks), with bandwidth counting bytes read + written and % of the
+// HBM peak; each staged result is first checked bit for bit against thread_columns' (the same
+// order). The kernels alone, no peers: scripts/device-jobs/axis_short_rows.py puts torch beside
+// them.
 TEST_CASE("Short rows at 2^28 elements: staged against a thread per row and sub-warp groups",
           "[.][gpu][axis][staged][timing]") {
   const rt_test::gpu_context g;
@@ -168,7 +222,7 @@ TEST_CASE("Short rows at 2^28 elements: staged against a thread per row and sub-
     const bytes host = generate_bytes(t, data_pattern::uniform, reduce_op::sum, 1ull << 28, 7);
     for (const reduction_shape shape :
          {reduction_shape{1ull << 27, 2, 1}, reduction_shape{1ull << 24, 16, 1},
-          reduction_shape{1ull << 25, 8, 1}}) {
+          reduction_shape{1ull << 25, 8, 1}, reduction_shape{1ull << 23, 32, 1}}) {
       const problem p{t, reduce_op::sum, shape};
       const device_rows d(p, host);
       const bytes expected = d.run(s, points.front());

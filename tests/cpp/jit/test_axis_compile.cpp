@@ -15,7 +15,10 @@
 #include "reducetune/space/problem.hpp"
 #include "reducetune/space/space.hpp"
 
+#include <nvrtc.h>
+
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -41,6 +44,61 @@ using rt_test::grid_at;
 
 std::int64_t let_of(const search_space &s, const point &p, const std::string &name) {
   return expression::parse(name).eval_int(s.scope_for(p.compile, p.launch));
+}
+
+// PTX (compute_90) of `source`, a test's own kernels over the embedded library's common/ and
+// axis/ headers, compiled as the jit layer compiles a half-type variant: the instructions a
+// kernel issues (shared memory, local memory, vector loads, shuffles), which the cubin's ELF
+// does not name without a disassembler.
+std::string ptx_of(const std::string &source) {
+  const template_library lib = template_library::embedded();
+  std::vector<std::string> names, contents;
+  for (const char *folder : {"common/", "axis/"})
+    for (const auto &path : lib.paths_under(folder)) {
+      names.push_back(path);
+      contents.push_back(*lib.read(path));
+    }
+  std::vector<const char *> name_ptrs, content_ptrs;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    name_ptrs.push_back(names[i].c_str());
+    content_ptrs.push_back(contents[i].c_str());
+  }
+  nvrtcProgram prog = nullptr;
+  REQUIRE(nvrtcCreateProgram(&prog, source.c_str(), "staged_ptx.cu", static_cast<int>(names.size()),
+                             content_ptrs.data(), name_ptrs.data()) == NVRTC_SUCCESS);
+  const std::unique_ptr<nvrtcProgram, nvrtcResult (*)(nvrtcProgram *)> owner(&prog,
+                                                                             nvrtcDestroyProgram);
+  const std::string include = "--include-path=" + half_headers_folder();
+  const char *options[] = {"--gpu-architecture=compute_90",
+                           "-std=c++17",
+                           "-DRT_NVRTC=1",
+                           "-minimal",
+                           "-DRT_HALF_TYPES=1",
+                           include.c_str()};
+  const nvrtcResult compiled = nvrtcCompileProgram(prog, 6, options);
+  std::size_t size = 0;
+  REQUIRE(nvrtcGetProgramLogSize(prog, &size) == NVRTC_SUCCESS);
+  std::string log(size, '\0');
+  REQUIRE(nvrtcGetProgramLog(prog, log.data()) == NVRTC_SUCCESS);
+  INFO(log);
+  REQUIRE(compiled == NVRTC_SUCCESS);
+  REQUIRE(nvrtcGetPTXSize(prog, &size) == NVRTC_SUCCESS);
+  std::string ptx(size, '\0');
+  REQUIRE(nvrtcGetPTX(prog, ptx.data()) == NVRTC_SUCCESS);
+  return ptx;
+}
+
+// The PTX of one kernel (`.entry name(` up to the next entry), and how often `what` occurs in it.
+std::string entry_of(const std::string &ptx, const std::string &name) {
+  const std::size_t at = ptx.find(".entry " + name + "(");
+  REQUIRE(at != std::string::npos);
+  return ptx.substr(at, ptx.find(".entry ", at + 1) - at);
+}
+
+std::size_t count_of(const std::string &text, const std::string &what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
 }
 
 } // namespace
@@ -382,4 +440,81 @@ TEST_CASE(
       CHECK(frame->second == 0);
     }
   }
+}
+
+TEST_CASE("Staged points compile for sm_90 for every element type at every vec and unroll the "
+          "space allows, the register paths of rows of whole vectors included",
+          "[jit][axis][staged][slow]") {
+  // A staged kernel holds every path (rows in vectors, rows of 2 and 4 vectors, shared memory,
+  // the fallback): r picks one at run time, so each point compiles them all.
+  const family f = axis_family();
+  std::vector<compile_request> requests;
+  std::vector<std::string> labels;
+  for (const dtype t : all_dtypes) {
+    const search_space s(f, t, reduce_op::sum, sm90);
+    for (const std::int64_t vec : {1, 2, 4, 8})
+      for (const std::int64_t unroll : {1, 2, 4, 8}) {
+        const point p = s.point_of({{"strategy", std::string("staged")},
+                                    {"lanes", std::int64_t{1}},
+                                    {"vec", vec},
+                                    {"unroll", unroll}});
+        INFO(to_string(t) << " " << to_label(f, p.compile) << ": " << s.check(p).reasons());
+        REQUIRE(s.check(p).ok() == (vec * static_cast<std::int64_t>(size_of(t)) <= 16));
+        if (!s.check(p).ok()) continue;
+        requests.push_back(request_for(f, p.compile, 90));
+        labels.push_back(std::string(to_string(t)) + " " + to_label(f, p.compile));
+      }
+  }
+  // vec 1-8 for the 2-byte types, 1-4 for the 4-byte ones, 1-2 for the 8-byte ones; 4 unrolls
+  REQUIRE(requests.size() == (2 * 4 + 2 * 3 + 2 * 2) * 4);
+  const auto outcomes = rt_test::shared_compiler().compile_batch(requests);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    INFO(labels[i] << ": " << (outcomes[i].program ? "" : outcomes[i].error.substr(0, 3000)));
+    REQUIRE(outcomes[i].program);
+    // No local memory, but for one point that spilled before the rows of whole vectors had a
+    // path: bfloat16 vec 8 unroll 8, 8 bytes at 80 registers (sm_90), whose rows of one element
+    // (staged_rows_in_vectors, 8 outputs a vector, 8 vectors a thread) spill alone (nvcc
+    // -Xptxas -v of that path by itself: 16 bytes; the rows of 2 and 4 vectors, 48 and 40
+    // registers, none).
+    const bool spilled_before =
+        labels[i].find("bfloat16.sum.s_staged.bs_256.l_1.v_8.u_8") != std::string::npos;
+    const auto frames = rt_test::kernel_frame_bytes(outcomes[i].program->cubin);
+    for (const auto &name : requests[i].name_expressions) {
+      const auto frame = frames.find(outcomes[i].program->mangled(name));
+      REQUIRE(frame != frames.end());
+      CHECK(frame->second <= (spilled_before ? 8u : 0u));
+    }
+  }
+}
+
+TEST_CASE("Bfloat16 rows of 2 vectors of 8 (r = 16) are summed without shared memory: 16-byte "
+          "read-only loads, shuffles and one store per row, where staging the same tile takes "
+          "16 shared accesses a row",
+          "[jit][axis][staged]") {
+  // The tiles of staged_short_rows_vec8 (256 threads, vec 8, unroll 4): bfloat16 rows of 16
+  // through shared memory reached 56-62 % of the H200's peak (axis_staged.cuh).
+  const std::string ptx = ptx_of(R"(#include "axis/axis.cuh"
+using bf16 = __nv_bfloat16;
+extern "C" __global__ void __launch_bounds__(256)
+    of_vectors(const bf16 *__restrict__ in, bf16 *out, unsigned long long outer) {
+  rt::axis::staged_rows_of_vectors<bf16, rt::op_sum, 256, 8, 4, 2>(in, out, outer);
+}
+extern "C" __global__ void __launch_bounds__(256)
+    through_shared(const bf16 *__restrict__ in, bf16 *out, unsigned long long outer) {
+  rt::axis::staged_rows<bf16, rt::op_sum, 256, 8, 4>(in, out, outer, 16);
+}
+)");
+  const std::string vectors = entry_of(ptx, "of_vectors"), shared = entry_of(ptx, "through_shared");
+  INFO(vectors);
+  CHECK(count_of(vectors, "st.shared") == 0);
+  CHECK(count_of(vectors, "ld.shared") == 0);
+  CHECK(count_of(vectors, ".local") == 0);
+  // unroll 4 loads of 16 bytes through the read-only path, as stage_tile issues them
+  CHECK(count_of(vectors, "ld.global.nc.v4") == 4);
+  // 2 rows a thread (4 loads, 2 a row): one shuffle step of a vector's 4 words per row
+  CHECK(count_of(vectors, "shfl.sync.bfly.b32") == 8);
+  CHECK(count_of(vectors, "st.global") == 2);
+  // the contrast, so that the zeros above could have failed: the same tile staged
+  CHECK(count_of(shared, "st.shared.u16") >= 8);
+  CHECK(count_of(shared, "ld.shared.u16") >= 1);
 }
