@@ -60,11 +60,13 @@ class AxisWorker:
         return {**SYNTHETIC_DEVICE, "ordinal": ordinal, "arch": 90, "runtime_version": 13000,
                 "max_threads_per_block": 1024}
 
-    def _precompile(self, points: list[dict], arch: str, threads: int) -> dict[str, Any]:
+    def _precompile(self, points: list[dict], arch: str, threads: int,
+                    **share: Any) -> dict[str, Any]:  # workers, shared_dir: a --devices run's
         return {"requested": len(points), "compiled": len(points), "cached": 0, "failed": 0,
                 "failures": {}, "seconds": 0.1, "threads": 1}
 
-    def _compile_ahead(self, points: list[dict], arch: str, threads: int) -> dict[str, Any]:
+    def _compile_ahead(self, points: list[dict], arch: str, threads: int,
+                       **share: Any) -> dict[str, Any]:  # workers, shared_dir: a --devices run's
         return {"queued": len(points), "waiting": 0, "compiled": 0, "skipped": 0, "failed": 0,
                 "dropped": 0}
 

@@ -49,14 +49,16 @@ class FakeWorker:
                "max_threads_per_block": 1024}
         return {"ok": True, "result": dev}
 
-    def _precompile(self, points: list[dict], arch: str, threads: int) -> dict[str, Any]:
+    def _precompile(self, points: list[dict], arch: str, threads: int,
+                    **share: Any) -> dict[str, Any]:  # workers, shared_dir: a --devices run's
         if FakeWorker.precompile_reply is not None:
             return FakeWorker.precompile_reply
         return {"ok": True, "result": {"requested": len(points), "compiled": 1290,
                                        "cached": 0, "failed": 0, "failures": {},
                                        "seconds": 4.1, "threads": 16}}
 
-    def _compile_ahead(self, points: list[dict], arch: str, threads: int) -> dict[str, Any]:
+    def _compile_ahead(self, points: list[dict], arch: str, threads: int,
+                       **share: Any) -> dict[str, Any]:  # workers, shared_dir: a --devices run's
         # what the worker's background threads are handed (tuning/precompile.py); compiled
         # nothing yet when the reply comes
         return {"ok": True, "result": {"queued": len(points), "waiting": len(points),

@@ -14,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 
+from reducetune.evaluate._gpu_share import CompileShare, share_compiles
 from reducetune.evaluate.gpu import prestart
 
 __all__ = ["prestart_for", "worker_main"]
@@ -38,6 +39,8 @@ def worker_main(argv: list[str]) -> int:
     from reducetune.store.study_storage import import_ahead
 
     tune_devices.counted_by_parent = True
+    # which of the run's GPU workers this is, and their folder: its evaluator's compiles
+    share_compiles(CompileShare(**d.pop("compile_share", {})))
     import_ahead()  # Optuna's imports while this worker waits for its go (they touch no file)
     # the command lets its workers on once their GPUs are counted (tune_devices._let_on)
     if d.pop("await_go", False) and sys.stdin.readline().strip() != "go":

@@ -26,6 +26,8 @@ import re
 import subprocess
 import sys
 import time
+from contextlib import nullcontext
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from reducetune import errors
 from reducetune.cli.args import INT_MAX, db_path
 from reducetune.cli.console import console
 from reducetune.cli.report import time_table
+from reducetune.evaluate._gpu_share import CompileShare, run_folder
 from reducetune.store.files import holds_no_results
 from reducetune.store.results import open_store
 from reducetune.store.study_storage import optuna_tables
@@ -141,10 +144,12 @@ sys.exit(worker_main(sys.argv[1:]))
 """
 
 
-def _worker_args(args: argparse.Namespace, ordinal: int) -> str:
-    """The worker's arguments: this command's, for one device, printing JSON."""
+def _worker_args(args: argparse.Namespace, ordinal: int, share: CompileShare) -> str:
+    """The worker's arguments: this command's, for one device, printing JSON, with its share
+    of the host's compiles (evaluate/_gpu_share.py)."""
     keep = {k: v for k, v in vars(args).items() if not callable(v)}
-    keep.update(devices=str(ordinal), quiet=True, json=True, await_go=True)
+    keep.update(devices=str(ordinal), quiet=True, json=True, await_go=True,
+                compile_share=asdict(share))
     if args.replay is None:
         keep["device"] = ordinal
     return json.dumps(keep, default=str)
@@ -155,12 +160,16 @@ def run_devices(args: argparse.Namespace, ordinals: list[int]) -> int:
     one's time went (per worker: its phases, and ``idle``, the command's wall time less its
     own: its start and its wait for the others, ``_idle``)."""
     began, began_at = time.perf_counter(), time.time()
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER_CODE, _worker_args(args, k)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-             for k in ordinals]
-    _let_on(procs, args.devices, ordinals)
-    fresh = _make_file(args)  # while the workers start
-    outs = [p.communicate()[0] for p in procs]  # stderr goes through: warnings, errors
+    # the folder through which the GPU workers share their programs (none in replay: no GPU)
+    with (nullcontext("") if args.replay is not None else run_folder(db_path(args))) as folder:
+        procs = [subprocess.Popen(
+            [sys.executable, "-c", WORKER_CODE,
+             _worker_args(args, k, CompileShare(i, len(ordinals), folder))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            for i, k in enumerate(ordinals)]
+        _let_on(procs, args.devices, ordinals)
+        fresh = _make_file(args)  # while the workers start
+        outs = [p.communicate()[0] for p in procs]  # stderr goes through: warnings, errors
     wall_s = time.perf_counter() - began
     docs: list[dict[str, Any]] = []
     failed = []

@@ -24,6 +24,7 @@ from reducetune import _core
 from reducetune._no_gpu import device_problem
 from reducetune._space import Point, limits_for_arch
 from reducetune.errors import DeviceError
+from reducetune.evaluate._gpu_share import compile_share
 from reducetune.evaluate._gpu_start import (Prestarted, close_unused, one_device, start_ahead,
                                              worker_for)
 from reducetune.evaluate.base import outpaced_noted
@@ -273,6 +274,7 @@ class GpuEvaluator:
         self._ahead_thread: threading.Thread | None = None  # ask_ceiling_ahead's
         self._precompiled: list[Point] = []  # Points compiled into the current worker's cache
         self._ahead: list[Point] = []  # Points queued for its background compiles
+        self.share = compile_share()  # this run's GPU workers on this host (_gpu_share.py)
         if ceiling is not None:
             self._keep_ceiling(ceiling)
 
@@ -291,14 +293,11 @@ class GpuEvaluator:
         {error, message} when the call itself failed (then each variant compiles when
         measured). The points cross the pipe as Point.to_dict(), one per distinct variant
         (points differing only in their launch compile the same program)."""
-        distinct: dict[str, Point] = {}
-        for p in points:
-            distinct.setdefault(p.variant_label, p)
-        self._precompiled = list(distinct.values())
-        timeout = self.timeout_s + PRECOMPILE_S_PER_VARIANT * len(distinct)
-        reply = self._call("precompile", timeout_s=timeout,
-                                  points=[p.to_dict() for p in self._precompiled],
-                                  arch=str(self.device["arch"]), threads=0)
+        self._precompiled = list({p.variant_label: p for p in points}.values())
+        reply = self._call("precompile", points=[p.to_dict() for p in self._precompiled],
+                           timeout_s=self.timeout_s + PRECOMPILE_S_PER_VARIANT *
+                           len(self._precompiled),
+                           arch=str(self.device["arch"]), threads=0, shared_dir=self.share.folder)
         if not reply["ok"]:
             self._precompiled = []
             return {"error": reply["error"], "message": reply["message"]}
@@ -306,11 +305,12 @@ class GpuEvaluator:
 
     def compile_ahead(self, points: list[Point]) -> dict[str, Any]:
         """Queues the points' variants for the worker's background compiles (replacing what
-        still waits; tuning/precompile.py) and returns at once with its counts so far, or
-        {error, message}. [] stops what waits."""
+        still waits; tuning/precompile.py; in a --devices run in this worker's order, sharing:
+        self.share) and returns at once with its counts so far, or {error, message}. [] stops
+        what waits."""
         self._ahead = list({p.variant_label: p for p in points}.values())
-        reply = self._call("compile_ahead", points=[p.to_dict() for p in self._ahead],
-                                  arch=str(self.device["arch"]), threads=0)
+        reply = self._call("compile_ahead", points=[p.to_dict() for p in self.share.order(
+            self._ahead)], arch=str(self.device["arch"]), threads=0, **self.share.ahead_args())
         return dict(reply["result"]) if reply["ok"] else {"error": reply["error"],
                                                            "message": reply["message"]}
 
