@@ -46,8 +46,10 @@ std::vector<compile_request> scale_requests(int count) {
   return out;
 }
 
-ahead_counts compiled_ahead(compiler &c, std::vector<compile_request> requests) {
-  compile_ahead ahead(c, 1, 0, 1); // one thread, one request a program: counts are exact
+// One thread (counts are exact), `chunk` requests a program.
+ahead_counts compiled_ahead(compiler &c, std::vector<compile_request> requests,
+                            unsigned chunk = 1) {
+  compile_ahead ahead(c, 1, 0, chunk);
   ahead.queue(std::move(requests));
   ahead.wait_idle();
   return ahead.counts();
@@ -128,16 +130,29 @@ TEST_CASE("A worker's background leaves to another worker the program it is comp
   fs::remove_all(folder);
 }
 
-TEST_CASE("A background compile claims its programs and releases them once stored",
+TEST_CASE("A background compile stores a program once and releases its claims once stored",
           "[jit][ahead][shared]") {
   const auto folder = fresh_folder("rt-shared-release");
   auto c = worker_compiler(folder);
-  const auto counts = compiled_ahead(*c, scale_requests(2));
-  REQUIRE(counts.compiled == 2);
-  for (const auto &r : scale_requests(2)) {
-    const std::string key = c->key_of(r);
-    REQUIRE(fs::exists(folder / (key + ".cubin")));
-    REQUIRE_FALSE(fs::exists(folder / (key + ".claim")));
+  const auto counts = compiled_ahead(*c, scale_requests(3), 3); // one program, three keys
+  REQUIRE(counts.compiled == 3);
+  REQUIRE(c->programs_compiled() == 1);
+  std::size_t images = 0, entries = 0, claims = 0;
+  for (const auto &f : fs::directory_iterator(folder)) {
+    images += f.path().extension() == ".cubin";
+    entries += f.path().extension() == ".json";
+    claims += f.path().extension() == ".claim";
   }
+  REQUIRE(images == 1); // the program's cubin, written once for its three keys
+  REQUIRE(entries == 3);
+  REQUIRE(claims == 0);
+  // another worker loads each key: the same image, with every kernel of the program
+  auto other = worker_compiler(folder);
+  for (const auto &r : scale_requests(3)) {
+    const auto program = other->compile(r);
+    REQUIRE(program->lowered.size() == 3);
+    REQUIRE(program->cubin == c->cache().peek(c->key_of(r))->cubin);
+  }
+  REQUIRE(other->programs_compiled() == 0);
   fs::remove_all(folder);
 }

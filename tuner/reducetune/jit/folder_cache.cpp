@@ -1,5 +1,7 @@
 #include "reducetune/jit/folder_cache.hpp"
 
+#include "reducetune/jit/content_hash.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
@@ -60,6 +62,17 @@ bool plain_key(const std::string &key) {
   return true;
 }
 
+// The name of a program's cubin: what NVRTC was given (the key of its first request covers the
+// source, headers, options and NVRTC's version; the lowered names, every instantiation of the
+// batch), so that one name is one image, whichever process wrote it.
+std::string image_name(const compiled_program &program) {
+  content_hash h;
+  h.field(program.key);
+  for (const auto &[expression, mangled] : program.lowered)
+    h.field(expression).field(mangled);
+  return h.hex();
+}
+
 } // namespace
 
 folder_cache_backend::folder_cache_backend(fs::path folder) : m_folder(std::move(folder)) {}
@@ -78,12 +91,17 @@ std::optional<compiled_program> folder_cache_backend::load(const std::string &ke
   if (m_folder.empty() || !plain_key(key))
     return std::nullopt;
   const auto meta = read_all(m_folder / (key + ".json"));
-  const auto cubin = read_all(m_folder / (key + ".cubin"));
-  if (!meta || !cubin || cubin->empty())
+  if (!meta)
     return std::nullopt;
   const auto j = nlohmann::json::parse(*meta, nullptr, false);
   if (!j.is_object() || !j.contains("lowered") || !j["lowered"].is_object())
     return std::nullopt; // a damaged entry is a miss; store() replaces it
+  const std::string image = j.contains("cubin") && j["cubin"].is_string()
+                                ? j["cubin"].get<std::string>()
+                                : key; // an entry written before 2026-11-27: KEY.cubin
+  const auto cubin = plain_key(image) ? read_all(m_folder / (image + ".cubin")) : std::nullopt;
+  if (!cubin || cubin->empty())
+    return std::nullopt;
   compiled_program p;
   p.cubin = *cubin;
   for (const auto &[expr, name] : j["lowered"].items())
@@ -111,8 +129,11 @@ void folder_cache_backend::store(const std::string &key, const compiled_program 
   j["options"] = program.options;
   j["log"] = program.log;
   j["compile_seconds"] = program.compile_seconds;
-  // The cubin first: load() needs both files, and the metadata names a complete cubin.
-  if (write_atomically(m_folder / (key + ".cubin"), program.cubin))
+  j["cubin"] = image_name(program);
+  // The cubin first: load() needs both files, and the metadata names a complete cubin. A
+  // program that serves several keys (a batch's) is written once, not once a key.
+  const fs::path image = m_folder / (j["cubin"].get<std::string>() + ".cubin");
+  if (fs::exists(image, ec) || write_atomically(image, program.cubin))
     (void)write_atomically(m_folder / (key + ".json"), j.dump());
 }
 

@@ -1,6 +1,7 @@
-// The compile cache's backend for applications: cubins in a folder of the user's cache, one
-// pair of files per compile key (KEY.cubin and KEY.json with the lowered names, options and
-// log), so that the runtime compiles a tuned point once per machine, not once per process.
+// The compile cache's backend for applications: cubins in a folder of the user's cache, KEY.json
+// per compile key (the lowered names, options, log, and the name of its cubin) and one IMAGE.cubin
+// per program (a batch's program serves several keys: written once, not once a key), so that
+// the runtime compiles a tuned point once per machine, not once per process.
 //
 // Why a folder and not the results database: an application opens its database read-only (it
 // may be a shared or read-only file); the cache is the user's own, disposable state.
