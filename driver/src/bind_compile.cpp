@@ -204,8 +204,10 @@ nb::dict compile_ahead(const std::optional<nb::list> &points, const std::string 
   share_programs(shared_dir);
   auto &ahead =
       shared_compile_ahead(threads ? threads : rt::compile_ahead::default_threads(workers));
+  // the workers sharing a folder split the queue between them (its programs' size)
   if (points)
-    ahead.queue(distinct_requests(jobs_of(*points), arch).second);
+    ahead.queue(distinct_requests(jobs_of(*points), arch).second,
+                shared_dir.empty() ? 1u : std::max(1u, workers));
   return counts_dict(ahead.counts());
 }
 

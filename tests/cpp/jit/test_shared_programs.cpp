@@ -73,6 +73,26 @@ TEST_CASE("Each GPU worker of a run compiles on its share of the host's threads"
   REQUIRE(compile_ahead::threads_for(256, 2) == compile_ahead::max_default_threads);
 }
 
+TEST_CASE("A short queue is spread over every thread of the workers sharing it",
+          "[jit][ahead][shared]") {
+  // the 4 x H200 sweep: 95 variants, 4 workers of 16 threads: 2 a program, not 8
+  REQUIRE(compile_ahead::chunk_for(95, 16, 4, 8) == 2);
+  REQUIRE(compile_ahead::chunk_for(95, 15, 1, 8) == 7); // one GPU
+  REQUIRE(compile_ahead::chunk_for(9456, 16, 4, 8) == 8); // the README's run: as many as allowed
+  REQUIRE(compile_ahead::chunk_for(3, 16, 1, 8) == 1);
+  REQUIRE(compile_ahead::chunk_for(0, 16, 1, 8) == 1);
+  REQUIRE(compile_ahead::chunk_for(95, 0, 0, 8) == 8); // nonsense counts read as one
+  // and the threads take programs of that size: 4 requests on 2 threads, 2 a program
+  compiler c(toy_library());
+  {
+    compile_ahead ahead(c, 2, 0, 8);
+    ahead.queue(scale_requests(4));
+    ahead.wait_idle();
+    REQUIRE(ahead.counts().compiled == 4);
+  }
+  REQUIRE(c.programs_compiled() == 2);
+}
+
 TEST_CASE("A program another worker compiled into the run's folder is loaded, not compiled",
           "[jit][ahead][shared]") {
   const auto folder = fresh_folder("rt-shared-programs");

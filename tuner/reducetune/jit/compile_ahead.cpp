@@ -31,7 +31,7 @@ unsigned compile_ahead::default_threads(unsigned workers) {
 }
 
 compile_ahead::compile_ahead(compiler &c, unsigned threads, int nice, unsigned chunk)
-    : m_compiler(c), m_chunk(std::max(1u, chunk)) {
+    : m_compiler(c), m_chunk(std::max(1u, chunk)), m_chunk_now(m_chunk) {
   if (threads == 0) threads = default_threads();
   m_counts.threads = threads;
   m_threads.reserve(threads);
@@ -48,7 +48,8 @@ compile_ahead::~compile_ahead() {
   for (auto &t : m_threads) t.join();
 }
 
-void compile_ahead::queue(std::vector<compile_request> requests) {
+void compile_ahead::queue(std::vector<compile_request> requests, unsigned sharers) {
+  const unsigned chunk = chunk_for(requests.size(), m_counts.threads, sharers, m_chunk);
   std::deque<std::pair<std::string, compile_request>> waiting;
   for (auto &r : requests) {
     std::string group = m_compiler.program_group(r);
@@ -59,6 +60,7 @@ void compile_ahead::queue(std::vector<compile_request> requests) {
     m_counts.dropped += m_waiting.size();
     m_counts.queued += waiting.size();
     m_waiting = std::move(waiting);
+    m_chunk_now = chunk;
   }
   m_ready.notify_all();
 }
@@ -78,7 +80,7 @@ ahead_counts compile_ahead::counts() const {
 std::vector<compile_request> compile_ahead::take() {
   std::vector<compile_request> chunk;
   const std::string group = m_waiting.front().first;
-  while (!m_waiting.empty() && chunk.size() < m_chunk && m_waiting.front().first == group) {
+  while (!m_waiting.empty() && chunk.size() < m_chunk_now && m_waiting.front().first == group) {
     chunk.push_back(std::move(m_waiting.front().second));
     m_waiting.pop_front();
   }
