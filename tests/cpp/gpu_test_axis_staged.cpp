@@ -88,6 +88,25 @@ using device_rows = rt_test::axis_device_problem;
 const std::vector<data_pattern> hostile = {data_pattern::alternating, data_pattern::wide_range,
                                            data_pattern::uniform, data_pattern::small_integers};
 
+// Runs every point over p for each hostile pattern, the input `offset` elements past an aligned
+// address (seeded by `seed`): each verified against the host reference and required to have the
+// first point's bits (a lost, doubled or misplaced element, or another order, changes them).
+// Returns the runs.
+std::size_t same_bits_as_first(const search_space &s, const problem &p, std::size_t offset,
+                               std::uint64_t seed, const std::vector<named_point> &points) {
+  for (const data_pattern pattern : hostile) {
+    const bytes host = generate_bytes(p.type, pattern, p.op, p.elements() + offset, seed);
+    const std::string what =
+        to_label(p) + " offset " + std::to_string(offset) + " " + to_string(pattern);
+    const auto got = rt_test::verified_outputs(s, p, host, offset, points, what);
+    for (std::size_t k = 1; k < got.size(); ++k) {
+      INFO(what << " " << points[k].name << " against " << points.front().name);
+      REQUIRE(got[k] == got.front());
+    }
+  }
+  return hostile.size() * points.size();
+}
+
 } // namespace
 
 TEST_CASE("Staged points reduce hostile short rows at every alignment correctly, with the bits "
@@ -102,20 +121,10 @@ TEST_CASE("Staged points reduce hostile short rows at every alignment correctly,
       const auto points = staged_points(g, f, s);
       for (const std::uint64_t r : {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33})
         for (const std::size_t offset : {0, 1, 3, 7}) {
-          // 3 tiles of the preset (4096 elements) and a partial one, 2 of rows of 2.
+          // 3 tiles of the preset (4096 elements) and a partial one, 2 of rows of 2. Staged or
+          // its fallback: thread_columns' k order.
           const problem p{t, o, {12000 / r + 1, r, 1}};
-          for (const data_pattern pattern : hostile) {
-            const bytes host =
-                generate_bytes(t, pattern, o, p.elements() + offset, 0x57A9 + r + offset);
-            const std::string what =
-                to_label(p) + " offset " + std::to_string(offset) + " " + to_string(pattern);
-            const auto got = rt_test::verified_outputs(s, p, host, offset, points, what);
-            for (std::size_t k = 0; k < got.size(); ++k) {
-              INFO(what << " " << points[k].name);
-              REQUIRE(got[k] == got.front()); // staged or its fallback: thread_columns' k order
-            }
-            runs += got.size();
-          }
+          runs += same_bits_as_first(s, p, offset, 0x57A9 + r + offset, points);
         }
     }
   std::printf("gpu_test_axis_staged: %zu runs verified, each with thread_columns' bits\n", runs);
@@ -146,19 +155,8 @@ TEST_CASE("Staged rows of 2 and 4 whole vectors, bfloat16, float16 and float32, 
         for (const std::size_t offset : {0, 1}) {
           // 3.5 tiles of the largest point (256 x wide x 8 elements) and a ragged last one.
           const problem p{t, o, {256 * 8 * 16 * 7 / 2 / size_of(t) / r + 5, r, 1}};
-          for (const data_pattern pattern : hostile) {
-            const bytes host =
-                generate_bytes(t, pattern, o, p.elements() + offset, 0x2C4 + r + offset);
-            const std::string what =
-                to_label(p) + " offset " + std::to_string(offset) + " " + to_string(pattern);
-            const auto got = rt_test::verified_outputs(s, p, host, offset, points, what);
-            for (std::size_t k = 1; k < got.size(); ++k) {
-              INFO(what << " " << points[k].name << " against " << points[0].name << " and "
-                        << points[1].name);
-              REQUIRE(got[k] == got[0]); // thread_columns: one thread, k order
-              REQUIRE(got[k] == got[1]); // unroll 1
-            }
-          }
+          // thread_columns' bits (one thread, k order), so unroll 1's too
+          same_bits_as_first(s, p, offset, 0x2C4 + r + offset, points);
         }
     }
 }

@@ -18,6 +18,7 @@
 #include <nvrtc.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -40,10 +41,34 @@ point axis_point(const search_space &s, const parameter_map &values) {
   return s.point_of(values);
 }
 
+// The staged point of that tile geometry, the others at their defaults.
+point staged_point(const search_space &s, std::int64_t block_size, std::int64_t vec,
+                   std::int64_t unroll) {
+  return s.point_of({{"strategy", std::string("staged")},
+                     {"lanes", std::int64_t{1}},
+                     {"block_size", block_size},
+                     {"vec", vec},
+                     {"unroll", unroll}});
+}
+
 using rt_test::grid_at;
 
 std::int64_t let_of(const search_space &s, const point &p, const std::string &name) {
   return expression::parse(name).eval_int(s.scope_for(p.compile, p.launch));
+}
+
+// The stack frame (local memory bytes a thread: spills, arrays indexed at run time) of each
+// kernel of a compiled request, by name expression; every kernel must be in the image.
+std::map<std::string, std::uint32_t> frames_of(const compiled_program &program,
+                                               const compile_request &request) {
+  const auto frames = rt_test::kernel_frame_bytes(program.cubin);
+  std::map<std::string, std::uint32_t> out;
+  for (const auto &name : request.name_expressions) {
+    const auto frame = frames.find(program.mangled(name));
+    REQUIRE(frame != frames.end());
+    out[name] = frame->second;
+  }
+  return out;
 }
 
 // PTX (compute_90) of `source`, a test's own kernels over the embedded library's common/ and
@@ -160,12 +185,9 @@ TEST_CASE("Every axis preset is a valid point for every type and operator, and c
     // No local memory (a stack frame: an accumulator array indexed at run time, or spills):
     // a column tile that kept its accumulators there ran at 54 % of the H200's peak instead
     // of 81 % (eec02f1). Every preset's kernels, every type and operator.
-    const auto frames = rt_test::kernel_frame_bytes(outcomes[i].program->cubin);
-    for (const auto &name : requests[i].name_expressions) {
+    for (const auto &[name, frame] : frames_of(*outcomes[i].program, requests[i])) {
       INFO(labels[i] << ", " << name);
-      const auto frame = frames.find(outcomes[i].program->mangled(name));
-      REQUIRE(frame != frames.end());
-      CHECK(frame->second == 0);
+      CHECK(frame == 0);
     }
   }
   REQUIRE(failed == 0);
@@ -349,11 +371,7 @@ TEST_CASE("Staged points of every tile geometry compile for every element size, 
       const search_space s(f, t, o, sm90);
       for (const auto &[bs, vec, unroll] : {std::tuple{64, 1, 1}, std::tuple{128, 4, 4},
                                             std::tuple{256, 8, 2}, std::tuple{1024, 1, 2}}) {
-        const point p = s.point_of({{"strategy", std::string("staged")},
-                                    {"lanes", std::int64_t{1}},
-                                    {"block_size", std::int64_t{bs}},
-                                    {"vec", std::int64_t{vec}},
-                                    {"unroll", std::int64_t{unroll}}});
+        const point p = staged_point(s, bs, vec, unroll);
         // vec 8 only for 2-byte types, vec 4 not for 8-byte ones (16 bytes per load at most)
         const bool fits = vec * static_cast<int>(size_of(t)) <= 16;
         INFO(to_string(t) << " " << to_label(f, p.compile) << ": " << s.check(p).reasons());
@@ -433,11 +451,9 @@ TEST_CASE(
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     INFO(labels[i] << ": " << (outcomes[i].program ? "" : outcomes[i].error.substr(0, 3000)));
     REQUIRE(outcomes[i].program);
-    const auto frames = rt_test::kernel_frame_bytes(outcomes[i].program->cubin);
-    for (const auto &name : requests[i].name_expressions) {
-      const auto frame = frames.find(outcomes[i].program->mangled(name));
-      REQUIRE(frame != frames.end());
-      CHECK(frame->second == 0);
+    for (const auto &[name, frame] : frames_of(*outcomes[i].program, requests[i])) {
+      INFO(name);
+      CHECK(frame == 0);
     }
   }
 }
@@ -454,10 +470,7 @@ TEST_CASE("Staged points compile for sm_90 for every element type at every vec a
     const search_space s(f, t, reduce_op::sum, sm90);
     for (const std::int64_t vec : {1, 2, 4, 8})
       for (const std::int64_t unroll : {1, 2, 4, 8}) {
-        const point p = s.point_of({{"strategy", std::string("staged")},
-                                    {"lanes", std::int64_t{1}},
-                                    {"vec", vec},
-                                    {"unroll", unroll}});
+        const point p = staged_point(s, 256, vec, unroll);
         INFO(to_string(t) << " " << to_label(f, p.compile) << ": " << s.check(p).reasons());
         REQUIRE(s.check(p).ok() == (vec * static_cast<std::int64_t>(size_of(t)) <= 16));
         if (!s.check(p).ok()) continue;
@@ -478,11 +491,9 @@ TEST_CASE("Staged points compile for sm_90 for every element type at every vec a
     // registers, none).
     const bool spilled_before =
         labels[i].find("bfloat16.sum.s_staged.bs_256.l_1.v_8.u_8") != std::string::npos;
-    const auto frames = rt_test::kernel_frame_bytes(outcomes[i].program->cubin);
-    for (const auto &name : requests[i].name_expressions) {
-      const auto frame = frames.find(outcomes[i].program->mangled(name));
-      REQUIRE(frame != frames.end());
-      CHECK(frame->second <= (spilled_before ? 8u : 0u));
+    for (const auto &[name, frame] : frames_of(*outcomes[i].program, requests[i])) {
+      INFO(name);
+      CHECK(frame <= (spilled_before ? 8u : 0u));
     }
   }
 }
