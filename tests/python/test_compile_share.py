@@ -174,3 +174,35 @@ def test_a_one_gpu_worker_keeps_every_thread_but_one_and_shares_nothing(tmp_path
     finally:
         w.close()
     assert _gpu_share.compile_share() == ALONE
+
+
+def test_the_command_gives_its_gpu_workers_one_folder_and_removes_it(monkeypatch, tmp_path,
+                                                                     capsys):
+    """run_devices (no replay): worker k of N is told its place and the run's folder, which
+    exists while they run and is gone when the command returns."""
+    import io
+
+    from reducetune.cli import tune_devices
+
+    shares: list[dict] = []
+    existed: list[bool] = []
+
+    class Started:
+        def __init__(self, argv: list[str], **_: object) -> None:
+            shares.append(json.loads(argv[-1])["compile_share"])
+            self.stdin, self.returncode = io.StringIO(), 0
+
+        def communicate(self) -> tuple[str, None]:
+            existed.append(Path(shares[-1]["folder"]).is_dir())
+            return json.dumps({"runs": []}), None
+
+    monkeypatch.setattr(tune_devices.subprocess, "Popen", Started)
+    args = build_parser().parse_args(["tune", "--db", str(tmp_path / "r.db"), "--devices",
+                                      "0,1", "--json"])
+    assert tune_devices.run_devices(args, [0, 1]) == 0
+    capsys.readouterr()
+    assert [(s["worker"], s["workers"]) for s in shares] == [(0, 2), (1, 2)]
+    folder = Path(shares[0]["folder"])
+    assert shares[1]["folder"] == str(folder) and folder.parent == tmp_path
+    assert existed == [True, True]
+    assert not folder.exists()
