@@ -6,7 +6,7 @@ the point (a split point's pass and its final_pass).
     python3 scripts/device-jobs/axis_ncu.py --out OUT/axis_ncu.md
         [--json AXIS.json] [--shapes bfloat16:16777216,16,1 ...] [--below 0.945] [--dry-run]
 
-The probed process is the experiments' ncu probe (reducetune.experiments._ncu_probe): the point
+The probed process is the experiments' ncu probe (experiments/_ncu_probe.py, this tree's): the point
 (its Point.to_dict(), rebuilt from the row's variant and launch labels) compiled, run and
 verified once on the row's view (outer, r, inner), a direct launch (no CUDA graph), one sample.
 ncu profiles the first call's kernels only (--launch-count: the point's launches, matched by
@@ -41,6 +41,10 @@ from reducetune.experiments._ncu import _ncu_path, _number
 ROOT = Path(__file__).resolve().parents[2]
 # The H200 run of 2026-11-26 (commit a200b82), its rows extracted: tests/data's note says how.
 DEFAULT_JSON = ROOT / "tests" / "data" / "axis_ncu_rows.json"
+# The probe run from this tree's source, its imports from the installed package: a package
+# installed on the GPU machine before the probe took a shape (4fa8c73) would refuse
+# "OUTER,R,INNER", and a warm machine keeps an earlier call's install (z_common.sh, _z_build).
+PROBE = ROOT / "driver" / "reducetune" / "experiments" / "_ncu_probe.py"
 # Its shapes printed below 0.95 x the faster ceiling (x_ceiling under 0.945), then one at 1.00
 # for comparison (bfloat16 rows of 8192).
 DEFAULT_SHAPES = ("bfloat16:16777216,16,1", "bfloat16:2097152,128,1", "bfloat16:1,8192,32768",
@@ -140,8 +144,8 @@ def command(ncu: str, job: Job, metrics: list[str], clock: str) -> list[str]:
             ",".join(metrics), "--kernel-name-base", "demangled", "--kernel-name",
             kernel_filter(), "--launch-count", str(job.launches), "--replay-mode", "kernel",
             "--cache-control", "all", "--clock-control", clock, "--target-processes", "all",
-            sys.executable, "-m", "reducetune.experiments._ncu_probe",
-            json.dumps(job.point.to_dict()), ",".join(map(str, job.view))]
+            sys.executable, str(PROBE), json.dumps(job.point.to_dict()),
+            ",".join(map(str, job.view))]
 
 
 def csv_lines(stdout: str) -> list[str]:
@@ -266,7 +270,7 @@ def report(doc: dict[str, Any], jobs: list[Job], clock: str, argv: list[str]) ->
     lines = [f"# Nsight Compute probe of the axis benchmark's best points ({dev['name']} run, "
              f"commit {doc.get('commit', '?')})", "",
              f"Command: `python3 scripts/device-jobs/axis_ncu.py {shlex.join(argv)}`. Each shape: "
-             "its best point run once by reducetune.experiments._ncu_probe (direct launch, one "
+             "its best point run once by experiments/_ncu_probe.py (direct launch, one "
              "sample), the first call's kernels profiled: kernel replay, caches flushed before "
              f"each pass, --clock-control {clock}. × ceiling: the benchmark's rate over the "
              "faster ceiling's. read / input: DRAM bytes read over the input's bytes. limit: "
@@ -306,8 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ncu", help="the ncu executable (default: ncu on PATH)")
     p.add_argument("--clock-control", choices=("none", "base"), default="none")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds a shape (default 60)")
-    p.add_argument("--time-limit", type=float, default=170.0,
-                   help="start no shape after this many seconds (default 170)")
+    p.add_argument("--time-limit", type=float, default=150.0,
+                   help="start no shape after this many seconds (default 150: with --timeout, "
+                   "a run stays within 3.5 minutes whatever a shape costs)")
     p.add_argument("--dry-run", action="store_true", help="print the ncu commands, run nothing")
     a = p.parse_args(argv)
     doc = json.loads(a.json.read_text())

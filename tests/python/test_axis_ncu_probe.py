@@ -100,7 +100,7 @@ def test_dry_run_prints_one_ncu_command_per_shape(ncu, doc, capsys):
         assert argv[argv.index("--replay-mode") + 1] == "kernel"
         metrics = argv[argv.index("--metrics") + 1].split(",")
         assert set(ncu.METRICS) | {ncu.STALLS} == set(metrics)
-        assert argv[-4:-2] == ["-m", "reducetune.experiments._ncu_probe"]
+        assert argv[-3] == str(ROOT / "driver" / "reducetune" / "experiments" / "_ncu_probe.py")
         assert json.loads(argv[-2]) == job.point.to_dict()
         # the probe builds the same problem from its N
         w = workload(job.dtype, "sum", size_of(argv[-1]))
