@@ -6,16 +6,16 @@ the point (a split point's pass and its final_pass).
     python3 scripts/device-jobs/axis_ncu.py --out OUT/axis_ncu.md
         [--json AXIS.json] [--shapes bfloat16:16777216,16,1 ...] [--below 0.945] [--dry-run]
 
-The probed process is the experiments' ncu probe (experiments/_ncu_probe.py, this tree's): the point
-(its Point.to_dict(), rebuilt from the row's variant and launch labels) compiled, run and
+The probed process is the experiments' ncu probe (this tree's experiments/_ncu_probe.py): the
+point (its Point.to_dict(), rebuilt from the row's variant and launch labels) compiled, run and
 verified once on the row's view (outer, r, inner), a direct launch (no CUDA graph), one sample.
 ncu profiles the first call's kernels only (--launch-count: the point's launches, matched by
 the axis family's kernel names), kernel replay, caches flushed before each pass (cold L2, as
 the streaming ceiling is timed), clocks left as the benchmark ran them (--clock-control none).
 
 Writes OUT.md (one table: shape, dtype, point, kernel, each metric), OUT.json (the parsed
-values, the commands and their status) and beside them OUT.<dtype>_<outer>_<r>_<inner>.csv, ncu's
-raw CSV of each shape. --dry-run prints the ncu command lines and runs nothing.
+values, the commands and their status) and beside them OUT.<dtype>_<outer>_<r>_<inner>.csv,
+ncu's raw CSV of each shape. --dry-run prints the ncu command lines and runs nothing.
 """
 
 from __future__ import annotations
