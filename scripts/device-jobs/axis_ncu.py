@@ -14,8 +14,8 @@ the axis family's kernel names), kernel replay, caches flushed before each pass 
 the streaming ceiling is timed), clocks left as the benchmark ran them (--clock-control none).
 
 Writes OUT.md (one table: shape, dtype, point, kernel, each metric), OUT.json (the parsed
-values, the commands and their status) and beside them OUT.<dtype>_<outer>_<r>_<inner>.csv,
-ncu's raw CSV of each shape. --dry-run prints the ncu command lines and runs nothing.
+values, the commands and their status) and OUT.csv, ncu's raw CSV of every shape in one file,
+each row led by its dtype and view. --dry-run prints the ncu command lines and runs nothing.
 """
 
 from __future__ import annotations
@@ -284,11 +284,31 @@ def report(doc: dict[str, Any], jobs: list[Job], clock: str, argv: list[str]) ->
     return "\n".join(lines) + "\n"
 
 
+def write_csv(path: Path, jobs: list[Job]) -> None:
+    """Every shape's ncu CSV in one file (a device call brings back a few files only), each
+    row led by its shape: ncu's columns (a metric left out of one shape's profile is empty
+    there), its units row once."""
+    head, units, rows = ["dtype", "view"], {}, []
+    for job in jobs:
+        table = list(csv.reader(job.result.get("csv", "").splitlines()))
+        if not table:
+            continue
+        head += [c for c in table[0] if c not in head]
+        for r in table[1:]:
+            cells = dict(zip(table[0], r))
+            if r and r[0] == "":
+                units.update({k: v for k, v in cells.items() if v})
+            else:
+                rows.append({"dtype": job.dtype, "view": ",".join(map(str, job.view)), **cells})
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, head, quoting=csv.QUOTE_ALL)
+        w.writeheader()
+        w.writerows([units, *rows] if units else rows)
+
+
 def write(out: Path, doc: dict[str, Any], jobs: list[Job], clock: str, argv: list[str]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
-    for job in jobs:
-        if job.result.get("csv"):
-            out.with_name(f"{out.stem}.{job.key}.csv").write_text(job.result["csv"] + "\n")
+    write_csv(out.with_suffix(".csv"), jobs)
     out.with_suffix(".json").write_text(json.dumps([
         {"dtype": j.dtype, "view": list(j.view), "point": j.row["point"],
          **{k: v for k, v in j.result.items() if k != "csv"},
@@ -302,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--json", type=Path, default=DEFAULT_JSON,
                    help="the axis benchmark's JSON (default: the H200 run's extract)")
-    p.add_argument("--out", type=Path, help="OUT.md (OUT.json and OUT.*.csv beside it)")
+    p.add_argument("--out", type=Path, help="OUT.md (OUT.json and OUT.csv beside it)")
     p.add_argument("--shapes", nargs="+", metavar="DTYPE:OUTER,R,INNER",
                    help="default: the H200 run's shapes under 0.95 x ceiling and one at 1.00")
     p.add_argument("--below", type=float, metavar="X",

@@ -6,6 +6,7 @@ The profile itself runs on the GPU machine: scripts/device-jobs/axis_ncu.sh."""
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import math
@@ -174,7 +175,14 @@ def test_a_run_writes_its_table_csv_and_json_and_leaves_out_what_ncu_refuses(ncu
     text = out.read_text()
     assert text.count("| pass |") == 2 and text.count("| final_pass |") == 2
     assert "Left out (unknown to this ncu or GPU): lts__t_sector_hit_rate.pct" in text
-    assert (out.parent / "axis_ncu.bfloat16_1_8192_32768.csv").read_text().startswith('"ID"')
+    raw = list(csv.DictReader(out.with_suffix(".csv").open()))
+    assert [(r["dtype"], r["view"], r["Kernel Name"].split("<")[0]) for r in raw] == [
+        ("", "", ""), ("bfloat16", "1,8192,32768", "void rt::axis::pass"),
+        ("bfloat16", "1,8192,32768", "void rt::axis::final_pass"),
+        ("float32", "2097152,128,1", "void rt::axis::pass"),
+        ("float32", "2097152,128,1", "void rt::axis::final_pass")]  # the units row first
+    assert raw[0]["gpu__time_duration.sum"] == "nsecond"
+    assert raw[1]["gpu__time_duration.sum"] == "100,000"  # as ncu printed it
     saved = json.loads(out.with_suffix(".json").read_text())
     assert [s["view"] for s in saved] == [[1, 8192, 32768], [2097152, 128, 1]]
     assert all(s["status"] == "ok" and "lts__t_sector_hit_rate" not in s["command"]
