@@ -206,3 +206,33 @@ def test_the_command_gives_its_gpu_workers_one_folder_and_removes_it(monkeypatch
     assert shares[1]["folder"] == str(folder) and folder.parent == tmp_path
     assert existed == [True, True]
     assert not folder.exists()
+
+
+def test_two_workers_compiling_one_queue_at_once_compile_each_variant_once(tmp_path):
+    """The run's case: both workers queue the same variants at the same moment, each from its
+    share; between them each variant is compiled once (the others loaded or left to the
+    worker that claimed it), and afterwards each worker has every one without compiling."""
+    from reducetune.evaluate.gpu import WorkerClient
+
+    points = space_points(block_size=["64"], unroll=["1", "2"], vec=["1", "2"])[:12]
+    assert len(points) == 12
+    folder = str(tmp_path / "programs")
+    workers = [WorkerClient(timeout_s=300) for _ in range(2)]
+    try:
+        share = {"arch": "90", "workers": 2, "shared_dir": folder}
+        for w in workers:  # both processes up (imports, threads) before either queues
+            assert w.call("compile_ahead", points=None, **share)["ok"]
+        for k, w in enumerate(workers):  # then both queues at once
+            assert w.send("compile_ahead", points=CompileShare(k, 2, folder).order(points),
+                          **share) is None
+        assert all(w.reply()["ok"] for w in workers)
+        counts = [settled(w, 12) for w in workers]
+        assert sum(n["compiled"] for n in counts) == 12, counts  # each variant once
+        assert all(n["failed"] == 0 and n["compiled"] + n["skipped"] + n["loaded"] == 12
+                   for n in counts), counts
+        for w in workers:  # what a worker left to the other, it now loads
+            got = w.call("precompile", points=points, arch="90", shared_dir=folder)["result"]
+            assert (got["compiled"], got["cached"]) == (0, 12), got
+    finally:
+        for w in workers:
+            w.close()
