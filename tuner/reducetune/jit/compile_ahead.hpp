@@ -41,7 +41,8 @@ struct ahead_counts {
 
 class compile_ahead {
 public:
-  // threads == 0: default_threads() (one GPU worker). nice: added to each thread's niceness (Linux).
+  // threads == 0: default_threads() (one GPU worker). nice: added to each thread's niceness
+  // (Linux).
   explicit compile_ahead(compiler &c, unsigned threads = 0, int nice = 10, unsigned chunk = 8);
   ~compile_ahead(); // drops what waits, finishes the compiles in progress
   compile_ahead(const compile_ahead &) = delete;
@@ -52,8 +53,7 @@ public:
   // one (left to the measuring thread and its own compiles). `workers` GPU workers of one
   // `tune --devices` run: each its share, hardware / workers (4 x H200: 64 / 4), at least 1;
   // until 2026-11-27 each took hardware - 1, 4 x 15 NVRTC threads on a 16-thread host. At most
-  // max_default_threads: 8 workers on a 128-thread host compile one run's variants once
-  // between them (a shared folder), not 8 x 127 threads' worth.
+  // max_default_threads in either case (one worker on a 128-thread host: 16, not 127).
   static constexpr unsigned max_default_threads = 16;
   [[nodiscard]] static constexpr unsigned threads_for(unsigned hardware, unsigned workers) {
     const unsigned share = workers > 1 ? hardware / workers : (hardware > 1 ? hardware - 1 : 1);
