@@ -62,7 +62,9 @@ def check_first_unit(doc: dict) -> None:
     assert list(steps) == ["cub", "study", "warm"], steps
     ends = list(steps.values())
     assert ends == sorted(ends) and ends[0] >= 0, steps
-    assert ends[-1] <= doc["first_point_s"], (steps, doc["first_point_s"])
+    # a --devices worker may measure nothing (the others took every point): no first point
+    if doc["first_point_s"] is not None:
+        assert ends[-1] <= doc["first_point_s"], (steps, doc["first_point_s"])
 
 
 @pytest.mark.parametrize("storage", ["file", "journal"])
