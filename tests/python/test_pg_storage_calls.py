@@ -139,3 +139,49 @@ def test_optuna_reads_back_every_trial_whole(swept):
         assert beats == len(trials)  # every trial kept its heartbeat while it ran
     finally:
         storage.engine.dispose()
+
+
+def test_reads_and_checks_match_optunas_rdb_storage(server):
+    """Trial for trial, what store/pg_storage.py reads is what Optuna's RDBStorage reads (two
+    objectives, infinities, NaN intermediate values, categorical parameters, attributes), and
+    its writes keep Optuna's checks: a taken trial is not taken again, a finished one raises."""
+    import math
+
+    import optuna
+    from optuna.distributions import (CategoricalDistribution, FloatDistribution,
+                                      IntDistribution)
+    from optuna.trial import TrialState, create_trial
+
+    from reducetune.store.study_storage import open_shared_storage
+
+    url = server.new_database()
+    storage = open_shared_storage(url)
+    study = optuna.create_study(storage=storage, study_name="s",
+                                directions=["minimize", "minimize"])
+    dists = {"a": IntDistribution(0, 3), "b": CategoricalDistribution(["p", "q"])}
+    study.enqueue_trial({"a": 1, "b": "q"}, user_attrs={"u": [1, 2]})
+    trial = study.ask(dists)
+    assert not storage.set_trial_state_values(trial._trial_id, TrialState.RUNNING)  # taken
+    trial.set_user_attr("k", {"x": 1})
+    with storage.hold_user_attrs(trial._trial_id, {"outcome": "measured"}):
+        study.tell(trial, [1.5, math.inf])
+    with pytest.raises(optuna.exceptions.UpdateFinishedTrialError):
+        storage.set_trial_user_attr(trial._trial_id, "late", 1)
+    study.add_trial(create_trial(state=TrialState.COMPLETE, params={"a": 2},
+                                 distributions={"a": dists["a"]}, values=[0.5, -math.inf],
+                                 intermediate_values={1: 2.0, 3: math.nan}))
+    with pytest.raises(ValueError):  # a parameter's distribution is the study's
+        study.add_trial(create_trial(state=TrialState.COMPLETE, params={"a": 2},
+                                     distributions={"a": FloatDistribution(0, 3)},
+                                     values=[1, 1]))
+    ref = optuna.storages.RDBStorage(url)
+    try:
+        ours = storage._backend.get_all_trials(study._study_id)
+        theirs = ref.get_all_trials(study._study_id)
+    finally:
+        ref.engine.dispose()
+        storage.engine.dispose()
+    assert len(ours) == len(theirs) == 2
+    for a, b in zip(ours, theirs):
+        assert repr(a) == repr(b)  # repr: NaN is equal to itself there
+    assert ours[0].user_attrs == {"u": [1, 2], "k": {"x": 1}, "outcome": "measured"}
