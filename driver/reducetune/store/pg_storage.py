@@ -154,10 +154,11 @@ class PgBackend:
             if t is not None:
                 self._check_distributions(cur, study_id, t.distributions)
             start = t.datetime_start if t is not None else datetime.now()
+            # its final state at once: Optuna's ORM passes through RUNNING for its own checks
             cur.execute("INSERT INTO trials (number, study_id, state, datetime_start, "
                         "datetime_complete) VALUES ((SELECT count(*) FROM trials WHERE "
-                        "study_id = %s), %s, 'RUNNING', %s, %s) RETURNING trial_id, number",
-                        (study_id, study_id, start,
+                        "study_id = %s), %s, %s, %s, %s) RETURNING trial_id, number",
+                        (study_id, study_id, "RUNNING" if t is None else t.state.name, start,
                          t.datetime_complete if t is not None else None))
             trial_id, number = cur.fetchone()
             if t is None:
@@ -167,8 +168,6 @@ class PgBackend:
                                    user_attrs={}, system_attrs={},
                                    intermediate_values={}, trial_id=trial_id)
             put_template(cur, trial_id, t)
-            cur.execute("UPDATE trials SET state = %s WHERE trial_id = %s",
-                        (t.state.name, trial_id))
         frozen = copy.deepcopy(t)
         frozen.number, frozen._trial_id = number, trial_id
         return frozen
