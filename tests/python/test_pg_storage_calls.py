@@ -185,3 +185,34 @@ def test_reads_and_checks_match_optunas_rdb_storage(server):
     for a, b in zip(ours, theirs):
         assert repr(a) == repr(b)  # repr: NaN is equal to itself there
     assert ours[0].user_attrs == {"u": [1, 2], "k": {"x": 1}, "outcome": "measured"}
+
+
+def test_a_trial_failed_under_its_worker_is_told_again(server):
+    """This process's copy of its running trial says RUNNING after another worker failed it
+    (a stale heartbeat): the tell raises under the trial's row lock as Optuna's read would
+    have, and store/study_tell.py keeps the outcome in a new trial."""
+    import optuna
+    from optuna.distributions import IntDistribution
+    from optuna.trial import TrialState
+
+    from reducetune.store.study_storage import open_shared_storage
+    from reducetune.store.study_tell import tell
+
+    url = server.new_database()
+    storage = open_shared_storage(url)
+    study = optuna.create_study(storage=storage, study_name="s")
+    study.enqueue_trial({"a": 1})
+    trial = study.ask({"a": IntDistribution(0, 3)})
+    other = optuna.storages.RDBStorage(url)  # another worker, failing it
+    try:
+        assert other.set_trial_state_values(trial._trial_id, TrialState.FAIL)
+        assert storage.get_trial(trial._trial_id).state == TrialState.RUNNING  # its copy
+        tell(study, trial, {"variant_label": "v", "launch_label": "l", "outcome": "measured"},
+             2.5)
+        trials = optuna.load_study(study_name="s", storage=other).trials
+    finally:
+        other.engine.dispose()
+        storage.engine.dispose()
+    assert [t.state for t in trials] == [TrialState.FAIL, TrialState.COMPLETE]
+    assert "outcome" not in trials[0].user_attrs  # nothing written on the failed trial
+    assert trials[1].values == [2.5] and trials[1].user_attrs["retold"] == 0
