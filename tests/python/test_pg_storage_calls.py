@@ -216,3 +216,22 @@ def test_a_trial_failed_under_its_worker_is_told_again(server):
     assert [t.state for t in trials] == [TrialState.FAIL, TrialState.COMPLETE]
     assert "outcome" not in trials[0].user_attrs  # nothing written on the failed trial
     assert trials[1].values == [2.5] and trials[1].user_attrs["retold"] == 0
+
+
+def test_a_missing_study_or_trial_raises_key_error_as_optuna(server):
+    import optuna
+
+    from reducetune.store.study_storage import open_shared_storage
+
+    storage = open_shared_storage(server.new_database())
+    try:
+        sid = optuna.create_study(storage=storage, study_name="s")._study_id
+        assert storage.get_all_trials(sid) == []  # a study without trials: no error
+        with pytest.raises(KeyError):
+            storage.get_all_trials(sid + 1)
+        with pytest.raises(KeyError):
+            storage.get_trial(12345)
+        with pytest.raises(KeyError):
+            storage.set_trial_user_attr(12345, "k", 1)
+    finally:
+        storage.engine.dispose()

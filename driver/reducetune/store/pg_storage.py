@@ -208,10 +208,12 @@ class PgBackend:
             where += " AND state::text = ANY(%s)"
             args.append([s.name for s in states])
         with self._sql() as cur:
-            cur.execute("SELECT 1 FROM studies WHERE study_id = %s", (study_id,))
-            if cur.fetchone() is None:
-                raise KeyError(f"No study with study_id {study_id} exists.")
-            return load(cur, where, tuple(args))
+            trials = load(cur, where, tuple(args))
+            if not trials:  # Optuna's KeyError for a study that is not there
+                cur.execute("SELECT 1 FROM studies WHERE study_id = %s", (study_id,))
+                if cur.fetchone() is None:
+                    raise KeyError(f"No study with study_id {study_id} exists.")
+            return trials
 
 
 class PgCache:
