@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from typing import Any
 
 __all__ = ["distribution", "load", "put_attrs", "put_template", "put_value"]
@@ -36,12 +37,20 @@ def distribution(text: str) -> Any:
 
 
 
-def put_attrs(cur: Any, table: str, trial_id: int, attrs: dict[str, Any]) -> None:
-    from psycopg2.extras import execute_values  # the URL's driver: installed
+def _insert_rows(cur: Any, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    """``sql`` with its ``VALUES %s`` given every row, in one statement (one round trip)."""
+    if not rows:
+        return
+    one = "(" + ", ".join(["%s"] * len(rows[0])) + ")"
+    cur.execute(sql.replace("VALUES %s", "VALUES " + ", ".join([one] * len(rows)), 1),
+                [v for row in rows for v in row])
 
-    execute_values(cur, f"INSERT INTO {table} (trial_id, key, value_json) VALUES %s ON "
-                   "CONFLICT (trial_id, key) DO UPDATE SET value_json = EXCLUDED.value_json",
-                   [(trial_id, k, json.dumps(v)) for k, v in attrs.items()])
+
+def put_attrs(cur: Any, table: str, trial_id: int, attrs: dict[str, Any]) -> None:
+    """A trial's user or system attributes (``table``) written, each replacing its key's."""
+    _insert_rows(cur, f"INSERT INTO {table} (trial_id, key, value_json) VALUES %s ON "
+                 "CONFLICT (trial_id, key) DO UPDATE SET value_json = EXCLUDED.value_json",
+                 [(trial_id, k, json.dumps(v)) for k, v in attrs.items()])
 
 
 def put_value(cur: Any, trial_id: int, objective: int, value: float) -> None:
@@ -63,32 +72,29 @@ def _stored(value: float) -> tuple[float | None, str]:
 
 def put_template(cur: Any, trial_id: int, t: Any) -> None:
     """A template trial's values, parameters, attributes and intermediate values."""
-    import math
-
     from optuna.distributions import distribution_to_json  # heavy: only where a study is used
-    from psycopg2.extras import execute_values  # the URL's driver: installed
 
     values = t.values if t.values is not None and len(t.values) > 1 else (
         [t.value] if t.value is not None else [])
     for objective, v in enumerate(values):
         put_value(cur, trial_id, objective, v)
     if t.params:
-        execute_values(cur, "INSERT INTO trial_params (trial_id, param_name, param_value, "
-                       "distribution_json) VALUES %s", [
-                           (trial_id, name, t.distributions[name].to_internal_repr(value),
-                            distribution_to_json(t.distributions[name]))
-                           for name, value in t.params.items()])
+        _insert_rows(cur, "INSERT INTO trial_params (trial_id, param_name, param_value, "
+                     "distribution_json) VALUES %s", [
+                         (trial_id, name, t.distributions[name].to_internal_repr(value),
+                          distribution_to_json(t.distributions[name]))
+                         for name, value in t.params.items()])
     if t.user_attrs:
         put_attrs(cur, "trial_user_attributes", trial_id, t.user_attrs)
     if t.system_attrs:
         put_attrs(cur, "trial_system_attributes", trial_id, t.system_attrs)
     if t.intermediate_values:
-        execute_values(cur, "INSERT INTO trial_intermediate_values (trial_id, step, "
-                       "intermediate_value, intermediate_value_type) VALUES %s", [
-                           (trial_id, step, None if math.isnan(v) or math.isinf(v) else v,
-                            "NAN" if math.isnan(v) else "INF_POS" if v == math.inf else
-                            "INF_NEG" if v == -math.inf else "FINITE")
-                           for step, v in t.intermediate_values.items()])
+        _insert_rows(cur, "INSERT INTO trial_intermediate_values (trial_id, step, "
+                     "intermediate_value, intermediate_value_type) VALUES %s", [
+                         (trial_id, step, None if math.isnan(v) or math.isinf(v) else v,
+                          "NAN" if math.isnan(v) else "INF_POS" if v == math.inf else
+                          "INF_NEG" if v == -math.inf else "FINITE")
+                         for step, v in t.intermediate_values.items()])
 
 
 def load(cur: Any, where: str, args: tuple[Any, ...]) -> list[Any]:

@@ -21,6 +21,7 @@ given as the storage itself so that Optuna does not wrap it again, with ``hold_u
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 from collections.abc import Iterator
 from datetime import datetime
@@ -142,8 +143,6 @@ class PgBackend:
     def _create_new_trial(self, study_id: int, template_trial: Any = None) -> Any:
         """Optuna's: the trial numbered under its study's row lock, the template's
         parameters, values and attributes with it, in one transaction."""
-        import copy
-
         from optuna.trial import FrozenTrial, TrialState  # heavy: only where a study is used
 
         t = template_trial
@@ -175,6 +174,7 @@ class PgBackend:
     def _check_distributions(self, cur: Any, study_id: int, dists: dict[str, Any]) -> None:
         """Optuna's check that each parameter keeps the study's distribution (the first
         one seen for its name, read once a process)."""
+        # heavy (about 0.5 s): only where a study is used
         from optuna.distributions import (check_distribution_compatibility,
                                           distribution_to_json)
 
@@ -239,8 +239,6 @@ class PgCache:
         return self._backend.hold_user_attrs(trial_id, attrs)
 
     def get_trial(self, trial_id: int) -> Any:
-        import copy
-
         mine = self._mine.get(trial_id)
         if mine is None:
             return super().get_trial(trial_id)
@@ -291,8 +289,6 @@ class PgCache:
     def _keep(self, trial_id: int, started: datetime | None = None) -> None:
         """The trial as Optuna's cache holds it (just created, or taken from the queue:
         RUNNING from ``started``), kept as this process's."""
-        import copy
-
         from optuna.trial import TrialState  # heavy: only where a study is used
 
         with self._lock:
