@@ -33,7 +33,7 @@ from reducetune.store.priors import checked
 from reducetune.store.results import open_store
 from reducetune.store.storage_check import check_storage
 from reducetune.store.study_share import remove_dead_folders
-from reducetune.store.study_storage import import_ahead, open_shared_storage
+from reducetune.store.study_storage import import_ahead, imports_done, open_shared_storage
 from reducetune.tuning.config import TuneConfig
 from reducetune.tuning.mirror import MirroredStorage, open_default_storage
 from reducetune.tuning.run import tune_all
@@ -138,11 +138,14 @@ _race.range_text = f"off, or {_RACE_FACTOR.range_text}"  # type: ignore[attr-def
 
 def cmd_tune(args: argparse.Namespace) -> int:
     begin_marks()  # "cli": the process started, its imports done, the arguments read
-    # Optuna's imports on a thread (they touch no file): here they overlap the results file's
-    # opening; in a --devices command, the count of the GPUs that _make_file waits for
-    ahead = import_ahead()
     if args.storage:  # before any file is opened: Optuna writes into whatever it is given
+        imports_done()  # a --devices worker's, begun before its go: not two importers at once
         check_storage(args.storage, db_path(args), args.replay)
+    # Optuna's imports on a thread (they touch no file): here they overlap the results file's
+    # opening; in a --devices command, the count of the GPUs that _make_file waits for. Begun
+    # after check_storage, which imports SQLAlchemy (and Optuna's models for an SQLite file)
+    # itself (store/study_storage.imports_done says why)
+    ahead = import_ahead()
     if args.devices is not None:  # one worker per GPU (cli/tune_devices.py)
         ordinals = parse_devices(args.devices, args.replay is not None)
         if len(ordinals) > 1:  # refused here, in one line, rather than once per worker

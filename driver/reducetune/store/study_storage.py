@@ -28,8 +28,8 @@ from reducetune.store.journal_storage import journal_storage
 from reducetune.store.pg_storage import pg_storage
 from reducetune.store.storage_check import JOURNAL, check_storage
 
-__all__ = ["claim_lock", "file_lock", "import_ahead", "open_journal", "open_shared_storage",
-           "open_storage", "optuna_tables", "storage_url"]
+__all__ = ["claim_lock", "file_lock", "import_ahead", "imports_done", "open_journal",
+           "open_shared_storage", "open_storage", "optuna_tables", "storage_url"]
 
 
 def storage_url(path: str | os.PathLike[str]) -> str:
@@ -78,6 +78,15 @@ def import_ahead() -> threading.Thread:
 
 
 _AHEAD: list[threading.Thread] = []  # import_ahead's thread, once begun
+
+
+def imports_done() -> None:
+    """Waits for import_ahead's thread where one was begun: before this thread imports
+    Optuna's or SQLAlchemy's modules itself. Two threads importing one package's modules at
+    once may deadlock; the import that Python then fails, on import_ahead's thread, left
+    Optuna half-imported (its Trial without pruners._filter_study: test_distributed_tune)."""
+    if _AHEAD:
+        _AHEAD[0].join()
 
 
 def _import_storages() -> None:
