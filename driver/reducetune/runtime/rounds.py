@@ -11,7 +11,7 @@ dirty lines in L2, none of the input) in 5 rounds of 6 (bfloat16), torch the Pyt
 input hot): over the H100's bfloat16 shapes of 2^24 (32 MB, within L2) the C++ call's median was
 1.48 x its screening time (the median over shapes), the Python call's 1.16 x and the peers'
 0.98-1.23 x, and rows of 1024 lost 0.82 x to torch where the screening, each contender after its
-own warm call, had it 1.41 x ahead (docs/results/h100_2026-11-26_axis_bench_median_ci/axis.json).
+own warm call, had it 1.41 x ahead (docs/results/h100_2026-11-26_axis_bench_median_ci/axis.json.xz).
 On an H200 the 2^24 axis shapes' worst ratio against the fastest peer went from 0.94 to 1.14
 with the shuffle (commit b1f38e4). The seed makes the orders the same in every run: two runs
 differ by the GPU, not by the order.
