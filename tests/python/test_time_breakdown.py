@@ -41,7 +41,7 @@ def check(doc: dict, points: int) -> None:
     check_first_unit(doc)
 
 
-STEPS = ["cli", "evaluator", "store", "storage", "ceiling", "precompile"]
+STEPS = ["cli", "configs", "evaluator", "store", "storage", "ceiling", "precompile"]
 
 
 def check_startup(doc: dict) -> None:

@@ -154,6 +154,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         if args.replay is None:
             args.device = ordinals[0]
     configs = _checked_configs(args)  # before any file is opened
+    mark("configs")  # the spaces built (the extension's first use): apart from the file's open
     db = db_path(args)
     if args.replay is not None and _same_file(args.replay, db):
         raise errors.InvalidConfiguration("--replay and --db must be different files")

@@ -33,12 +33,13 @@ splits it into ``start_s`` (from the command's start to the worker's run: its pr
 the results file and the studies' storage opened) and ``wait_s`` (from its end to the last
 worker's). ``first_point_s`` and ``last_point_s`` say when, in the run, its first and last
 points were measured, and ``first_unit`` when (seconds into the loop) the first unit's CUB
-baseline (its data made), its study and its warm start were ready. ``startup`` says when, in seconds after this process started, each
-step before the loop ended (mark(): the CLI reached, the results file and the studies' storage
-opened, the evaluator's GPU worker answering, the streaming ceiling measured, the precompile
-done and its rest queued; a GPU worker started ahead (cli/tune.py) answers after the files, a
-recording or --in-process's device before them): the part of a command's wall time that more
-GPUs do not divide.
+baseline (its data made), its study and its warm start were ready. ``startup`` says when, in
+seconds after this process started, each step before the loop ended (mark(): the CLI reached,
+the configs checked (their spaces), the results file and the studies' storage opened, the
+evaluator's GPU worker answering, the streaming ceiling measured, the precompile done and its
+rest queued; a GPU worker started ahead (cli/tune.py) answers after the files, a recording or
+--in-process's device before them): the part of a command's wall time that more GPUs do not
+divide.
 
 Cost: two perf_counter calls and a list push per timed call (about a microsecond), against
 the milliseconds of a storage round-trip; only the thread that runs the loop is timed (the
