@@ -66,12 +66,25 @@ struct loaded_preset {
   std::unique_ptr<loaded_module> module;
 };
 
+// Compiles every point in one batch and loads it; a point that does not compile fails the test
+// with its log.
+void compile_and_load(std::vector<loaded_preset> &points) {
+  gpu_context &g = context();
+  std::vector<compile_request> requests;
+  for (const auto &lp : points)
+    requests.push_back(request_for(g.axis, lp.p.compile, g.limits.arch));
+  const auto outcomes = g.c.compile_batch(requests);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    INFO(points[i].name << ": " << outcomes[i].error.substr(0, 2000));
+    REQUIRE(outcomes[i].program);
+    points[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
+  }
+}
+
 // Every preset of the space that is valid for its type, compiled in one batch and loaded. A
 // preset may be refused only for a vector load past 16 bytes (staged_short_rows_vec8 loads 8
 // elements: a 2-byte type's preset), never for a 2-byte type itself.
 std::vector<loaded_preset> load_presets(const search_space &s) {
-  gpu_context &g = context();
-  std::vector<compile_request> requests;
   std::vector<loaded_preset> out;
   for (const auto &pp : s.presets()) {
     const check_result valid = s.check(pp.point, pp.launch);
@@ -81,15 +94,9 @@ std::vector<loaded_preset> load_presets(const search_space &s) {
       REQUIRE(valid.reasons().find("a vector load is at most 16 bytes") != std::string::npos);
       continue;
     }
-    requests.push_back(request_for(g.axis, pp.point, g.limits.arch));
     out.push_back({pp.name, point{pp.point, pp.launch}, nullptr});
   }
-  const auto outcomes = g.c.compile_batch(requests);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    INFO(out[i].name << ": " << outcomes[i].error.substr(0, 2000));
-    REQUIRE(outcomes[i].program);
-    out[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
-  }
+  compile_and_load(out);
   return out;
 }
 
@@ -225,18 +232,10 @@ TEST_CASE("A seeded sample of axis points beyond the presets reduces every shape
        {std::pair{dtype::float32, reduce_op::sum}, std::pair{dtype::int64, reduce_op::prod},
         std::pair{dtype::float64, reduce_op::max}}) {
     const search_space s(g.axis, t, o, g.limits);
-    std::vector<compile_request> requests;
     std::vector<loaded_preset> points;
-    for (const variant &v : s.sample(40)) {
-      requests.push_back(request_for(g.axis, v, g.limits.arch));
+    for (const variant &v : s.sample(40))
       points.push_back({to_label(g.axis, v), point{v, default_launch_config(g.axis)}, nullptr});
-    }
-    const auto outcomes = g.c.compile_batch(requests);
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      INFO(points[i].name << ": " << outcomes[i].error.substr(0, 2000));
-      REQUIRE(outcomes[i].program);
-      points[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
-    }
+    compile_and_load(points);
     for (const auto &[shape, offset] : {std::pair{reduction_shape{300, 1000, 1}, std::size_t{1}},
                                         std::pair{reduction_shape{1, 257, 1030}, std::size_t{0}},
                                         std::pair{reduction_shape{3, 4097, 5}, std::size_t{1}},
@@ -341,21 +340,14 @@ bytes run_on_grid(const device_problem &d, const search_space &s, const loaded_p
 std::vector<loaded_preset> unroll_points(const search_space &s, const char *strategy,
                                          std::int64_t lanes, std::int64_t vec) {
   gpu_context &g = context();
-  std::vector<compile_request> requests;
   std::vector<loaded_preset> out;
   for (const std::int64_t unroll : {1, 4, 8}) {
     const point p = s.point_of(
         {{"strategy", std::string(strategy)}, {"lanes", lanes}, {"vec", vec}, {"unroll", unroll}});
     REQUIRE(s.check(p).ok());
-    requests.push_back(request_for(g.axis, p.compile, g.limits.arch));
     out.push_back({to_label(g.axis, p.compile), p, nullptr});
   }
-  const auto outcomes = g.c.compile_batch(requests);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    INFO(out[i].name << ": " << outcomes[i].error.substr(0, 2000));
-    REQUIRE(outcomes[i].program);
-    out[i].module = std::make_unique<loaded_module>(*outcomes[i].program);
-  }
+  compile_and_load(out);
   return out;
 }
 
