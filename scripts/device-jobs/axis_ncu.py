@@ -36,7 +36,7 @@ from reducetune import _core
 from reducetune._space import Space, limits_for_arch
 from reducetune.benchmarks._axis_report import ceiling_ratio
 from reducetune.evaluate.base import problem_of, workload
-from reducetune.experiments._ncu import _ncu_path, _number
+from reducetune.experiments._ncu import _ncu_path, _number, csv_lines, kernel_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 # The H200 run of 2026-11-26 (commit a200b82), its rows extracted: tests/data's note says how.
@@ -148,23 +148,11 @@ def command(ncu: str, job: Job, metrics: list[str], clock: str) -> list[str]:
             ",".join(map(str, job.view))]
 
 
-def csv_lines(stdout: str) -> list[str]:
-    """ncu's CSV among its other output (its ==PROF== lines, the probe's own)."""
-    return [ln for ln in stdout.splitlines() if ln.startswith('"')]
-
-
 def kernels(stdout: str) -> list[dict[str, Any]]:
-    """Each profiled kernel of ncu's ``--csv --page raw`` output (a header row, a units row,
-    a row per kernel): its short name (pass, final_pass) and every metric, as numbers."""
-    rows = list(csv.reader(csv_lines(stdout)))
-    if not rows or "Kernel Name" not in rows[0]:
-        return []
-    head = rows[0]
+    """Each profiled kernel of ncu's ``--csv --page raw`` output (experiments/_ncu.py's
+    kernel_rows): its short name (pass, final_pass) and every metric, as numbers."""
     out = []
-    for r in rows[1:]:
-        if not r or r[0] == "":  # the units row
-            continue
-        cells = dict(zip(head, r))
+    for cells in kernel_rows(stdout)[0]:
         name = cells["Kernel Name"]
         short = re.search(r"::(\w+)<", name)
         metrics = {k: _number(v) for k, v in cells.items() if "__" in k}

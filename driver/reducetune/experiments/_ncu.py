@@ -87,22 +87,33 @@ def _number(text: str) -> float | None:
         return None
 
 
-def parse_csv(stdout: str) -> dict[str, Any]:
-    """{metric: value} of the first profiled kernel in ncu's ``--csv --page raw`` output
-    (a header row, a units row, a row per kernel), with ``units`` and the kernel's name."""
-    lines = [ln for ln in stdout.splitlines() if ln.startswith('"')]
-    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+def csv_lines(stdout: str) -> list[str]:
+    """ncu's CSV among its other output (its ==PROF== lines, the probe's own)."""
+    return [ln for ln in stdout.splitlines() if ln.startswith('"')]
+
+
+def kernel_rows(stdout: str) -> tuple[list[dict[str, str]], dict[str, str]]:
+    """Each profiled kernel's cells ({column: text}) in ncu's ``--csv --page raw`` output (a
+    header row, a units row, a row per kernel), and the units row ({column: unit})."""
+    rows = list(csv.reader(io.StringIO("\n".join(csv_lines(stdout)))))
     head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
     if head is None:
-        return {}
+        return [], {}
     names = rows[head]
-    data = [r for r in rows[head + 1:] if r and r[0] not in ("", "ID")]
+    data = [dict(zip(names, r)) for r in rows[head + 1:] if r and r[0] not in ("", "ID")]
     units = rows[head + 1] if len(rows) > head + 1 and rows[head + 1][0] == "" else []
+    return data, dict(zip(names, units))
+
+
+def parse_csv(stdout: str) -> dict[str, Any]:
+    """{metric: value} of the first profiled kernel in ncu's ``--csv --page raw`` output,
+    with ``units`` and the kernel's name."""
+    data, units = kernel_rows(stdout)
     if not data:
         return {}
-    first = dict(zip(names, data[0]))
+    first = data[0]
     out: dict[str, Any] = {m: _number(first[m]) for m in METRICS if m in first}
-    out["units"] = {m: u for m, u in zip(names, units) if m in METRICS and u}
+    out["units"] = {m: u for m, u in units.items() if m in METRICS and u}
     out["kernel"] = first.get("Kernel Name", "")
     out["grid"] = first.get("Grid Size", "")
     out["block"] = first.get("Block Size", "")
