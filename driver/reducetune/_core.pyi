@@ -284,6 +284,11 @@ def evaluate_cub(workload: dict, ordinal: int = 0, options: dict = {}) -> dict: 
 
 def streaming_ceiling(ordinal: int = 0, bytes: int = 0) -> dict: ...
 
+def streaming_read(data_ptr: int, bytes: int, stream: int, shape: str, ordinal: int = 0) -> None:
+    """
+    Launches the read-only streaming kernel once over `bytes` (a multiple of 16) at `data_ptr` (16-byte aligned) on `stream`, in the read shape named `shape` (streaming_ceiling's 'shape'), as an application launches a kernel: no gate, no L2 flush, no synchronisation, nothing allocated after the device's first read. InvalidConfiguration for an unknown shape, a size or a pointer it cannot read.
+    """
+
 class Store:
     def __init__(self, path: str, read_only: bool = False) -> None:
         """

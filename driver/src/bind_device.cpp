@@ -1,20 +1,24 @@
-// The GPU side: device detection, evaluating a variant, the CUB baseline and the streaming
-// ceiling. In-process: the Python driver runs these in a worker process
-// (reducetune.evaluate.gpu) so that a variant that destroys the CUDA context does not end
-// the study.
+// The GPU side: device detection, evaluating a variant, the CUB baseline, the streaming
+// ceiling and one streaming read launched as an application launches it. In-process: the
+// Python driver runs these in a worker process (reducetune.evaluate.gpu) so that a variant
+// that destroys the CUDA context does not end the study.
 #include "common.hpp"
 #include "py_point.hpp"
 
 #include "reducetune/baseline/cub_baseline.hpp"
 #include "reducetune/baseline/streaming_ceiling.hpp"
+#include "reducetune/baseline/streaming_reader.hpp"
 #include "reducetune/cuda/device_limits_of.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/measure/evaluate.hpp"
 #include "reducetune/space/element.hpp"
 #include "reducetune/space/space.hpp"
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace rtpy {
@@ -27,6 +31,28 @@ const rt::device_info &device(int ordinal) {
   auto it = devices.find(ordinal);
   if (it == devices.end()) it = devices.emplace(ordinal, rt::query_device(ordinal)).first;
   return it->second;
+}
+
+// One reader per device (its sink and its shapes' grids, made on the first read), kept for the
+// process's life so that a read allocates nothing. Held under `reader_mutex` for the launch.
+std::mutex reader_mutex;
+rt::streaming_reader &reader(int ordinal) {
+  static std::map<int, std::unique_ptr<rt::streaming_reader>> readers;
+  auto &r = readers[ordinal];
+  if (!r) r = std::make_unique<rt::streaming_reader>(device(ordinal));
+  return *r;
+}
+
+// One streaming read, refused before any device for a bad shape name, size or pointer; the
+// GIL stays held, as in the runtime's reduce_axis binding, the call it is timed beside.
+void streaming_read(std::uintptr_t data, std::uint64_t bytes, std::uintptr_t stream,
+                    const std::string &shape, int ordinal) {
+  const std::size_t which = rt::read_shape_index(shape);
+  const auto *ptr = reinterpret_cast<const void *>(data);
+  rt::require_streaming_read(ptr, bytes);
+  std::lock_guard lock(reader_mutex);
+  make_current(ordinal);
+  reader(ordinal).read(which, ptr, bytes, reinterpret_cast<cudaStream_t>(stream));
 }
 
 // The evaluating process keeps the last workload's input and reference between calls (a
@@ -221,6 +247,13 @@ void bind_device(nb::module_ &m) {
         return d;
       },
       nb::arg("ordinal") = 0, nb::arg("bytes") = 0); // 0: default_ceiling_bytes (4 GiB)
+  m.def("streaming_read", &streaming_read, nb::arg("data_ptr"), nb::arg("bytes"), nb::arg("stream"),
+        nb::arg("shape"), nb::arg("ordinal") = 0,
+        "Launches the read-only streaming kernel once over `bytes` (a multiple of 16) at "
+        "`data_ptr` (16-byte aligned) on `stream`, in the read shape named `shape` "
+        "(streaming_ceiling's 'shape'), as an application launches a kernel: no gate, no L2 "
+        "flush, no synchronisation, nothing allocated after the device's first read. "
+        "InvalidConfiguration for an unknown shape, a size or a pointer it cannot read.");
 }
 
 } // namespace rtpy

@@ -3,6 +3,7 @@
 #include "reducetune/errors.hpp"
 
 #include <array>
+#include <string>
 
 namespace reducetune {
 namespace {
@@ -97,9 +98,18 @@ unsigned streaming_read_grid(const read_shape &shape, const device_info &device)
   return static_cast<unsigned>(device.sm_count) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
 }
 
+void require_streaming_read(const void *data, std::uint64_t bytes) {
+  if (bytes % 16 != 0)
+    throw invalid_configuration("a streaming read needs a multiple of 16 bytes, not " +
+                                std::to_string(bytes));
+  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0)
+    throw invalid_configuration("a streaming read needs a 16-byte aligned pointer (its loads "
+                                "are 16 bytes wide)");
+}
+
 void enqueue_streaming_read(const read_shape &shape, unsigned grid, const void *data,
                             std::uint64_t bytes, unsigned *sink, cudaStream_t s) {
-  if (bytes % 16 != 0) throw invalid_configuration("streaming read needs a multiple of 16 bytes");
+  require_streaming_read(data, bytes);
   kernel_of(shape)<<<grid, shape.block, 0, s>>>(static_cast<const uint4 *>(data), bytes / 16,
                                                 sink);
   RT_CUDA_CALL(cudaGetLastError());

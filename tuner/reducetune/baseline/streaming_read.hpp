@@ -32,7 +32,11 @@ struct read_shape {
 // so ask once per shape, not once per launch).
 [[nodiscard]] unsigned streaming_read_grid(const read_shape &shape, const device_info &device);
 
-// Enqueues one read of `bytes` (a multiple of 16) at `data` (16-byte aligned) in the given
+// invalid_configuration unless `bytes` is a multiple of 16 and `data` 16-byte aligned (the
+// kernels' loads are 16 bytes wide): callers may refuse before touching a device.
+void require_streaming_read(const void *data, std::uint64_t bytes);
+
+// Enqueues one read of `bytes` at `data` (require_streaming_read refuses others) in the given
 // shape over `grid` blocks; sink receives a value only in the impossible case that guards
 // against dead-code elimination.
 void enqueue_streaming_read(const read_shape &shape, unsigned grid, const void *data,
