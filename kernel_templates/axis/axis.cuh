@@ -64,28 +64,65 @@ __global__ void __launch_bounds__(BS)
   }
 }
 
-// The deterministic finish of split > 1: a warp per output. Lane l combines the output's
-// non-empty partials (split_row(r, S).parts of them) s = l, l + 32, ... in order, then the
-// lanes meet in a shuffle tree: the order depends on (r, S) alone (never atomics). An
-// output's partials are adjacent (partials[j * parts + s]), so a warp reads them in one coalesced
-// sweep even when S is in the hundreds and the outputs are few (a column reduction split over
-// the whole GPU). Any grid is correct; the launcher gives ceil_div(outer * inner, BS / 32).
-template <class T, class Op, unsigned BS, unsigned S>
-__global__ void __launch_bounds__(BS)
-    final_pass(const T *__restrict__ /*in*/, T *out, unsigned long long outer, unsigned long long r,
-               unsigned long long inner, const acc_t<T> *__restrict__ partials) {
-  static_assert(BS % 32 == 0, "whole warps");
+// Partials a lane of the finish loads before it combines any: every one it owns up to 16
+// (ceil(S / 32): S <= 512 is one batch, 1024 two). Combined as loaded, lane by lane the
+// partials were one dependent L2/DRAM round trip after another (acc = op(acc, partials[s]) in
+// a loop bounded by r): Nsight Compute on an H200 gave 6-9 us for 4-32 blocks, 86 % of the
+// stalls long_scoreboard (64 outputs x 512 partials: 9.0 us). Issued ahead, a batch is one
+// round trip. At most 16: registers (16 doubles are 32 of them) for the 1024-way split.
+template <unsigned S> inline constexpr unsigned finish_batch = S >= 16 * 32 ? 16 : (S + 31) / 32;
+
+// Lane `lane`'s share of one output's `parts` partials (row[0, parts)): the identity, then
+// s = lane, lane + 32, ... combined in increasing s, as the finish always did. Each batch
+// loads first and combines after; a missing element (s >= parts) is never combined, not even
+// as the identity (x + 0.0 turns -0.0 into +0.0), so the bits are those of the plain loop.
+template <class A, class Op, unsigned S>
+__device__ __forceinline__ A finish_lane(const A *__restrict__ row, unsigned parts, unsigned lane) {
+  constexpr unsigned B = finish_batch<S>;
   const Op op{};
-  const unsigned long long outputs = outer * inner, parts = split_row(r, S).parts;
-  const unsigned lane = threadIdx.x % 32;
-  for (unsigned long long j =
-           static_cast<unsigned long long>(blockIdx.x) * (BS / 32) + threadIdx.x / 32;
-       j < outputs; j += static_cast<unsigned long long>(gridDim.x) * (BS / 32)) {
-    acc_t<T> acc = Op::template identity<acc_t<T>>();
-    for (unsigned s = lane; s < parts; s += 32) acc = op(acc, partials[j * parts + s]);
+  A acc = Op::template identity<A>();
+  for (unsigned first = lane; first < parts; first += 32 * B) {
+    A v[B];
+#pragma unroll
+    for (unsigned b = 0; b < B; ++b)
+      if (first + 32 * b < parts) v[b] = row[first + 32 * b];
+#pragma unroll
+    for (unsigned b = 0; b < B; ++b)
+      if (first + 32 * b < parts) acc = op(acc, v[b]);
+  }
+  return acc;
+}
+
+// The deterministic finish of split > 1: a warp per output. Lane l combines the output's
+// non-empty partials (split_row(r, S).parts of them) s = l, l + 32, ... in order
+// (finish_lane), then the lanes meet in a shuffle tree: the order depends on (r, S) alone
+// (never atomics). An output's partials are adjacent (partials[j * parts + s]), so a warp
+// reads them in one coalesced sweep even when S is in the hundreds and the outputs are few (a
+// column reduction split over the whole GPU). Any grid and any block of whole warps is
+// correct (the order is per warp): the block size is the launcher's (measure/axis_launch.cpp,
+// final_block_size), not a template argument, so that it is decided in one place.
+template <class T, class Op, unsigned S>
+__device__ __forceinline__ void finish(T *out, unsigned long long outer, unsigned long long r,
+                                       unsigned long long inner,
+                                       const acc_t<T> *__restrict__ partials) {
+  const unsigned long long outputs = outer * inner;
+  const unsigned parts = static_cast<unsigned>(split_row(r, S).parts); // at most S
+  const unsigned lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  for (unsigned long long j = static_cast<unsigned long long>(blockIdx.x) * warps + threadIdx.x / 32;
+       j < outputs; j += static_cast<unsigned long long>(gridDim.x) * warps) {
+    acc_t<T> acc = finish_lane<acc_t<T>, Op, S>(partials + j * parts, parts, lane);
     acc = group_reduce<acc_t<T>, Op, 32>(acc);
     if (lane == 0) out[j] = from_acc<T>(acc);
   }
+}
+
+template <class T, class Op, unsigned S>
+__global__ void final_pass(const T *__restrict__ /*in*/, T *out, unsigned long long outer,
+                           unsigned long long r, unsigned long long inner,
+                           const acc_t<T> *__restrict__ partials) {
+  // every point's program holds both roles, so split 1 compiles this too (never launched)
+  static_assert(S >= 1 && (S & (S - 1)) == 0, "split is a power of two");
+  finish<T, Op, S>(out, outer, r, inner, partials);
 }
 
 } // namespace axis
