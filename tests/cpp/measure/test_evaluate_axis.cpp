@@ -89,8 +89,13 @@ TEST_CASE("the plan the axis runner launches, for rows, columns and a few very l
     CHECK(plan.split == 32);
     CHECK(plan.launches() == 2);
     CHECK(plan.partials_bytes() == 32 * 3 * 4);
-    CHECK(plan.final_grid == 1); // a warp per output: 16 warps of a 512 block cover 3 outputs
     CHECK_FALSE(plan.final.empty());
+    // The finish has its own block of 4 warps, a warp per output (axis_launch.cpp,
+    // final_block_size), not the pass's 512: 64 outputs take 16 blocks, not 4 of 16 warps.
+    CHECK(plan.block_size == 512);
+    CHECK(plan.final_block_size == 128);
+    CHECK(plan.final_grid == 1);
+    CHECK(plan_axis(fx.axis, fx.preset("split_long_rows"), {64, 1 << 20, 1}).final_grid == 16);
   }
   SECTION("partials count the split's non-empty chunks, not split: at most r per output") {
     // 512 blocks along r = 16: chunks of one element, 16 of them written per output. Sized by

@@ -12,6 +12,15 @@ namespace {
 
 constexpr std::uint64_t max_grid = 2147483647; // the x-dimension limit since sm_30
 
+// The finish's block: 4 warps, a warp per output (axis.cuh, finish), whatever the pass's
+// block. The finish serves splits, whose outputs are few: 64 outputs at the split presets'
+// block of 512 took 4 blocks, so 4 SMs held every warp and their loads (Nsight Compute, H200:
+// 6-9 us at 4-32 blocks); at 4 warps a block they spread over 16 SMs. With many outputs
+// 16 such blocks still fill an SM's 64 warps (32 resident blocks on sm_80-sm_90). The order
+// of a combine is per warp, so the block size changes no bits; the kernel reads its block
+// from blockDim, and this constant is the one place that decides it.
+constexpr unsigned final_block_size = 128;
+
 std::uint64_t checked(std::int64_t blocks, const std::string &what) {
   if (blocks < 1 || static_cast<std::uint64_t>(blocks) > max_grid)
     throw invalid_configuration(what + " gives " + std::to_string(blocks) +
@@ -83,22 +92,37 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
     plan.final = whole.kernels.at("final");
     // A warp per output (axis.cuh, final_pass); the kernel is grid-stride, so this is a
     // choice of speed, not of correctness.
-    const std::uint64_t warps = plan.block_size / 32;
+    plan.final_block_size = final_block_size;
+    const std::uint64_t warps = final_block_size / 32;
     plan.final_grid = std::min(max_grid, (shape.outer * shape.inner + warps - 1) / warps);
   }
   return plan;
 }
 
-void launch_axis(const loaded_module &module, const axis_plan &plan, const void *in, void *out,
+axis_kernels resolve_axis(const loaded_module &module, const axis_plan &plan) {
+  axis_kernels k;
+  k.pass = module.function(plan.pass);
+  if (plan.split > 1)
+    k.final = module.function(plan.final);
+  return k;
+}
+
+void launch_axis(const axis_kernels &kernels, const axis_plan &plan, const void *in, void *out,
                  void *partials, cudaStream_t stream) {
   if (plan.partials_bytes() > 0 && partials == nullptr)
     throw invalid_configuration("the point splits r into " + std::to_string(plan.split) +
                                 " blocks per output and needs partials");
-  launch(module.function(plan.pass), plan.grid, plan.block_size, stream, in, out, plan.shape,
-         partials);
+  if (kernels.pass == nullptr || (plan.split > 1 && kernels.final == nullptr))
+    throw invalid_configuration("the axis plan's kernels were not resolved (resolve_axis)");
+  launch(kernels.pass, plan.grid, plan.block_size, stream, in, out, plan.shape, partials);
   if (plan.split > 1)
-    launch(module.function(plan.final), plan.final_grid, plan.block_size, stream, in, out,
-           plan.shape, partials);
+    launch(kernels.final, plan.final_grid, plan.final_block_size, stream, in, out, plan.shape,
+           partials);
+}
+
+void launch_axis(const loaded_module &module, const axis_plan &plan, const void *in, void *out,
+                 void *partials, cudaStream_t stream) {
+  launch_axis(resolve_axis(module, plan), plan, in, out, partials, stream);
 }
 
 } // namespace reducetune

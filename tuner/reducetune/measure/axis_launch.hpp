@@ -28,7 +28,8 @@ struct axis_plan {
   // Partials per output: the non-empty chunks of the split (kernel_templates/axis/
   // axis_acc.cuh, split_row), at most split and at most r; 0 when split == 1.
   std::uint64_t parts = 0;
-  std::uint64_t final_grid = 0; // a warp per output (0 when split == 1)
+  std::uint64_t final_grid = 0;  // a warp per output (0 when split == 1)
+  unsigned final_block_size = 0; // the finish's block (0 when split == 1): axis_launch.cpp
   std::size_t accumulator_bytes = 0;
   bool batch_invariant = false; // the family's `batch_invariant` let for this point
   std::string pass, final;      // name expressions ("" final when not launched)
@@ -43,8 +44,25 @@ struct axis_plan {
 [[nodiscard]] axis_plan plan_axis(const search_space &space, const point &p,
                                   const reduction_shape &shape);
 
+// A plan's kernels looked up in the module that holds them. Looking one up is a map lookup by
+// name and cuModuleGetFunction (under the driver's lock): a caller that launches a plan many
+// times (the runtime per shape, the runner per sample) resolves it once.
+struct axis_kernels {
+  CUfunction pass = nullptr;
+  CUfunction final = nullptr; // null when the plan does not split r
+};
+
+// Throws invalid_configuration when the module lacks one of the plan's kernels.
+[[nodiscard]] axis_kernels resolve_axis(const loaded_module &module, const axis_plan &plan);
+
 // Enqueues the plan's launches on `stream`: in holds outer * r * inner elements, out outer *
-// inner, partials plan.partials_bytes() (may be null when that is 0).
+// inner, partials plan.partials_bytes() (may be null when that is 0). `kernels` must be
+// resolve_axis of this plan (or of a plan of the same point: the names do not depend on the
+// shape); no lookup, no allocation, nothing but the launches.
+void launch_axis(const axis_kernels &kernels, const axis_plan &plan, const void *in, void *out,
+                 void *partials, cudaStream_t stream);
+
+// resolve_axis, then launch_axis: for a caller that launches a plan once.
 void launch_axis(const loaded_module &module, const axis_plan &plan, const void *in, void *out,
                  void *partials, cudaStream_t stream);
 

@@ -50,9 +50,11 @@ evaluation measure_axis(const compiled_program &program, const axis_plan &plan,
   for (std::size_t i = 0; i < in.copies(); ++i)
     copies.push_back(std::make_unique<axis_copy>(in.input(i), plan, out_bytes));
 
+  // resolved once, as the runtime does (runtime/reducer_axis.cpp): a sample times launches only
+  const axis_kernels kernels = resolve_axis(module, plan);
   const auto run = [&](cudaStream_t st, std::size_t i) {
     axis_copy &c = *copies[i];
-    launch_axis(module, plan, c.in, c.out.data(), c.partials.data(), st);
+    launch_axis(kernels, plan, c.in, c.out.data(), c.partials.data(), st);
   };
   const tolerance_options tolerance = axis_tolerance(options.tolerance);
   std::vector<unsigned char> got(out_bytes);

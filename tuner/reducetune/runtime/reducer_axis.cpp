@@ -133,6 +133,7 @@ const axis_device::planned &axis_device::plan_for(const reduction_shape &shape) 
   if (const auto it = m_plans.find(key); it != m_plans.end())
     return it->second;
   planned pl = plan_of(shape);
+  pl.kernels = resolve_axis(*pl.point->module, pl.plan);
   if (m_plans.size() > 4096) // an application sweeping shapes: keep the memo bounded
     m_plans.clear();
   return m_plans.emplace(key, std::move(pl)).first->second;
@@ -164,7 +165,7 @@ void axis_device::reduce(const void *in, const reduction_shape &shape, void *out
     pl = &plan_for(shape);
     partials = partials_for(stream, capture, pl->plan.partials_bytes());
   }
-  launch_axis(*pl->point->module, pl->plan, in, out, partials, stream);
+  launch_axis(pl->kernels, pl->plan, in, out, partials, stream);
 }
 
 axis_choice axis_device::choice(const reduction_shape &shape) {

@@ -47,6 +47,7 @@ private:
   struct planned {
     const prepared *point;
     axis_plan plan;
+    axis_kernels kernels; // resolved once per shape: a call looks up no kernel by name
   };
   const planned &plan_for(const reduction_shape &shape);
   const prepared &point_for(const reduction_shape &shape);
