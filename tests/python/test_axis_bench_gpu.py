@@ -6,8 +6,8 @@ timed whatever its screening said, every candidate screened out carries its scre
 and a peer marked screened has 3 samples. What the statistics add: every contender's median
 lies in its recorded 95 % interval, the rounds took at least --samples calls and at most the
 cap and say why they stopped, the tie follows the ratio's interval, the chosen point is
-measured in the tuner's protocol, and the Python call's reducers are closed after each
-shape."""
+measured in the tuner's protocol, the streaming ceiling is timed in the rounds (never a peer),
+and the Python call's reducers are closed after each shape."""
 
 from __future__ import annotations
 
@@ -58,6 +58,9 @@ def test_two_shapes_run_end_to_end_with_a_transferred_point(tmp_path: Path, caps
         assert proto["median_low_s"] <= proto["median_s"] <= proto["median_high_s"]
         assert row["app_s"]["reducetune_py"] > 0
         assert row["python_call_point"] == "table"  # the tuned point, not the rule's
+        # the streaming ceiling in the rounds, in the protocol's fastest shape; never a peer
+        assert row["app_s"]["streaming"] > 0 and row["streaming_protocol_s"] > 0
+        assert row["streaming_shape"] and vs["peer"] != "streaming"
         # whether the Python call went to cudaMalloc: read over the rounds and its own calls
         assert "segment.all.allocated" in row["alloc"]["python_call"]
     moved = result["rows"][0]["transfer"]

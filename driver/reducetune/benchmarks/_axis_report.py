@@ -3,8 +3,9 @@
 (reducetune's bandwidth and % of the HBM peak counting bytes read + written, the same point's
 bandwidth in the tuner's protocol, its ratio to the fastest peer, "tie" with the ratio's
 interval where that interval holds 1 (benchmarks/_axis_stats.py: the medians' 95 % intervals),
-its rate over the faster ceiling's rate and the literal ratio of times beside it with that
-ratio's bound (ceiling_ratio), the cost of batch invariance, and where the run had
+its rate over the faster ceiling's rate (both ceilings timed in the rounds), over the streaming
+kernel's rate in the tuner's protocol, and the literal ratio of times with that ratio's bound
+(benchmarks/_axis_ceilings.py), the cost of batch invariance, and where the run had
 --transfer, the other GPU's point's median over this run's best), the issue's targets as
 measured, the time each phase took, and one plot. A fastest peer marked "screened" was timed 3
 times only (far slower than the fastest contender in the screening pass).
@@ -19,64 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reducetune import _core
+from reducetune.benchmarks._axis_ceilings import (CEILING_RULE, PROTOCOL, bytes_moved,
+                                                  ceiling_rates, ceiling_ratio, fallback_note)
 from reducetune.benchmarks._axis_peers import PEERS
 from reducetune.benchmarks._axis_stats import is_tie, ratio_interval
 from reducetune.evaluate.base import percent_of
-
-CEILINGS = ("memcpy", "streaming")
-CEILING_RULE = (
-    "× ceiling: the ratio of rates, reducetune's bytes read + written per second over the "
-    "faster ceiling's rate (memcpy: the bytes it reads + writes, as many as the reduction's; "
-    "streaming: the input's bytes it reads), > 1: faster than the ceiling; '× ceiling, time "
-    "(bound)': the literal ratio of times, the shorter of the two ceilings' medians over reducetune's, "
-    "and its bound input / (input + output) (2/3 at r = 2, 16/17 at r = 16): against a "
-    "kernel that writes nothing, a reduction that must write its output scores at most that "
-    "while it moves bytes no faster than the streaming kernel reads them")
-
-
-def _problem(row: dict[str, Any]) -> _core.Problem:
-    """The row's axis problem; a row without a type is float32 (the first look's rows)."""
-    return _core.Problem(row.get("dtype", "float32"), "sum", tuple(row["view"]))
-
-
-def _bytes(row: dict[str, Any]) -> int:
-    """Bytes read plus written, as the core counts an axis problem's (the runner prices the
-    same)."""
-    return _problem(row).bytes_read_and_written
-
-
-def _bytes_read(row: dict[str, Any]) -> int:
-    """The input's bytes: what the streaming ceiling reads (the benchmark times it over
-    x.numel() * x.element_size()); inputs and outputs have the same element size."""
-    p = _problem(row)
-    return p.bytes_read_and_written * p.elements // (p.elements + p.outputs)
-
-
-def ceiling_rates(row: dict[str, Any]) -> dict[str, float]:
-    """Each ceiling's rate in bytes per second, the bytes it moves over its median: the
-    streaming kernel reads the input; memcpy copies (input + output) / 2 bytes, so it reads
-    plus writes as many bytes as the reduction. Rates, not times: the streaming kernel writes
-    nothing, so against its time a reduction that writes its output can reach only
-    input / (input + output) of it (0.67 at r = 2)."""
-    times = {"memcpy": row["app_s"].get("memcpy"), "streaming": row.get("streaming_s")}
-    moved = {"memcpy": _bytes(row), "streaming": _bytes_read(row)}
-    return {k: moved[k] / s for k, s in times.items() if s}
-
-
-def ceiling_ratio(row: dict[str, Any]) -> dict[str, Any]:
-    """Reducetune against the faster ceiling (> 1: faster than it): its rate (bytes read +
-    written per second) over the faster ceiling's rate (ceiling_rates), the ceiling's name,
-    the literal ratio of times (the faster ceiling's median over reducetune's) and that time
-    ratio's bound, input / (input + output): what a reduction moving bytes as fast as the
-    streaming kernel reads them would score against it."""
-    rates = ceiling_rates(row)
-    t = row["app_s"]["reducetune"]
-    times = [s for s in (row["app_s"].get("memcpy"), row.get("streaming_s")) if s]
-    best = max(rates, key=rates.get) if rates else None
-    return {"x_ceiling": _bytes(row) / t / rates[best] if best else None, "ceiling": best,
-            "x_ceiling_time": min(times) / t if times else None,
-            "time_bound": _bytes_read(row) / _bytes(row)}
 
 
 def _pow2(n: int) -> str:
@@ -113,11 +61,11 @@ def ratios(row: dict[str, Any]) -> dict[str, Any]:
     py = app.get("reducetune_py")
     proto = row.get("protocol") or {}
     return {**vs, "x_peer_py": app[peer] / py if peer and py else None,
-            "protocol_gbps": (_bytes(row) / proto["median_s"] / 1e9
+            "protocol_gbps": (bytes_moved(row) / proto["median_s"] / 1e9
                               if proto.get("status") == "ok" else None),
             **ceiling_ratio(row),
             "x_torch": app["torch"] / t if app.get("torch") else None,
-            "pct_peak": percent_of(_bytes(row) / t, row.get("peak")),
+            "pct_peak": percent_of(bytes_moved(row) / t, row.get("peak")),
             "bi_cost": bi / tune["best_s"] if bi else None}
 
 
@@ -152,15 +100,20 @@ def _shape(row: dict[str, Any]) -> str:
 
 def _ceiling_worst(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
     """The target's number, the worst ratio of rates to the faster ceiling, and its shape;
-    then the worst ratio of times with its shape's bound, input / (input + output)."""
+    then the worst ratio of times with its shape's bound, input / (input + output); then the
+    worst against the streaming kernel in the tuner's protocol, the reference."""
     got = [(q["x_ceiling"], q, r) for r, q in zip(rows, rs) if q["x_ceiling"]]
     if not got:
         return ""
     x, _, row = min(got, key=lambda g: g[0])
     _, q, slow = min(got, key=lambda g: g[1]["x_ceiling_time"])
+    proto = [(q["x_streaming_protocol"], r) for r, q in zip(rows, rs) if q["x_streaming_protocol"]]
+    ref = ""
+    if proto:
+        xp, prow = min(proto, key=lambda g: g[0])
+        ref = f"; × streaming, tuner's protocol worst {xp:.2f} ({_shape(prow)})"
     return (f"× faster ceiling (rates) worst {x:.2f} ({_shape(row)}); as times worst "
-            f"{q['x_ceiling_time']:.2f} ({_shape(slow)}, bound {q['time_bound']:.2f})")
-
+            f"{q['x_ceiling_time']:.2f} ({_shape(slow)}, bound {q['time_bound']:.2f}){ref}")
 
 def _python_call(rows: list[dict[str, Any]]) -> list[str]:
     """What the Python call costs over the C++ call, the median over the shapes: on the host
@@ -232,13 +185,13 @@ def _gbps(gbps: float | None, row: dict[str, Any]) -> str:
 def table(result: dict[str, Any]) -> list[str]:
     moved = any(r.get("transfer") for r in result["rows"])
     head = ("| shape | view (outer, r, inner) | point | GB/s | % peak | GB/s, tuner's protocol "
-            "| fastest peer | × peer | × peer, Python call | × ceiling | × ceiling, time (bound) "
-            "| batch_invariant cost |" +
+            "| fastest peer | × peer | × peer, Python call | × ceiling "
+            "| × streaming, tuner's protocol | × ceiling, time (bound) | batch_invariant cost |" +
             (" transferred point, its time / this run's best |" if moved else ""))
-    lines = [head, "|" + "---|" * (13 if moved else 12)]
+    lines = [head, "|" + "---|" * (14 if moved else 13)]
     for row in result["rows"]:
         q = ratios(row)
-        gbps = _bytes(row) / row["app_s"]["reducetune"] / 1e9
+        gbps = bytes_moved(row) / row["app_s"]["reducetune"] / 1e9
         xp = _x_peer(q)
         bi = f"{100 * (q['bi_cost'] - 1):+.1f} %" if q["bi_cost"] else "none valid"
         peer = (f"{q['peer']} (screened)" if q["peer"] in row.get("screened", ())
@@ -247,7 +200,8 @@ def table(result: dict[str, Any]) -> list[str]:
                      f"{tuple(row['view'])} | "
                      f"{row['point']['name']} | {gbps:.0f} | {q['pct_peak'] or 0:.1f} | "
                      f"{_gbps(q['protocol_gbps'], row)} | {peer} | {xp} | {_num(q['x_peer_py'])} | "
-                     f"{q['x_ceiling'] or 0:.2f} | {_time_ratio(q)} | {bi} |" +
+                     f"{q['x_ceiling'] or 0:.2f} | {_num(q['x_streaming_protocol'])} | "
+                     f"{_time_ratio(q)} | {bi} |" +
                      (f" {_transfer(row)} |" if moved else ""))
     return lines
 
@@ -288,7 +242,7 @@ def write(result: dict[str, Any], prefix: Path) -> None:
           "95 % intervals: peer low / reducetune high to peer high / reducetune low; shown as "
           "'tie (ratio, low–high)'); " + CEILING_RULE + "; "
           "batch_invariant cost: the best batch_invariant point's median over the best "
-          "point's.", *_transfer_line(result), "",
+          "point's.", *fallback_note(result["rows"]), *_transfer_line(result), "",
           *summary(result), "", *phases(result), "", *table(result)]
     if result["skipped"]:
         md += ["", f"Not run (time limit): {result['skipped']}"]
@@ -328,17 +282,23 @@ def plot(result: dict[str, Any], path: Path) -> None:
             ax, rows = axes[i][j], [r for r in result["rows"] if r["total"] == total and
                                     r["kind"] == kind and r.get("dtype", "float32") == dtype]
             for name in names:
-                pts = [(r["r"], percent_of(_bytes(r) / r["app_s"][name], r["peak"])) for r in rows
+                pts = [(r["r"], percent_of(bytes_moved(r) / r["app_s"][name], r["peak"])) for r in rows
                        if r["app_s"].get(name)]
                 if pts:
                     ax.plot(*zip(*pts), marker="o", label=PLOT_NAMES.get(name, name),
                             color=colour[name], linewidth=2.5 if name == "reducetune" else 1,
                             linestyle=":" if name == "memcpy" else "-")
-            streaming = [percent_of(rate, r["peak"]) for r in rows
-                         for rate in [ceiling_rates(r).get("streaming")] if rate]
-            if streaming:  # a rate of the input's bytes: one level per panel
-                ax.axhline(max(streaming), color="black", linestyle="--", linewidth=1,
-                           label="streaming ceiling (read only)")
+            rates = [(r["r"], ceiling_rates(r)) for r in rows]
+            pts = [(n, percent_of(q["streaming"], r["peak"]))
+                   for r, (n, q) in zip(rows, rates) if "streaming" in q]
+            if pts:  # rates of the input's bytes read, timed in the rounds
+                ax.plot(*zip(*pts), marker="o", color="black", linestyle="--", linewidth=1,
+                        label="streaming ceiling (read only, in the rounds)")
+            proto = [percent_of(q[PROTOCOL], r["peak"]) for r, (_, q) in zip(rows, rates)
+                     if PROTOCOL in q]
+            if proto:  # one input size per panel: one level, measured once
+                ax.axhline(max(proto), color="grey", linestyle=":", linewidth=1,
+                           label="streaming, tuner's protocol (gated, cold L2)")
             ax.set(xscale="log", xlabel="r", ylabel="% of HBM peak (read + written)",
                    title=f"{kind}, {_pow2(total)} {dtype} elements", ylim=(0, 105))
             ax.grid(alpha=0.3)

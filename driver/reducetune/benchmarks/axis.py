@@ -40,8 +40,8 @@ from typing import Any, Callable
 from reducetune import _core
 from reducetune._space import limits_for_arch
 from reducetune.benchmarks import _axis_alloc, _axis_report
-from reducetune.benchmarks._axis_peers import (PEERS, Peers, jax_module, segmented_lib,
-                                               streaming_ceiling_s)
+from reducetune.benchmarks._axis_peers import (CEILINGS_TIMING, PEERS, Peers, jax_module,
+                                               segmented_lib, streaming_protocol)
 from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, TIME_CAP_S, rounds
 from reducetune.benchmarks._axis_tune import (GIVE_UP, KEEP_WITHIN, Candidate, Tuner, own_name,
                                               protocol_time, screen, sum_bound, transfer_name,
@@ -115,13 +115,17 @@ def app_stats(timers: dict[str, Callable[[], float]], samples: int
               ) -> tuple[dict[str, dict[str, Any]], dict[str, float], list[str]]:
     """Every contender timed as an application calls it, in shuffled rounds, after a screening
     pass (benchmarks._axis_tune.screen); a peer screened at more than SLOW_PEER times the
-    fastest contender gets SLOW_PEER_SAMPLES samples only: far slower, it can never be the
-    fastest peer wrongly. The rounds go on (from `samples` on) until the median of reducetune
-    and of each contender screened within KEEP_WITHIN of it, faster or slower (those a tie or
-    a ratio could hinge on), is known to MAX_NOISE (_axis_stats.rounds). The stats, the
+    fastest contender (the streaming ceiling apart) gets SLOW_PEER_SAMPLES samples only: far
+    slower, it can never be the fastest peer wrongly. The rounds go on (from `samples` on)
+    until the median of reducetune and of each contender screened within KEEP_WITHIN of it,
+    faster or slower (those a tie or a ratio could hinge on, the two ceilings included), is
+    known to MAX_NOISE (_axis_stats.rounds). The stats, the
     screening times and the peers so screened."""
     screened = {k: v["screen_s"] for k, v in screen(timers).items()}
-    lead, mine = min(screened.values()), screened["reducetune"]
+    # the streaming ceiling reads the input only (2/3 of a reduction's bytes at r = 2): its
+    # time would move which peers count as far slower; memcpy moves the reduction's bytes
+    lead = min(v for k, v in screened.items() if k != "streaming")
+    mine = screened["reducetune"]
     slow = [k for k in PEERS if k in screened and screened[k] > SLOW_PEER * lead]
     close = {k for k, v in screened.items()
              if mine / KEEP_WITHIN <= v <= KEEP_WITHIN * mine} | {"reducetune"}
@@ -187,7 +191,8 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
     clock.append(time.monotonic())
     protocol = None if ev is None else protocol_time(ev, tuner, best, tuple(s["view"]))
     clock.append(time.monotonic())
-    peers = Peers(x, axis, jax, lib)
+    streaming = streaming_protocol(x.numel() * x.element_size())
+    peers = Peers(x, axis, jax, lib, None if streaming is None else streaming["shape"])
     host: dict[str, list[float]] = {"reducetune": [], "reducetune_py": []}
     py_timer, release, py_source = _app_call_timer(best, s, x, folder, host["reducetune_py"])
     try:
@@ -218,7 +223,8 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
            "host_s": {k: statistics.median(v) for k, v in host.items() if v},
            "python_call_point": py_source, "alloc": alloc,
            "peers_correct": correct, "protocol": protocol,
-           "streaming_s": streaming_ceiling_s(x.numel() * x.element_size()),
+           "streaming_protocol_s": None if streaming is None else streaming["s"],
+           "streaming_shape": None if streaming is None else streaming["shape"],
            "phase_s": dict(zip(("tune_s", "protocol_s", "peers_setup_s", "rounds_s"),
                                (b - a for a, b in zip(clock, clock[1:])))),
            "transfer": None if transfer is None else {**transfer, **tuned["transfer"]},
@@ -309,9 +315,10 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
                             "rounds in a new order each (a seeded shuffle) after 3 warm-up "
                             f"calls each, {_rounds(samples)}; "
                             "the rounds wait for reducetune and every contender screened "
-                            f"within {KEEP_WITHIN:g}x of it, faster or slower; a peer "
-                            "screened at over "
-                            f"{SLOW_PEER:g}x the fastest contender gets {SLOW_PEER_SAMPLES} "
+                            f"within {KEEP_WITHIN:g}x of it, faster or slower (the ceilings "
+                            "too); a peer screened at over "
+                            f"{SLOW_PEER:g}x the fastest contender (the streaming ceiling, "
+                            f"which writes nothing, apart) gets {SLOW_PEER_SAMPLES} "
                             "calls in the rounds after 1 warm-up ('screened'); the median and "
                             "its distribution-free 95 % interval (order statistics, as the "
                             "tuner's stopping rule)"),
@@ -321,10 +328,7 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
                       "L2 flushed before each, the stopping rule of 'reducetune tune' "
                       f"({TuneConfig().sample_time_s:g} s, {TuneConfig().max_samples} samples "
                       "at most, 1 % noise); median and its 95 % interval"),
-            "ceilings": ("memcpy: cudaMemcpyAsync device to device of (input + output) / 2 "
-                         "bytes, so that it reads and writes as many bytes as the reduction, "
-                         "in the same rounds; streaming: the project's read-only streaming "
-                         "kernel over the input's bytes (cold L2, its fastest shape)")}
+            "ceilings": CEILINGS_TIMING}
 
 
 def _rounds(samples: int) -> str:
