@@ -29,7 +29,8 @@
 # (device, build of the helper, progress), axis.json, axis.table.json, axis.md, axis.png.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
-W=/tmp/axis_bench
+# AXIS_W: the folder of the segmented helper (x_session.sh benches: one per job run side by side)
+W=${AXIS_W:-/tmp/axis_bench}
 mkdir -p "$W" "$OUT"
 log="$OUT/axis_bench.log"
 { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.mem --format=csv,noheader

@@ -11,6 +11,8 @@
 #   bash scripts/device-jobs/x_session.sh pytest  the Python GPU tests of the axis runtime,
 #                                                 benchmark and calibrate; the call probe
 #   bash scripts/device-jobs/x_session.sh bench   the axis benchmark on GPU 0 (64 shapes; AXIS_TOTALS=28: 32)
+#   bash scripts/device-jobs/x_session.sh benches X_BENCHES="28:bfloat16 28:float32": the axis
+#                                                 benchmark of each total:dtype at once, GPU 0, 1, ...
 #   bash scripts/device-jobs/x_session.sh scale   scripts/multi-gpu-sweep on 1, 2 (and 4) GPUs
 #                                                 and e304aed's one-GPU sweep (z_scaling.sh)
 #   bash scripts/device-jobs/x_session.sh one      on a one-GPU machine after build: the out=
@@ -71,6 +73,21 @@ case "$phase" in
     CUDA_VISIBLE_DEVICES=0 PYTHONPATH=$site AXIS_PROTOCOL=0 AXIS_TOTALS=${AXIS_TOTALS:-28,24} \
       AXIS_DTYPES=${AXIS_DTYPES:-float32,bfloat16} AXIS_TESTS=0 AXIS_TIME_LIMIT=${AXIS_TIME_LIMIT:-470} \
       AXIS_BENCH_TIMEOUT=${AXIS_BENCH_TIMEOUT:-560} bash scripts/device-jobs/axis_bench.sh ;;
+  benches)  # on a host of as many GPUs as jobs: X_BENCHES ("28:bfloat16 28:float32 ...", log2
+            # total and dtype), each its own GPU, folder of $OUT and helper folder, at once; each
+            # one's ratios are measured within its own run (the jobs share the host's CPUs)
+    read -r -a jobs <<< "${X_BENCHES:-28:bfloat16 28:float32}"
+    pids=(); gpu=0
+    for j in "${jobs[@]}"; do
+      d="$OUT/bench_${j%%:*}_${j##*:}"; mkdir -p "$d"
+      (export OUT=$d AXIS_W=/tmp/axis_bench_$gpu AXIS_TOTALS=${j%%:*} AXIS_DTYPES=${j##*:}
+       CUDA_VISIBLE_DEVICES=$gpu PYTHONPATH=$site AXIS_PROTOCOL=0 AXIS_TESTS=0 \
+         AXIS_TIME_LIMIT=${AXIS_TIME_LIMIT:-470} AXIS_BENCH_TIMEOUT=${AXIS_BENCH_TIMEOUT:-560} \
+         bash scripts/device-jobs/axis_bench.sh) > "$d/phase.log" 2>&1 & pids+=($!)
+      gpu=$((gpu + 1))
+    done
+    for p in "${pids[@]}"; do wait "$p"; done
+    for j in "${jobs[@]}"; do tail -4 "$OUT/bench_${j%%:*}_${j##*:}/phase.log"; done ;;
   together)
     mkdir -p "$OUT/bench" "$OUT/priors" "$OUT/pytest"
     OUT=$OUT/bench bash "$0" bench > "$OUT/bench/phase.log" 2>&1 & b=$!
@@ -94,5 +111,5 @@ case "$phase" in
     tar -C "$OUT" -cJf "$OUT/one.tar.xz" sweep_new sweep_e304aed && rm -rf "$OUT/sweep_new" "$OUT/sweep_e304aed" ;;
   scale)
     Z_RUNS=${Z_RUNS:-"default e304aed_single"} bash scripts/device-jobs/z_scaling.sh ;;
-  *) echo "unknown phase $phase: build, pytest, bench or scale"; exit 2 ;;
+  *) echo "unknown phase $phase: build, pytest, bench, benches, together, one or scale"; exit 2 ;;
 esac
