@@ -20,9 +20,10 @@ below), and the two ceilings of the same bytes.
   them; the tuner's protocol of the streaming kernel (``streaming_protocol``:
   ``_core.streaming_ceiling``, the whole sequence queued behind a gate so that no launch
   latency is timed, L2 flushed before each sample, its own buffer) is kept as a reference:
-  in the H200 run of 2026-11-27 one-launch reducetune points sat 2-4 us above it and split
-  ones 17 us, of which the ceiling in the rounds now pays its share too (one launch's
-  latency, what the previous contender left in L2).
+  in the bfloat16 run of 2026-11-27 on an H200 (docs/results/h200x4_2026-11-27_axis_bench_
+  2p28_rows_of_vectors), where r >= 1024 leaves little output, reducetune's one-launch points
+  took 0.1-6.4 us more than it, its split column tiles 8.7-18.9 us: launch latency and a
+  predecessor's L2 that the gated time never pays and the ceiling in the rounds now does.
 """
 
 from __future__ import annotations
