@@ -17,7 +17,7 @@ from reducetune import _core
 from reducetune.errors import InvalidConfiguration
 
 pytestmark = pytest.mark.skipif(NO_GPU is not None, reason=NO_GPU or "")
-torch = pytest.importorskip("torch", reason="the buffers and the events are PyTorch's")
+torch = pytest.importorskip("torch", reason="no torch: the buffers and the events are PyTorch's")
 
 BIG, SMALL = 1 << 30, 1 << 20
 

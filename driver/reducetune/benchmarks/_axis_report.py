@@ -107,13 +107,15 @@ def _ceiling_worst(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
         return ""
     x, _, row = min(got, key=lambda g: g[0])
     _, q, slow = min(got, key=lambda g: g[1]["x_ceiling_time"])
-    proto = [(q["x_streaming_protocol"], r) for r, q in zip(rows, rs) if q["x_streaming_protocol"]]
+    proto = [(q["x_streaming_protocol"], r) for r, q in zip(rows, rs)
+             if q["x_streaming_protocol"]]
     ref = ""
     if proto:
         xp, prow = min(proto, key=lambda g: g[0])
         ref = f"; × streaming, tuner's protocol worst {xp:.2f} ({_shape(prow)})"
     return (f"× faster ceiling (rates) worst {x:.2f} ({_shape(row)}); as times worst "
             f"{q['x_ceiling_time']:.2f} ({_shape(slow)}, bound {q['time_bound']:.2f}){ref}")
+
 
 def _python_call(rows: list[dict[str, Any]]) -> list[str]:
     """What the Python call costs over the C++ call, the median over the shapes: on the host
@@ -282,8 +284,8 @@ def plot(result: dict[str, Any], path: Path) -> None:
             ax, rows = axes[i][j], [r for r in result["rows"] if r["total"] == total and
                                     r["kind"] == kind and r.get("dtype", "float32") == dtype]
             for name in names:
-                pts = [(r["r"], percent_of(bytes_moved(r) / r["app_s"][name], r["peak"])) for r in rows
-                       if r["app_s"].get(name)]
+                pts = [(r["r"], percent_of(bytes_moved(r) / r["app_s"][name], r["peak"]))
+                       for r in rows if r["app_s"].get(name)]
                 if pts:
                     ax.plot(*zip(*pts), marker="o", label=PLOT_NAMES.get(name, name),
                             color=colour[name], linewidth=2.5 if name == "reducetune" else 1,

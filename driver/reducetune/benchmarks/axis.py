@@ -1,7 +1,8 @@
 """The axis benchmark (issue 26, item 6): reductions along an axis on the GPU at hand, every
 shape side by side: reducetune against torch.sum(dim) eager, torch.compile of it, JAX (where it
 imports), cupy.sum(axis) with CUB, CUB's DeviceSegmentedReduce from C++, and two ceilings of
-the same bytes timed in the same run (benchmarks/_axis_peers.py).
+the same bytes timed in the same rounds, the streaming one in the tuner's protocol beside them
+as a reference (benchmarks/_axis_peers.py).
 
 Shapes: totals 2^24 and 2^28 elements, r from 2 to 2^22 by powers of 8, reducing rows (the last
 axis of (total / r, r)) and columns (the first axis of (r, total / r)); sums of float32, and of
