@@ -26,6 +26,7 @@ CEILING_RULE = (
     "against a kernel that writes nothing, a reduction that must write its output scores at "
     "most that while it moves bytes no faster than the streaming kernel reads them")
 
+
 def _problem(row: dict[str, Any]) -> _core.Problem:
     """The row's axis problem; a row without a type is float32 (the first look's rows)."""
     return _core.Problem(row.get("dtype", "float32"), "sum", tuple(row["view"]))
