@@ -1,8 +1,8 @@
 // On the GPU: the split finish (kernel_templates/axis/axis.cuh, final_pass) combines an output's
 // partials in the order the family promises, bit for bit: lane l takes the identity, then
 // s = l, l + 32, ... in increasing s, then the lanes meet in a shuffle tree (__shfl_down_sync by
-// 16, 8, 4, 2, 1), whatever batch of loads a lane issues ahead and whatever block the launcher
-// gives it. The partials are written here, not by a pass, so that their values are hostile to
+// 16, 8, 4, 2, 1), whatever batch of loads a lane issues ahead, whatever block the launcher
+// gives it, and where a split of fewer than 32 blocks gives an output only that many lanes. The partials are written here, not by a pass, so that their values are hostile to
 // any other order: magnitudes that cancel (sum), -0.0 beside +0.0, NaN and infinities (min and
 // max), and part counts that leave lanes with different numbers of partials and a last batch
 // part full. The host emulates that order and every output must come out with its bits.
@@ -52,10 +52,10 @@ template <class A> A identity(reduce_op op) {
   return A(0);
 }
 
-// Partial s of output j. Output 0 is all -0.0 (a sum that added a missing element's identity
-// mid-row would still give +0.0 here, but min/max see -0.0 against +0.0 elsewhere); others mix
-// large values that cancel, small ones that vanish beside them in one order and not in
-// another, signed zeros, and for min and max NaN and infinities.
+// Partial s of output j. Output 0 is all -0.0: its sum is +0.0 only because each lane starts
+// from the identity, its min and max -0.0. The others mix large values that cancel, small ones
+// that vanish beside them in one order and not in another, signed zeros, and for min and max
+// NaN and infinities.
 template <class A> A partial(reduce_op op, std::uint64_t j, std::uint64_t s) {
   const std::uint64_t h = mix(j * 4099 + s);
   if (j == 0) return A(-0.0);
@@ -64,8 +64,9 @@ template <class A> A partial(reduce_op op, std::uint64_t j, std::uint64_t s) {
   case 0: return sign * A(0x1p40);
   case 1: return sign * A(0.0);
   case 2:
-    if (op != reduce_op::sum && (h >> 9) % 4 == 0) return std::numeric_limits<A>::quiet_NaN();
-    return sign * std::numeric_limits<A>::infinity() * A(op != reduce_op::sum);
+    if (op == reduce_op::sum) return sign * A(0x1p-20); // lost beside 2^40 in some orders
+    if ((h >> 9) % 4 == 0) return std::numeric_limits<A>::quiet_NaN();
+    return sign * std::numeric_limits<A>::infinity();
   default: return sign * A(static_cast<double>(h >> 11) * 0x1p-53);
   }
 }
@@ -99,19 +100,31 @@ template <class A> void check_finish(dtype t, reduce_op op) {
   const family f = family::load(g.lib, "axis");
   const search_space s(f, t, op, g.limits);
   compiler c(g.lib);
-  // split 64 (a batch of 2 per lane), 512 (one batch of 16) and 1024 (two batches of 16)
-  for (const std::int64_t split : {64, 512, 1024}) {
-    const point p = s.point_of({{"strategy", std::string("split")},
-                                {"lanes", std::int64_t{1}},
-                                {"block_size", std::int64_t{512}},
-                                {"vec", std::int64_t{1}},
-                                {"split", split}});
-    REQUIRE(s.check(p).ok());
-    const auto program = c.compile(request_for(f, p.compile, g.limits.arch));
-    const loaded_module module(*program);
-    // r >= split: every chunk full (parts == split); r = 1000 and 33: parts not a multiple of
-    // 32, so lanes own different counts and a batch is cut short
-    for (const std::uint64_t r : {std::uint64_t{1} << 20, std::uint64_t{1000}, std::uint64_t{33}})
+  // split 4 and 16 (that many lanes per output, finish_lanes: the 32-lane order's bits is the
+  // claim), 64 (a batch of 2 a lane), 512 (one batch of 16) and 1024 (two batches of 16)
+  const std::vector<std::int64_t> splits{4, 16, 64, 512, 1024};
+  std::vector<point> points;
+  std::vector<compile_request> requests;
+  for (const std::int64_t split : splits) {
+    points.push_back(s.point_of({{"strategy", std::string("split")},
+                                 {"lanes", std::int64_t{1}},
+                                 {"block_size", std::int64_t{512}},
+                                 {"vec", std::int64_t{1}},
+                                 {"split", split}}));
+    REQUIRE(s.check(points.back()).ok());
+    requests.push_back(request_for(f, points.back().compile, g.limits.arch));
+  }
+  const auto outcomes = c.compile_batch(requests);
+  for (std::size_t i = 0; i < splits.size(); ++i) {
+    INFO(outcomes[i].error.substr(0, 2000));
+    REQUIRE(outcomes[i].program);
+    const point &p = points[i];
+    const std::int64_t split = splits[i];
+    const loaded_module module(*outcomes[i].program);
+    // r >= split: every chunk full (parts == split); r = 1000, 33 and 3: parts not a multiple
+    // of 32 (lanes own different counts, a batch is cut short) or fewer than the lanes
+    for (const std::uint64_t r : {std::uint64_t{1} << 20, std::uint64_t{1000}, std::uint64_t{33},
+                                  std::uint64_t{3}})
       for (const std::uint64_t outputs : {std::uint64_t{64}, std::uint64_t{1000}}) {
         const axis_plan plan = plan_axis(s, p, {outputs, r, 1});
         const auto parts = static_cast<unsigned>(plan.parts);

@@ -531,7 +531,8 @@ extern "C" __global__ void __launch_bounds__(256)
 }
 
 TEST_CASE("The split finish issues a lane's batch of partial loads before it combines any: 16 "
-          "at split 512 and 1024, 4 at 128, one at 32 (where a lane owns one)",
+          "at split 512 and 1024, 4 at 128, one at 32 (where a lane owns one); below 32, an "
+          "output has as many lanes as the split",
           "[jit][axis]") {
   // final_pass (axis.cuh) once combined each partial as it arrived, one dependent round trip
   // per partial (Nsight Compute, H200: 9 us for 64 outputs x 512 partials, 86 % of the stalls
@@ -543,6 +544,7 @@ TEST_CASE("The split finish issues a lane's batch of partial loads before it com
                                   const rt::acc_t<T> *__restrict__ partials) {                 \
     rt::axis::finish<T, rt::op_sum, S>(out, outer, r, 1, partials);                            \
   }
+RT_FINISH(f32_split_4, float, 4)
 RT_FINISH(f32_split_32, float, 32)
 RT_FINISH(f32_split_128, float, 128)
 RT_FINISH(f32_split_512, float, 512)
@@ -563,4 +565,9 @@ RT_FINISH(f64_split_1024, double, 1024)
   CHECK(loads_before_combine("f64_split_1024", "add.f64") == 16);
   // a batch's lanes past the last partial keep their accumulator (selp), never add an identity
   CHECK(count_of(entry_of(ptx, "f32_split_512"), "selp.f32") >= 15);
+  // A split of 4 gives an output 4 lanes (finish_lanes), 8 outputs a warp: a tree of 2
+  // shuffles, where 32 lanes take 5 (axis_launch.cpp sizes the grid by the same rule).
+  CHECK(loads_before_combine("f32_split_4", "add.f32") == 1);
+  CHECK(count_of(entry_of(ptx, "f32_split_4"), "shfl.sync.down") == 2);
+  CHECK(count_of(entry_of(ptx, "f32_split_32"), "shfl.sync.down") == 5);
 }

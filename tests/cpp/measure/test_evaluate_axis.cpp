@@ -96,6 +96,12 @@ TEST_CASE("the plan the axis runner launches, for rows, columns and a few very l
     CHECK(plan.final_block_size == 128);
     CHECK(plan.final_grid == 1);
     CHECK(plan_axis(fx.axis, fx.preset("split_long_rows"), {64, 1 << 20, 1}).final_grid == 16);
+    // Below 32 blocks, `split` lanes per output (axis.cuh, finish_lanes): split 4 puts 8 outputs
+    // in a warp, 32 in a block, so 32768 columns take 1024 blocks (4096 of 8 warps before).
+    const axis_plan four = plan_axis(fx.axis, fx.preset("tile_columns_vec4_split"), {1, 8192, 32768});
+    CHECK(four.split == 4);
+    CHECK(four.final_block_size == 128);
+    CHECK(four.final_grid == 1024);
   }
   SECTION("partials count the split's non-empty chunks, not split: at most r per output") {
     // 512 blocks along r = 16: chunks of one element, 16 of them written per output. Sized by

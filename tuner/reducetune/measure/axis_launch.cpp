@@ -90,11 +90,13 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
   plan.pass = whole.kernels.at("pass");
   if (plan.split > 1) {
     plan.final = whole.kernels.at("final");
-    // A warp per output (axis.cuh, final_pass); the kernel is grid-stride, so this is a
-    // choice of speed, not of correctness.
+    // A warp per output, or for a split of fewer than 32 blocks `split` lanes per output, 32 /
+    // split outputs a warp (axis.cuh, finish_lanes: the same bits, fewer idle lanes). The
+    // kernel is grid-stride, so this is a choice of speed, not of correctness.
     plan.final_block_size = final_block_size;
-    const std::uint64_t warps = final_block_size / 32;
-    plan.final_grid = std::min(max_grid, (shape.outer * shape.inner + warps - 1) / warps);
+    const std::uint64_t lanes = std::min<std::uint64_t>(plan.split, 32);
+    const std::uint64_t per_block = final_block_size / 32 * (32 / lanes);
+    plan.final_grid = std::min(max_grid, (shape.outer * shape.inner + per_block - 1) / per_block);
   }
   return plan;
 }
