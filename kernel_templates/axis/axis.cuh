@@ -82,8 +82,9 @@ template <unsigned S> inline constexpr unsigned finish_lanes = S < 32 ? S : 32;
 // round trip. At most 16: registers (16 doubles are 32 of them) for the 1024-way split.
 template <unsigned S> inline constexpr unsigned finish_batch = S >= 16 * 32 ? 16 : (S + 31) / 32;
 
-// Lane `lane` (of L per output)'s share of one output's `parts` partials (row[0, parts)): the
-// identity, then s = lane, lane + L, ... combined in increasing s, as the finish always did.
+// What lane `lane`, one of L per output, combines of the output's `parts` partials
+// (row[0, parts)): the identity, then s = lane, lane + L, ... in increasing s, as the finish
+// always did.
 // Each batch loads first and combines after; a missing element (s >= parts) is never
 // combined, not even as the identity (x + 0.0 turns -0.0 into +0.0), so the bits are those of
 // the plain loop.
