@@ -28,7 +28,7 @@ struct axis_plan {
   // Partials per output: the non-empty chunks of the split (kernel_templates/axis/
   // axis_acc.cuh, split_row), at most split and at most r; 0 when split == 1.
   std::uint64_t parts = 0;
-  std::uint64_t final_grid = 0;  // a warp per output (0 when split == 1)
+  std::uint64_t final_grid = 0;  // a warp (split < 32: split lanes) per output; 0: split 1
   unsigned final_block_size = 0; // the finish's block (0 when split == 1): axis_launch.cpp
   std::size_t accumulator_bytes = 0;
   bool batch_invariant = false; // the family's `batch_invariant` let for this point
