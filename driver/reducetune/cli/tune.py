@@ -145,7 +145,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     # opening; in a --devices command, the count of the GPUs that _make_file waits for. Begun
     # after check_storage, which imports SQLAlchemy (and Optuna's models for an SQLite file)
     # itself (store/study_storage.imports_done says why)
-    ahead = import_ahead()
+    ahead = import_ahead(args.storage)
     if args.devices is not None:  # one worker per GPU (cli/tune_devices.py)
         ordinals = parse_devices(args.devices, args.replay is not None)
         if len(ordinals) > 1:  # refused here, in one line, rather than once per worker

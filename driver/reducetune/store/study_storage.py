@@ -25,6 +25,7 @@ from typing import Any
 
 from reducetune.errors import StoreError
 from reducetune.store.journal_storage import journal_storage
+from reducetune.store.optuna_schema import make_tables, tables_ready
 from reducetune.store.pg_storage import pg_storage
 from reducetune.store.storage_check import JOURNAL, check_storage
 
@@ -52,7 +53,7 @@ def storage_url(path: str | os.PathLike[str]) -> str:
 def open_storage(path: str | os.PathLike[str]) -> Any:
     """Optuna's RDBStorage in the results file at path, its tables created under file_lock
     (a file that has them is opened without: RDBStorage then only reads)."""
-    with contextlib.nullcontext() if _optuna_ready(path) else file_lock(path):
+    with contextlib.nullcontext() if tables_ready(path) else file_lock(path):
         return _file_storage(path)
 
 
@@ -63,16 +64,20 @@ def _file_storage(path: str | os.PathLike[str]) -> Any:
     return optuna.storages.RDBStorage(storage_url(path), engine_kwargs=sqlite_engine_kwargs())
 
 
-def import_ahead() -> threading.Thread:
-    """Imports Optuna's storages (SQLAlchemy, alembic) on a thread of their own, begun while
-    this process waits for its GPU worker's start (cli/tune.py), which then overlaps them: the
-    studies' storage, opened once the evaluator answers, finds them imported (0.3 s here,
-    1.3 s on a GPU machine without bytecode: issue 25's startup, 2026-11-26). Touches no file.
-    Once per process: a --devices worker begins it before its go, and its tune command's call
-    then gets the same thread."""
+def import_ahead(storage: str | None = None) -> threading.Thread:
+    """Imports Optuna on a thread of its own, begun while this process waits for its GPU
+    worker's start (cli/tune.py), which then overlaps it: the studies' storage, opened once the
+    evaluator answers, finds it imported (0.3 s here, 1.3 s on a GPU machine without bytecode:
+    issue 25's startup, 2026-11-26). Touches no file. ``storage``: the run's --storage; without
+    one (or a journal) only what the journal needs, as the results file's tables are made with
+    plain SQL (store/optuna_schema.py); for an RDB URL, Optuna's RDB storage module too
+    (Optuna imports SQLAlchemy and alembic lazily, when an RDBStorage is built). Once per
+    process: a --devices worker begins it before its go, its tune command's call then gets
+    the same thread."""
     if not _AHEAD:
-        _AHEAD.append(threading.Thread(target=_import_storages, name="reducetune-import-ahead",
-                                       daemon=True))
+        rdb = storage is not None and not storage.startswith(JOURNAL)
+        _AHEAD.append(threading.Thread(target=_import_storages, args=(rdb,), daemon=True,
+                                       name="reducetune-import-ahead"))
         _AHEAD[0].start()
     return _AHEAD[0]
 
@@ -89,21 +94,25 @@ def imports_done() -> None:
         _AHEAD[0].join()
 
 
-def _import_storages() -> None:
+def _import_storages(rdb: bool) -> None:
     try:
-        import optuna.storages  # heavy (about 0.5 s): on import_ahead's thread
-        import optuna.storages._rdb.storage  # noqa: F401  (the results file's tables: alembic)
+        import optuna.storages.journal  # noqa: F401  heavy (about 0.5 s): import_ahead's thread
+        if rdb:
+            import optuna.storages._rdb.storage  # noqa: F401  (heavy: an RDB --storage's)
     except Exception:  # imported again where used, which says what is missing
         pass
 
 
 def optuna_tables(path: str | os.PathLike[str]) -> None:
-    """Optuna's tables made in the results file at path where missing (Optuna's RDBStorage,
-    under file_lock); a file that has them is left alone, without opening Optuna's storage."""
-    if _optuna_ready(path):
+    """Optuna's tables made in the results file at path where missing, under file_lock: in a
+    file without any, from the dump of what RDBStorage makes (store/optuna_schema.py: no
+    SQLAlchemy, no alembic); else by Optuna's RDBStorage, as before. A file that has them is
+    left alone, without opening Optuna's storage."""
+    if tables_ready(path):
         return
     with file_lock(path):
-        if not _optuna_ready(path):  # another process made them while this one waited
+        # another process may have made them while this one waited
+        if not tables_ready(path) and not make_tables(path):
             _file_storage(path).engine.dispose()
 
 
@@ -128,23 +137,6 @@ def sqlite_engine_kwargs() -> dict[str, Any]:
     """What Optuna's RDBStorage gets for an SQLite file: a lock waited for up to a minute, and
     _Connection (a module-level class: RDBStorage pickles its engine_kwargs)."""
     return {"connect_args": {"timeout": 60, "factory": _Connection}}
-
-
-def _optuna_ready(path: str | os.PathLike[str]) -> bool:
-    """Optuna's tables are complete: stamping alembic_version is its last step on a new file.
-    Any doubt (no file, no table, a file SQLite cannot open) says no. Opened read-write
-    (rw never creates the file) yet only read: the last connection to close a WAL file
-    removes its -wal and -shm files, which a read-only one cannot."""
-    try:
-        con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=rw", uri=True, timeout=60)
-    except (sqlite3.Error, ValueError):
-        return False
-    try:
-        return con.execute("SELECT 1 FROM alembic_version LIMIT 1").fetchone() is not None
-    except sqlite3.Error:
-        return False
-    finally:
-        con.close()
 
 
 @contextlib.contextmanager
