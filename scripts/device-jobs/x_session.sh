@@ -32,7 +32,7 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 phase=${1:?usage: x_session.sh build|pytest|bench|scale}
 site="$PWD/build/z-site-new:/tmp/site"
-read -r -a CXX_TESTS <<< "${X_CXX_TESTS:-gpu_test_axis gpu_test_axis_staged gpu_test_axis_tuned gpu_test_axis_wide_tiles gpu_test_half_axis}"
+read -r -a CXX_TESTS <<< "${X_CXX_TESTS:-gpu_test_axis gpu_test_axis_staged gpu_test_axis_tuned gpu_test_axis_wide_tiles gpu_test_half_axis gpu_test_axis_finish gpu_test_evaluate_axis}"
 
 cxx_build() {
   cmake --preset device -DRT_CATCH2_V2_INCLUDE="$PWD/.deps/catch2v2/include" \
@@ -61,6 +61,7 @@ case "$phase" in
       tests/python/test_calibrate.py tests/python/test_calibrate_axis.py \
       tests/python/test_calibrate_rounds.py tests/python/test_reduce_eager_gpu.py \
       tests/python/test_reduce_axis.py tests/python/test_axis_call_cache.py \
+      tests/python/test_axis_bench_streaming_gpu.py tests/python/test_axis_batch_invariant.py \
       > "$OUT/pytest_gpu.log" 2>&1
     echo "pytest rc=$?" >> "$OUT/pytest_gpu.log"
     tail -15 "$OUT/pytest_gpu.log"
