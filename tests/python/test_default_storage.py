@@ -149,8 +149,9 @@ def test_a_study_copied_twice_is_copied_once(cli, tmp_path, monkeypatch):
 def test_a_run_opens_no_optuna_storage_of_the_file_unless_a_dead_process_left_a_trial(
         cli, tmp_path, monkeypatch):
     """Optuna's RDBStorage of the file (SQLAlchemy and alembic: about a second of each
-    worker's start) only makes the tables of a new file; a worker starting beside a live
-    worker's RUNNING trial (another --devices worker's) does not open it either."""
+    worker's start) is not opened (a new file's tables come from store/optuna_schema.py,
+    test_optuna_schema); a worker starting beside a live worker's RUNNING trial (another
+    --devices worker's) does not open it either."""
     from reducetune.store.study_bulk import study_id
     from reducetune.tuning import mirror
 

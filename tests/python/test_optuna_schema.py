@@ -113,6 +113,15 @@ def test_a_half_made_file_is_left_to_rdbstorage(tmp_path, monkeypatch):
     assert built == [db] and master(db) == master(by_rdbstorage(tmp_path / "rdb.db"))
 
 
+def test_a_file_sqlite_cannot_write_is_left_to_rdbstorage(tmp_path):
+    """An SQLite error (here: not a database) writes nothing and leaves the file to
+    RDBStorage's path, which says what is wrong as before."""
+    db = tmp_path / "r.db"
+    db.write_bytes(b"not a database" * 100)
+    assert not make_tables(db)
+    assert db.read_bytes() == b"not a database" * 100
+
+
 def test_another_head_revision_takes_rdbstorages_path(tmp_path, monkeypatch):
     """An Optuna whose migrations end at another revision than the dump's: its RDBStorage
     makes the tables (and the stamp says its own head, not the dump's)."""

@@ -112,38 +112,46 @@ def installed_optuna() -> tuple[str, str] | None:
 
 
 def make_tables(path: str | os.PathLike[str]) -> bool:
-    """Optuna's tables, index and rows (version_info, alembic_version) made in the file at
+    """Optuna's tables, indexes and rows (version_info, alembic_version) made in the file at
     path from the dump, in one transaction, where the installed Optuna's head is the dump's
     revision and the file holds none of the dump's tables. Returns whether it made them
-    (False: nothing was written, RDBStorage's path is the caller's). The caller holds the
+    (False: nothing was written, RDBStorage's path is the caller's, which also says what an
+    SQLite error here was: a read-only file, a lock never granted). The caller holds the
     file's lock (study_storage.file_lock), as for RDBStorage."""
     d, installed = dump(), installed_optuna()
     if d is None or installed is None or installed[1] != d.revision:
         return False
-    con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=rw", uri=True, timeout=60,
-                          isolation_level=None)
+    try:
+        con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=rw", uri=True, timeout=60,
+                              isolation_level=None)
+    except (sqlite3.Error, ValueError):
+        return False
     try:
         con.execute("BEGIN IMMEDIATE")
-        marks = ",".join("?" * len(d.tables))
-        if con.execute(f"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN ({marks})",
-                       d.tables).fetchone() is not None:
-            con.execute("ROLLBACK")
-            return False
-        for statement in d.statements:
-            con.execute(statement)
-        # the rows RDBStorage writes: version_info with the installed Optuna's version (its
-        # "set up by optuna X" in a later refusal), then alembic's stamp, its last step
-        con.execute("INSERT INTO version_info (version_info_id, schema_version, "
-                    "library_version) VALUES (1, ?, ?)", (d.schema_version, installed[0]))
-        con.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (d.revision,))
-        con.execute("COMMIT")
-        return True
-    except BaseException:
-        if con.in_transaction:
-            con.execute("ROLLBACK")
-        raise
+        made = _apply(con, d, installed[0])
+        con.execute("COMMIT" if made else "ROLLBACK")
+        return made
+    except sqlite3.Error:
+        return False  # rolled back by close: nothing of the dump is left in the file
     finally:
         con.close()
+
+
+def _apply(con: sqlite3.Connection, d: Dump, version: str) -> bool:
+    """The dump's statements and rows, in con's open transaction, unless the file holds one of
+    its tables already (False, nothing written)."""
+    marks = ",".join("?" * len(d.tables))
+    if con.execute(f"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN ({marks})",
+                   d.tables).fetchone() is not None:
+        return False
+    for statement in d.statements:
+        con.execute(statement)
+    # the rows RDBStorage writes: version_info with the installed Optuna's version (its "set
+    # up by optuna X" in a later refusal), then alembic's stamp, its last step
+    con.execute("INSERT INTO version_info (version_info_id, schema_version, library_version) "
+                "VALUES (1, ?, ?)", (d.schema_version, version))
+    con.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (d.revision,))
+    return True
 
 
 def tables_ready(path: str | os.PathLike[str]) -> bool:
