@@ -6,8 +6,8 @@ Why: the default storage runs its studies in a journal (tuning/mirror.py) and wr
 file's copy with plain SQL (store/study_bulk.py), so a run never goes through SQLAlchemy;
 yet making the tables of a fresh file with RDBStorage imported SQLAlchemy and alembic and
 ran them: the start's `storage` step, 0.55 s of the one-GPU command on an H200 host and
-1.2-2.6 s here (issue 25, docs/results/cpu_2026-11-27_default_storage_start.md). The same
-statements, in one transaction, take milliseconds.
+0.5-2.6 s here, by the load (issue 25, docs/results/cpu_2026-11-27_default_storage_start.md).
+The same statements, in one transaction, take milliseconds.
 
 When: only where nothing can differ from what RDBStorage would have made.
 
