@@ -279,7 +279,8 @@ def _configs(args: argparse.Namespace) -> list[Any]:
                        race=args.race, hot=args.hot, allow_flagged=args.allow_flagged,
                        nondeterministic=args.nondeterministic, warm_start=args.warm_start,
                        priors=checked(args.priors),
-                       by_model=args.devices is not None or args.storage is not None)
+                       by_model=args.devices is not None or args.storage is not None,
+                       walk_apart=args.storage is not None)
             for dtype, op in pairs]
 
 

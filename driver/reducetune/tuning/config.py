@@ -62,6 +62,9 @@ class TuneConfig:
     # Studies keyed by the device model (name, SMs, memory clock) instead of its UUID, so that
     # GPUs of one model share them (--devices, --storage: store.study_share.study_device).
     by_model: bool = False
+    # A grid's workers may include processes of other commands (--storage: other machines):
+    # each walk then begins at a place taken from its pid (tuning/grid_walk.py grid_start).
+    walk_apart: bool = False
     # Racing (issue 25): once the unit has an ok point, a point whose first cold samples
     # (measure/stopping_rule.hpp: the median of 3) are above race x its best run-to-run
     # deterministic median stops there ("outpaced"): it cannot be a best, and the time goes to

@@ -6,14 +6,14 @@ decided on Points."""
 
 from __future__ import annotations
 
-import os
 import random
 from typing import Any
 
 from reducetune._space import Point, Space
+from reducetune.evaluate._gpu_share import compile_share
 from reducetune.store.study_share import StudyShare
 from reducetune.tuning.config import TuneConfig, study_name
-from reducetune.tuning.grid_walk import GridWalk
+from reducetune.tuning.grid_walk import GridWalk, grid_start
 from reducetune.tuning.mirror import MirroredStorage
 from reducetune.tuning.samplers import STRATEGY, distributions, make_sampler
 from reducetune.tuning.timing import timed, timed_lock, timed_storage
@@ -94,8 +94,8 @@ class Proposal:
         device name."""
         if STRATEGY[self.config.strategy].exhaustive:
             unseen = self._unseen()  # workers of one study start apart (tuning/grid_walk.py)
-            start = os.getpid() * 2654435761 % max(1, len(unseen)) if self.config.by_model else 0
-            self._grid = GridWalk(unseen, start)
+            self._grid = GridWalk(unseen, grid_start(unseen, compile_share(),
+                                                     self.config.walk_apart))
         elif not self.study.trials:
             base = self.space.base(self.config.base_preset, self.config.allow_flagged,
                                    self.config.nondeterministic)
