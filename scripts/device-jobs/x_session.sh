@@ -8,6 +8,8 @@
 #                                                 and e304aed; X_TREES=new: the working tree's
 #                                                 only) and the C++ GPU tests of the axis
 #                                                 family at once, then those tests
+#                                                 (X_PYTEST_GPU=1: the pytest phase on GPU 1
+#                                                 meanwhile, into $OUT/pytest)
 #   bash scripts/device-jobs/x_session.sh pytest  the Python GPU tests of the axis runtime,
 #                                                 benchmark and calibrate; the call probe
 #   bash scripts/device-jobs/x_session.sh bench   the axis benchmark on GPU 0 (64 shapes; AXIS_TOTALS=28: 32)
@@ -46,6 +48,12 @@ case "$phase" in
     cxx_build & cxx=$!
     (source scripts/device-jobs/z_common.sh; z_setup ${X_TREES:-}) > "$OUT/z_setup.log" 2>&1
     echo "z_setup rc=$?" >> "$OUT/device.txt"
+    # X_PYTEST_GPU: the pytest phase on that GPU meanwhile (the C++ tests take GPU 0)
+    py=""
+    if [ -n "${X_PYTEST_GPU:-}" ]; then
+      mkdir -p "$OUT/pytest"
+      OUT=$OUT/pytest X_GPU=$X_PYTEST_GPU bash "$0" pytest > "$OUT/pytest/phase.log" 2>&1 & py=$!
+    fi
     wait $cxx; echo "cxx build rc=$?" >> "$OUT/device.txt"
     for t in "${CXX_TESTS[@]}"; do
       exe=$(find build/device -name "$t" -type f -perm -u+x | head -1)
@@ -54,6 +62,7 @@ case "$phase" in
       echo "== $t exit $?" >> "$OUT/cxx_tests.log"
     done
     grep -E "^== |test cases|FAILED" "$OUT/cxx_tests.log" | tail -20
+    [ -n "$py" ] && { wait $py; tail -4 "$OUT/pytest/phase.log"; }
     cat "$OUT/device.txt" ;;
   pytest)
     CUDA_VISIBLE_DEVICES=${X_GPU:-0} PYTHONPATH=$site timeout 330 python3 -m pytest -q -rs \
