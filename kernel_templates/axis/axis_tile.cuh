@@ -14,9 +14,12 @@
 // order: the order depends on r and the point alone (batch_invariant, whatever VEC is).
 //
 // S > 1 splits r across S blocks as rows_by_blocks does, with the same partials layout and
-// final_pass.
+// final_pass. Ticket (the tile_ticket strategy) is the same pass, and then the block that
+// writes a tile's last partials finishes the tile in this launch (axis_finish.cuh,
+// finish_tile_if_last), with final_pass's order per output: the same bits in one launch.
 #pragma once
 
+#include "axis/axis_finish.cuh"
 #include "axis/axis_thread.cuh"
 
 namespace rt {
@@ -67,7 +70,8 @@ __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned l
     }
 }
 
-template <class T, class Op, unsigned BS, unsigned L, unsigned UNROLL, unsigned VEC, unsigned S>
+template <class T, class Op, unsigned BS, unsigned L, unsigned UNROLL, unsigned VEC, unsigned S,
+          bool Ticket = false>
 __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
                                              unsigned long long outer, unsigned long long r,
                                              unsigned long long inner, acc_t<T> *partials) {
@@ -80,6 +84,7 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
   const unsigned long long tiles = ceil_div(inner, width);
   const row_split sp = split_row(r, S);
   const unsigned long long chunk = sp.chunk;
+  static_assert(!Ticket || S > 1, "a ticket finishes a split");
   const bool aligned = VEC > 1 && inner % VEC == 0 &&
                        reinterpret_cast<unsigned long long>(in) % (VEC * sizeof(T)) == 0;
   // A lane's VEC results are adjacent outputs too: one vector store where out allows it
@@ -144,6 +149,14 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
         for (unsigned e = 0; e < VEC; ++e)
           if (e < columns) partials[(j0 + e) * sp.parts + part] = acc[e];
       }
+    }
+    if constexpr (Ticket) {
+      const unsigned long long first = o * inner + tile * width;
+      // the counter's address made here, not kept live through the tile's loop
+      finish_tile_if_last<T, Op, S>(out, partials,
+                                    tile_counters(partials, outer * inner * sp.parts) + t, first,
+                                    min_u64(width, inner - tile * width),
+                                    static_cast<unsigned>(sp.parts));
     }
   }
 }

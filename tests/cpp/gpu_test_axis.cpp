@@ -328,6 +328,7 @@ bytes run_on_grid(const device_problem &d, const search_space &s, const loaded_p
   axis_plan plan = plan_axis(s, lp.p, d.p.shape);
   if (grid != 0) plan.grid = grid;
   device_buffer partials(plan.partials_bytes());
+  zero_counters(plan, partials.data()); // tile_ticket: zero before its first launch
   RT_CUDA_CALL(cudaMemset(d.out.data(), 0xa5, d.out.size()));
   launch_axis(*lp.module, plan, d.input(), d.out.data(), partials.data(), nullptr);
   RT_CUDA_CALL(cudaDeviceSynchronize());

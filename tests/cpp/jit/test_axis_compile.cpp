@@ -165,7 +165,8 @@ TEST_CASE("Every axis preset is a valid point for every type and operator, and c
     }
   // Each strategy has at least one preset (the GPU test runs each strategy through them).
   REQUIRE(strategies ==
-          std::set<std::string>{"thread", "group", "warp", "block", "split", "tile", "staged"});
+          std::set<std::string>{"thread", "group", "warp", "block", "split", "tile", "staged",
+                                "tile_ticket"});
 
   const auto outcomes = rt_test::shared_compiler().compile_batch(requests);
   std::size_t failed = 0;
@@ -542,7 +543,9 @@ TEST_CASE("The split finish issues a lane's batch of partial loads before it com
 #define RT_FINISH(name, T, S)                                                                  \
   extern "C" __global__ void name(T *out, unsigned long long outer, unsigned long long r,      \
                                   const rt::acc_t<T> *__restrict__ partials) {                 \
-    rt::axis::finish<T, rt::op_sum, S>(out, outer, r, 1, partials);                            \
+    rt::axis::finish_outputs<T, rt::op_sum, S>(                                                \
+        out, partials, 0, outer, static_cast<unsigned>(rt::axis::split_row(r, S).parts),      \
+        blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, gridDim.x * (blockDim.x / 32));    \
   }
 RT_FINISH(f32_split_4, float, 4)
 RT_FINISH(f32_split_32, float, 32)
@@ -570,4 +573,102 @@ RT_FINISH(f64_split_1024, double, 1024)
   CHECK(loads_before_combine("f32_split_4", "add.f32") == 1);
   CHECK(count_of(entry_of(ptx, "f32_split_4"), "shfl.sync.down") == 2);
   CHECK(count_of(entry_of(ptx, "f32_split_32"), "shfl.sync.down") == 5);
+}
+
+TEST_CASE("tile_ticket's pass takes a ticket per tile and finishes there with the finish's code "
+          "(the batch of partial loads, from L2); the tile strategy's pass has none of it",
+          "[jit][axis]") {
+  // The same column tile (256 threads, 32 lanes of 2, 4 loads in flight, split 64) as the tile
+  // strategy's pass and as tile_ticket's: the ticket adds one atomic add per tile, the fences
+  // around it, the block's vote (__syncthreads_or, no shared memory) and final_pass's per-output
+  // code, whose loads bypass L1 (ld.global.cg: other blocks of the launch wrote them).
+  const std::string ptx = ptx_of(R"(#include "axis/axis.cuh"
+#define RT_TILE(name, T, Ticket)                                                                \
+  extern "C" __global__ void name(const T *in, T *out, unsigned long long outer,               \
+                                  unsigned long long r, unsigned long long inner,              \
+                                  rt::acc_t<T> *partials) {                                    \
+    rt::axis::column_tiles<T, rt::op_sum, 256, 32, 4, 2, 64, Ticket>(in, out, outer, r, inner, \
+                                                                     partials);                \
+  }
+RT_TILE(f32_tile, float, false)
+RT_TILE(f32_ticket, float, true)
+RT_TILE(f64_ticket, double, true)
+)");
+  const std::string tile = entry_of(ptx, "f32_tile");
+  for (const char *name : {"f32_ticket", "f64_ticket"}) {
+    const std::string ticket = entry_of(ptx, name);
+    INFO(name);
+    CHECK(count_of(ticket, "atom.global.add.u32") == 1);
+    CHECK(count_of(ticket, "membar.gl") + count_of(ticket, "fence.sc.gpu") >= 2);
+    CHECK(count_of(ticket, "bar.red.or.pred") == 1);
+    // finish_batch<64>: 2 partials a lane, both loaded before either is combined
+    CHECK(count_of(ticket, "ld.global.cg") == 2);
+    CHECK(count_of(ticket, ".local") == 0);
+  }
+  CHECK(count_of(tile, "atom.global") == 0);
+  CHECK(count_of(tile, "membar.gl") + count_of(tile, "fence.sc.gpu") == 0);
+  CHECK(count_of(tile, "bar.red") == 0);
+  CHECK(count_of(tile, "ld.global.cg") == 0);
+}
+
+TEST_CASE("tile_ticket points compile with no local memory at every split from 2 to 1024, "
+          "for float32, bfloat16 and float64 sums, minima and maxima, wide tiles included",
+          "[jit][axis][slow]") {
+  const family f = axis_family();
+  std::vector<compile_request> requests;
+  std::vector<std::string> labels;
+  for (const dtype t : {dtype::float32, dtype::bfloat16, dtype::float64})
+    for (const reduce_op o : {reduce_op::sum, reduce_op::min, reduce_op::max}) {
+      const search_space s(f, t, o, sm90);
+      const auto vec = static_cast<std::int64_t>(16 / size_of(t)); // 16-byte loads
+      // (block, lanes, split): the presets' 32-lane tiles, and the benchmark's fitted wide ones
+      for (const auto &[bs, lanes, split] :
+           std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+               {256, 32, 2}, {256, 8, 16}, {512, 128, 32}, {256, 256, 256}, {512, 64, 1024}}) {
+        const point p = s.point_of({{"strategy", std::string("tile_ticket")},
+                                    {"block_size", bs},
+                                    {"lanes", lanes},
+                                    {"vec", vec},
+                                    {"unroll", std::int64_t{4}},
+                                    {"split", split}});
+        INFO(to_label(f, p.compile) << " " << to_string(t) << "." << to_string(o));
+        REQUIRE(s.check(p).reasons() == "");
+        requests.push_back(request_for(f, p.compile, 90));
+        labels.push_back(to_label(f, p.compile) + " " + to_string(t) + "." + to_string(o));
+      }
+    }
+  const auto outcomes = rt_test::shared_compiler().compile_batch(requests);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    INFO(labels[i]);
+    REQUIRE(outcomes[i].program);
+    for (const auto &[name, frame] : frames_of(*outcomes[i].program, requests[i])) {
+      INFO(name);
+      CHECK(frame == 0);
+    }
+  }
+}
+
+TEST_CASE("tile_ticket refuses split 1 with its reason, and shares tile's grid and shared memory",
+          "[jit][axis]") {
+  const family f = axis_family();
+  const search_space s(f, dtype::float32, reduce_op::sum, sm90);
+  const auto at = [&](const std::string &strategy, std::int64_t split) {
+    return s.point_of({{"strategy", strategy},
+                       {"block_size", std::int64_t{256}},
+                       {"lanes", std::int64_t{32}},
+                       {"vec", std::int64_t{4}},
+                       {"split", split}});
+  };
+  CHECK(s.check(at("tile_ticket", 1)).reasons().find("the tile strategy") != std::string::npos);
+  CHECK(s.check(at("tile", 1)).ok());
+  for (const std::int64_t split : {2, 64, 1024}) {
+    const point ticket = at("tile_ticket", split), tile = at("tile", split);
+    REQUIRE(s.check(ticket).ok());
+    CHECK(let_of(s, ticket, "batch_invariant") == 1);
+    CHECK(let_of(s, ticket, "ticket_columns") == 32 * 4); // a tile's columns, one counter each
+    CHECK(let_of(s, ticket, s.decl().shared_bytes.text()) ==
+          let_of(s, tile, s.decl().shared_bytes.text()));
+    for (const auto &shape : {reduction_shape{1, 65536, 4096}, reduction_shape{3, 1001, 200}})
+      CHECK(grid_at(s, ticket, shape) == grid_at(s, tile, shape));
+  }
 }

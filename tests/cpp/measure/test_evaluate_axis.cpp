@@ -118,6 +118,37 @@ TEST_CASE("the plan the axis runner launches, for rows, columns and a few very l
     // The first section's long rows fill every chunk: parts == split.
     CHECK(plan_axis(fx.axis, fx.preset("split_long_rows"), {3, 1 << 20, 1}).parts == 32);
   }
+  SECTION("tile_ticket: one launch, no finish kernel, a counter per tile after the partials") {
+    // tile_tall_columns_ticket: tiles of 32 lanes x 2 = 64 columns (the family's ticket_columns
+    // let), 512 blocks along r; 200 columns are 4 tiles a row of outer
+    const axis_plan plan =
+        plan_axis(fx.axis, fx.preset("tile_tall_columns_ticket"), {3, 1 << 20, 200});
+    CHECK(plan.split == 512);
+    CHECK(plan.parts == 512);
+    CHECK(plan.launches() == 1);
+    CHECK_FALSE(plan.finish_kernel());
+    CHECK(plan.final.empty());
+    CHECK(plan.final_grid == 0);
+    CHECK(plan.final_block_size == 0);
+    CHECK(plan.batch_invariant);
+    CHECK(plan.counters == 3 * 4);
+    CHECK(plan.grid == 3 * 4 * 512);
+    CHECK(plan.counters_offset() == 512ull * 3 * 200 * 4);
+    CHECK(plan.partials_bytes() == 512ull * 3 * 200 * 4 + 12 * 4);
+    // The counters begin on the next 16 bytes: 3 parts x 5 columns of float32 are 60 bytes
+    const axis_plan small = plan_axis(fx.axis, fx.preset("tile_tall_columns_ticket"), {1, 3, 5});
+    CHECK(small.parts == 3);
+    CHECK(small.counters == 1);
+    CHECK(small.counters_offset() == 64);
+    CHECK(small.partials_bytes() == 64 + 4);
+    // Its two-launch twin: the same pass and partials, the finish kernel, no counters
+    const axis_plan tile = plan_axis(fx.axis, fx.preset("tile_tall_columns"), {3, 1 << 20, 200});
+    CHECK(tile.launches() == 2);
+    CHECK(tile.counters == 0);
+    CHECK(tile.grid == plan.grid);
+    CHECK(tile.block_size == plan.block_size);
+    CHECK(tile.partials_bytes() == plan.counters_offset());
+  }
 }
 
 TEST_CASE("the axis runner prices bytes read plus bytes written", "[measure][evaluate][axis]") {

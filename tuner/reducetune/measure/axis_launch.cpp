@@ -1,6 +1,7 @@
 #include "reducetune/measure/axis_launch.hpp"
 
 #include "reducetune/cuda/driver_api.hpp"
+#include "reducetune/cuda/stream.hpp"
 #include "reducetune/errors.hpp"
 
 #include <algorithm>
@@ -56,8 +57,17 @@ std::uint64_t parts_of_split(std::uint64_t r, std::uint64_t split) {
 
 } // namespace
 
+std::uint64_t axis_plan::counters_offset() const noexcept {
+  const std::uint64_t accumulators = split > 1 ? parts * shape.outer * shape.inner : 0;
+  return (accumulators * accumulator_bytes + 15) / 16 * 16;
+}
+
+std::uint64_t axis_plan::counters_bytes() const noexcept { return counters * sizeof(unsigned); }
+
 std::uint64_t axis_plan::partials_bytes() const noexcept {
-  return split > 1 ? parts * shape.outer * shape.inner * accumulator_bytes : 0;
+  if (split <= 1) return 0;
+  if (counters == 0) return parts * shape.outer * shape.inner * accumulator_bytes;
+  return counters_offset() + counters_bytes();
 }
 
 axis_plan plan_axis(const search_space &space, const point &p, const reduction_shape &shape) {
@@ -88,7 +98,10 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
   plan.accumulator_bytes = size_of(accumulator_of(space.type()));
   plan.batch_invariant = int_or(s, "batch_invariant", 0) != 0;
   plan.pass = whole.kernels.at("pass");
-  if (plan.split > 1) {
+  // tile_ticket (family.json): one counter per tile of `ticket_columns` columns, per outer
+  if (const std::int64_t columns = int_or(s, "ticket_columns", 0); columns > 0 && plan.split > 1)
+    plan.counters = shape.outer * ((shape.inner + columns - 1) / columns);
+  if (plan.finish_kernel()) {
     plan.final = whole.kernels.at("final");
     // A warp per output, or for a split of fewer than 32 blocks `split` lanes per output, 32 /
     // split outputs a warp (axis.cuh, finish_lanes: the same bits, fewer idle lanes). The
@@ -104,7 +117,7 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
 axis_kernels resolve_axis(const loaded_module &module, const axis_plan &plan) {
   axis_kernels k;
   k.pass = module.function(plan.pass);
-  if (plan.split > 1)
+  if (plan.finish_kernel())
     k.final = module.function(plan.final);
   return k;
 }
@@ -114,12 +127,24 @@ void launch_axis(const axis_kernels &kernels, const axis_plan &plan, const void 
   if (plan.partials_bytes() > 0 && partials == nullptr)
     throw invalid_configuration("the point splits r into " + std::to_string(plan.split) +
                                 " blocks per output and needs partials");
-  if (kernels.pass == nullptr || (plan.split > 1 && kernels.final == nullptr))
+  if (kernels.pass == nullptr || (plan.finish_kernel() && kernels.final == nullptr))
     throw invalid_configuration("the axis plan's kernels were not resolved (resolve_axis)");
   launch(kernels.pass, plan.grid, plan.block_size, stream, in, out, plan.shape, partials);
-  if (plan.split > 1)
+  if (plan.finish_kernel())
     launch(kernels.final, plan.final_grid, plan.final_block_size, stream, in, out, plan.shape,
            partials);
+}
+
+void zero_device_bytes(void *p, std::uint64_t bytes) {
+  if (bytes == 0) return;
+  const stream s;
+  RT_CUDA_CALL(cudaMemsetAsync(p, 0, bytes, s.get()));
+  s.synchronize();
+}
+
+void zero_counters(const axis_plan &plan, void *scratch) {
+  if (plan.counters > 0)
+    zero_device_bytes(static_cast<char *>(scratch) + plan.counters_offset(), plan.counters_bytes());
 }
 
 void launch_axis(const loaded_module &module, const axis_plan &plan, const void *in, void *out,

@@ -1,6 +1,7 @@
 // Launching a point of a family with the axis kernel ABI (docs/architecture.md, "Kernel ABI",
 // the axis ABI) on one shape (outer, r, inner): the pass over the family's grid, then, when
-// the point splits r across blocks, the deterministic finish over its partials.
+// the point splits r across blocks, the deterministic finish over its partials (in the pass
+// itself for a point whose family lets `ticket_columns`: tile_ticket, one launch).
 //
 // A first step of issue 26, beside the whole-array runner rather than in it: the search space
 // and the runner do not know shapes yet (space/space.hpp binds only `n` in a grid), so the
@@ -24,19 +25,29 @@ struct axis_plan {
   reduction_shape shape;
   unsigned block_size = 0;
   std::uint64_t grid = 0;  // the pass's grid: the family's `grid` at this shape
-  std::uint64_t split = 1; // blocks per output along r; > 1 launches final_pass
+  std::uint64_t split = 1; // blocks per output along r; > 1 finishes (final_pass or a ticket)
   // Partials per output: the non-empty chunks of the split (kernel_templates/axis/
   // axis_acc.cuh, split_row), at most split and at most r; 0 when split == 1.
   std::uint64_t parts = 0;
-  std::uint64_t final_grid = 0;  // a warp (split < 32: split lanes) per output; 0: split 1
-  unsigned final_block_size = 0; // the finish's block (0 when split == 1): axis_launch.cpp
+  // The pass finishes its own split: its tiles' last blocks, one counter per tile (the family's
+  // `ticket_columns` let: columns per counter), so no final kernel. 0: none (final_pass).
+  std::uint64_t counters = 0;
+  std::uint64_t final_grid = 0;  // a warp (split < 32: split lanes) per output; 0: none
+  unsigned final_block_size = 0; // the finish kernel's block (0: none): axis_launch.cpp
   std::size_t accumulator_bytes = 0;
   bool batch_invariant = false; // the family's `batch_invariant` let for this point
   std::string pass, final;      // name expressions ("" final when not launched)
 
-  // Scratch for the partials: parts * outer * inner accumulators (0 when split == 1).
+  // Scratch for the partials: parts * outer * inner accumulators (0 when split == 1), then,
+  // from counters_offset() (the next multiple of 16 bytes: axis_finish.cuh, tile_counters),
+  // the counters as unsigned ints. The counters must be zero before the first launch on a
+  // scratch (its owner zeroes them once, at allocation: zero_counters); every launch leaves
+  // them zero.
   [[nodiscard]] std::uint64_t partials_bytes() const noexcept;
-  [[nodiscard]] unsigned launches() const noexcept { return split > 1 ? 2u : 1u; }
+  [[nodiscard]] std::uint64_t counters_offset() const noexcept;
+  [[nodiscard]] std::uint64_t counters_bytes() const noexcept;
+  [[nodiscard]] bool finish_kernel() const noexcept { return split > 1 && counters == 0; }
+  [[nodiscard]] unsigned launches() const noexcept { return finish_kernel() ? 2u : 1u; }
 };
 
 // Throws invalid_configuration when the point is invalid (with the space's reasons), its
@@ -61,6 +72,15 @@ struct axis_kernels {
 // shape); no lookup, no allocation, nothing but the launches.
 void launch_axis(const axis_kernels &kernels, const axis_plan &plan, const void *in, void *out,
                  void *partials, cudaStream_t stream);
+
+// Zeroes `bytes` of device memory at `p` and waits for it, on a non-blocking stream of its own:
+// done before any later launch on any stream, and legal while another stream is being captured
+// (relaxed mode), where the legacy stream's cudaMemset would end the capture.
+void zero_device_bytes(void *p, std::uint64_t bytes);
+
+// Zeroes the counters of a scratch of plan.partials_bytes() bytes at `scratch` (zero_device_bytes:
+// call it once, when the scratch is allocated); nothing where the plan has none.
+void zero_counters(const axis_plan &plan, void *scratch);
 
 // resolve_axis, then launch_axis: for a caller that launches a plan once.
 void launch_axis(const loaded_module &module, const axis_plan &plan, const void *in, void *out,

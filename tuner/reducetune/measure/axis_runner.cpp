@@ -13,13 +13,16 @@ namespace reducetune {
 namespace {
 
 // What one input copy's launches write: its outputs and, for a point that splits r, its
-// partials (each copy its own, as launch_sequence gives each its scratch).
+// partials (each copy its own, as launch_sequence gives each its scratch), whose counters
+// (tile_ticket) are zeroed once here, before any sample or capture: each launch leaves them zero.
 struct axis_copy {
   const void *in;
   device_buffer out, partials;
 
   axis_copy(const void *input, const axis_plan &plan, std::uint64_t out_bytes)
-      : in(input), out(out_bytes), partials(plan.partials_bytes()) {}
+      : in(input), out(out_bytes), partials(plan.partials_bytes()) {
+    zero_counters(plan, partials.data());
+  }
 };
 
 // A verdict of every output, in the shape the timing recipe and the measurement keep: the

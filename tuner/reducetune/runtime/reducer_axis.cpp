@@ -6,6 +6,8 @@
 #include "reducetune/errors.hpp"
 #include "reducetune/jit/variant_request.hpp"
 
+#include <algorithm>
+
 namespace reducetune {
 namespace {
 
@@ -140,16 +142,23 @@ const axis_device::planned &axis_device::plan_for(const reduction_shape &shape) 
 }
 
 void *axis_device::partials_for(cudaStream_t stream, unsigned long long capture,
-                                std::uint64_t bytes) {
-  if (bytes == 0)
+                                const axis_plan &plan) {
+  if (plan.partials_bytes() == 0)
     return nullptr;
-  device_buffer &b = m_partials[{stream, capture}];
-  if (b.size() < bytes) {
-    if (capture != 0 && b.size() > 0) // a graph recorded earlier in this capture reads it
-      m_captured.push_back(std::move(b));
-    b = device_buffer(bytes);
+  // A ticket plan's partials take the counters' offset (a multiple of 16), so that its counters
+  // fall at the counter zone's start: every plan's partials stay in the partials zone.
+  const std::uint64_t partials = plan.counters > 0 ? plan.counters_offset() : plan.partials_bytes();
+  scratch &sc = m_partials[{stream, capture}];
+  if (sc.partials < partials || sc.counters < plan.counters_bytes()) {
+    if (capture != 0 && sc.buffer.size() > 0) // a graph recorded earlier in this capture reads it
+      m_captured.push_back(std::move(sc.buffer));
+    sc.partials = std::max(sc.partials, (partials + 15) / 16 * 16);
+    sc.counters = std::max(sc.counters, plan.counters_bytes());
+    sc.buffer = device_buffer(sc.partials + sc.counters);
+    zero_device_bytes(static_cast<char *>(sc.buffer.data()) + sc.partials, sc.counters);
   }
-  return b.data();
+  char *base = static_cast<char *>(sc.buffer.data());
+  return plan.counters > 0 ? base + sc.partials - plan.counters_offset() : base;
 }
 
 void axis_device::reduce(const void *in, const reduction_shape &shape, void *out,
@@ -163,7 +172,7 @@ void axis_device::reduce(const void *in, const reduction_shape &shape, void *out
     if (capture != 0)
       relaxed.emplace();
     pl = &plan_for(shape);
-    partials = partials_for(stream, capture, pl->plan.partials_bytes());
+    partials = partials_for(stream, capture, pl->plan);
   }
   launch_axis(pl->kernels, pl->plan, in, out, partials, stream);
 }

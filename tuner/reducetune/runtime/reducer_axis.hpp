@@ -7,6 +7,13 @@
 // capture everything a first call needs (compile, load, allocate) runs in relaxed capture
 // mode, so it enqueues nothing on the captured stream, and a graph's scratch is never freed
 // or shared. A call on a shape it has seen on that stream allocates and synchronises nothing.
+//
+// tile_ticket's counters (measure/axis_launch.hpp) live in the scratch too, in a zone of their
+// own after the partials' zone: zeroed once when the scratch is allocated (outside the captured
+// stream: zero_device_bytes), left zero by every launch, and never written by another plan's
+// partials (a ticket plan's partials end where the counter zone begins: partials_for). One set
+// of counters per scratch is enough: calls on one stream run one after another, and a captured
+// graph has its own scratch, whose replays CUDA orders behind one another (cudaGraphLaunch).
 #pragma once
 
 #include "reducetune/cuda/device_buffer.hpp"
@@ -63,7 +70,13 @@ private:
   // false when the call asks for batch_invariant and `p` is not, by the family's let
   [[nodiscard]] bool invariant_enough(const search_space &s, const point &p,
                                       const reduction_shape &shape) const;
-  void *partials_for(cudaStream_t stream, unsigned long long capture, std::uint64_t bytes);
+  // The scratch of (stream, capture): a partials zone, then a counter zone (zero outside calls).
+  struct scratch {
+    device_buffer buffer;
+    std::uint64_t partials = 0, counters = 0; // the zones' bytes
+  };
+  // The `partials` argument of the plan's launches on (stream, capture); nullptr for none.
+  void *partials_for(cudaStream_t stream, unsigned long long capture, const axis_plan &plan);
 
   const reducer_context &m_context;
   device_info m_info;
@@ -72,7 +85,7 @@ private:
   std::map<std::string, std::unique_ptr<prepared>> m_points; // by table labels or preset
   std::set<std::string> m_failed; // table entries this device cannot run
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, planned> m_plans;
-  std::map<std::pair<cudaStream_t, unsigned long long>, device_buffer> m_partials;
+  std::map<std::pair<cudaStream_t, unsigned long long>, scratch> m_partials;
   std::vector<device_buffer> m_captured; // outgrown partials a captured graph may still read
 };
 
