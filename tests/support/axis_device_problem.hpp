@@ -42,6 +42,7 @@ struct axis_device_problem {
   [[nodiscard]] bytes run(const reducetune::search_space &s, const Loaded &lp) const {
     const reducetune::axis_plan plan = reducetune::plan_axis(s, lp.p, p.shape);
     reducetune::device_buffer partials(plan.partials_bytes());
+    reducetune::zero_counters(plan, partials.data()); // tile_ticket: zero before its first launch
     RT_CUDA_CALL(cudaMemset(out.data(), 0xa5, out.size()));
     reducetune::launch_axis(*lp.module, plan, input(), out.data(), partials.data(), nullptr);
     RT_CUDA_CALL(cudaDeviceSynchronize());
@@ -56,6 +57,7 @@ struct axis_device_problem {
   [[nodiscard]] double median_seconds(const reducetune::search_space &s, const Loaded &lp) const {
     const reducetune::axis_plan plan = reducetune::plan_axis(s, lp.p, p.shape);
     reducetune::device_buffer partials(plan.partials_bytes());
+    reducetune::zero_counters(plan, partials.data()); // tile_ticket: zero before its first launch
     std::vector<double> times;
     reducetune::event start, stop;
     for (int k = 0; k < 11 && (k < 3 || times.front() < 0.05); ++k) {
