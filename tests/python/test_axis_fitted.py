@@ -11,7 +11,7 @@ import pytest
 from reducetune import _core
 from reducetune._space import limits_for_arch
 from reducetune.benchmarks._axis_fitted import (BLOCK_SIZES, BLOCKS_PER_SM, IN_FLIGHT, ROW_SPAN,
-                                                VECTOR_BYTES, fitted_tiles)
+                                                TICKET, VECTOR_BYTES, fitted_tiles)
 from reducetune.benchmarks._axis_tune import FITTED, Tuner
 
 from test_axis_bench_tune import _fake_tune, _FakeX
@@ -30,14 +30,25 @@ def _params(t: Tuner, variant: str, launch: str) -> dict:
 @pytest.mark.parametrize("dtype", TYPES)
 def test_every_fitted_tile_is_a_valid_point_at_every_benchmark_column_shape(dtype):
     t = Tuner(dtype, "sum", SM90, [])
+    twinned = 0
     for shape in COLUMNS:
         got = t.fitted(shape)
-        # one for each block size, none refused by the space (fitted() drops refused points)
-        assert [c.name for c in got] == [FITTED, f"{FITTED} block_size=512"], shape
+        # one tile for each block size, then the one-launch twin of each that splits r; none
+        # refused by the space (fitted() drops refused points)
+        tiles = got[:2]
+        assert [c.name for c in tiles] == [FITTED, f"{FITTED} block_size=512"], shape
+        split = [c for c in tiles if _params(t, c.variant, c.launch)["split"] > 1]
+        assert [c.name for c in got[2:]] == [f"{c.name} strategy={TICKET}" for c in split]
+        for tile, twin in zip(split, got[2:]):
+            # the same point but the strategy: the tile's bits in one launch
+            assert _params(t, twin.variant, twin.launch) == {
+                **_params(t, tile.variant, tile.launch), "strategy": TICKET}
+        twinned += len(split)
         for c in got:
             p = t.space.parse(c.variant, c.launch)
             assert not t.space.check(p), (shape, c.variant)
-            assert dict(p.params)["strategy"] == "tile"
+            assert dict(p.params)["strategy"] in ("tile", TICKET)
+    assert twinned >= 8  # the tall columns split r (the short ones fill the GPU with tiles)
 
 
 def test_rows_get_no_fitted_tile():
@@ -94,15 +105,30 @@ def test_the_fitted_tiles_of_the_shortfall_shapes():
     for (dtype, shape), (lanes, vec, unroll, split) in want.items():
         t = Tuner(dtype, "sum", SM90, [])
         got = [_params(t, c.variant, c.launch) for c in t.fitted(shape)]
+        # the two tiles, then (split > 1) their tile_ticket twins, the same geometry
         assert [(p["lanes"], p["vec"], p["unroll"], p["split"]) for p in got] == \
-            [(lanes, vec, unroll, split)] * 2, (dtype, shape)
+            [(lanes, vec, unroll, split)] * (2 if split == 1 else 4), (dtype, shape)
+        assert [p["strategy"] for p in got[2:]] == [TICKET] * len(got[2:])
 
 
 def test_a_misaligned_inner_gets_the_widest_vector_that_divides_it():
     # 6 columns of float32: vec 2 (4 does not divide 6), so every row starts on a vector;
     # 8 bytes a load, 8 loads in flight make the 64 bytes
     got = fitted_tiles((1, 1 << 20, 6), 4, 132, Tuner("float32", "sum", SM90, []).space.choices())
-    assert [(p["vec"], p["unroll"], p["lanes"]) for p in got] == [(2, 8, 4)] * 2
+    # (the two tiles split r 1024 ways, so their tile_ticket twins follow, the same geometry)
+    assert [(p["vec"], p["unroll"], p["lanes"]) for p in got] == [(2, 8, 4)] * 4
+    assert [p["strategy"] for p in got] == ["tile", "tile", TICKET, TICKET]
+
+
+def test_a_tile_that_does_not_split_r_has_no_ticket_twin():
+    # 2 rows of 2^27 float32 columns: the tiles alone fill the GPU (split 1), and tile_ticket
+    # refuses split 1 (it would be the tile itself)
+    choices = Tuner("float32", "sum", SM90, []).space.choices()
+    got = fitted_tiles((1, 2, 1 << 27), 4, 132, choices)
+    assert [(p["strategy"], p["split"]) for p in got] == [("tile", 1)] * 2
+    # a space that does not declare the strategy (an older family) gets the tiles alone
+    older = {**choices, "strategy": [s for s in choices["strategy"] if s != TICKET]}
+    assert all(p["strategy"] == "tile" for p in fitted_tiles((1, 1 << 20, 6), 4, 132, older))
 
 
 class _Columns(_FakeX):

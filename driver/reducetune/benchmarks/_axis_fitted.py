@@ -10,6 +10,12 @@ a whole row ahead. A fitted tile reads with 16-byte vectors, as long a piece of 
 row (up to ROW_SPAN columns) and the block allow, IN_FLIGHT bytes in flight per thread, and
 splits r until the grid holds BLOCKS_PER_SM blocks per SM. Every fitted point goes through
 the same verification and screening as the presets: a wrong one is rejected, never best.
+
+A fitted tile that splits r has a TICKET twin: the same point as the tile_ticket strategy,
+which finishes the split in its own launch (kernel_templates/axis/axis_finish.cuh) with the
+same bits. A split's finish kernel cost 5-10 us a call (H200, 2026-11-27: bfloat16 (8192,
+32768) 10.2 us over the streaming kernel, (4194304, 64) 9.1 us); the twin trades it for the
+serial finish of each tile's last block, which the tune weighs by measurement.
 """
 
 from __future__ import annotations
@@ -21,13 +27,15 @@ ROW_SPAN = 1024  # columns of a row one block step reads at most: 4 KiB of float
 IN_FLIGHT = 64  # bytes a thread keeps in flight (the streaming kernel's 64+)
 BLOCKS_PER_SM = (4, 8)  # a grid of 4-8 blocks per SM: every SM busy, split partials small
 BLOCK_SIZES = (256, 512)  # the tile's block: 256 (the presets'), 512 (twice the rows along r)
+TICKET = "tile_ticket"  # the strategy of a split tile's one-launch twin
 
 
 def fitted_tiles(shape: tuple[int, int, int], size: int, sm_count: int,
                  choices: dict[str, list[Any]]) -> list[dict[str, Any]]:
     """The tile points fitted to `shape` (outer, r, inner) for elements of `size` bytes on a GPU
-    of `sm_count` SMs, one for each of BLOCK_SIZES, from the declared values in `choices`; none
-    for rows (inner == 1: there is no row of columns to read along)."""
+    of `sm_count` SMs, one for each of BLOCK_SIZES, from the declared values in `choices`, then
+    the TICKET twin of each that splits r (where the space declares it); none for rows
+    (inner == 1: there is no row of columns to read along)."""
     outer, r, inner = shape
     if inner <= 1:
         return []
@@ -39,6 +47,8 @@ def fitted_tiles(shape: tuple[int, int, int], size: int, sm_count: int,
         tiles = outer * -(-inner // (lanes * vec))
         out.append({"strategy": "tile", "block_size": block_size, "lanes": lanes, "vec": vec,
                     "unroll": unroll, "split": _split(tiles, r, sm_count, choices["split"])})
+    if TICKET in choices["strategy"]:
+        out += [{**p, "strategy": TICKET} for p in out if p["split"] > 1]
     return out
 
 

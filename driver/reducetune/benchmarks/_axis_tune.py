@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 from reducetune import _core
 from reducetune._space import Space
-from reducetune.benchmarks._axis_fitted import fitted_tiles
+from reducetune.benchmarks._axis_fitted import BLOCK_SIZES, fitted_tiles
 from reducetune.benchmarks._axis_stats import rounds, stats
 from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.errors import Error
@@ -64,6 +64,7 @@ WIDTHS_WITHIN = 10.0
 FAR_S = 5e-3
 TRANSFER = "transfer "  # the name of a transferred point's candidate: "transfer <its name>"
 FITTED = "fitted_tile"  # the name of the tile fitted to the shape (block 256; others add bs)
+FITTED_AS = {"block_size": BLOCK_SIZES[0], "strategy": "tile"}  # FITTED alone; others name theirs
 
 
 def own_name(name: str) -> str:
@@ -121,14 +122,15 @@ class Tuner:
 
     def fitted(self, shape: tuple[int, int, int]) -> list[Candidate]:
         """The valid tiles fitted to `shape` (_axis_fitted.fitted_tiles; none for rows), named
-        FITTED, and "FITTED block_size=512" for the wider block."""
+        FITTED, with " block_size=512" for the wider block and " strategy=tile_ticket" for a
+        split tile's one-launch twin."""
         out = []
-        for i, params in enumerate(fitted_tiles(shape, _core.element_bytes(self.dtype),
-                                                self.space.limits.sm_count,
-                                                self.space.choices())):
+        for params in fitted_tiles(shape, _core.element_bytes(self.dtype),
+                                   self.space.limits.sm_count, self.space.choices()):
             p = self.space.point(params)
             if not self.space.check(p):
-                name = FITTED if i == 0 else f"{FITTED} block_size={params['block_size']}"
+                name = FITTED + "".join(f" {k}={params[k]}" for k, v in FITTED_AS.items()
+                                        if params[k] != v)
                 out.append(Candidate(name, str(p.variant_label), str(p.launch_label)))
         return out
 
