@@ -96,7 +96,7 @@ TEST_CASE("the plan the axis runner launches, for rows, columns and a few very l
     CHECK(plan.final_block_size == 128);
     CHECK(plan.final_grid == 1);
     CHECK(plan_axis(fx.axis, fx.preset("split_long_rows"), {64, 1 << 20, 1}).final_grid == 16);
-    // Below 32 blocks, `split` lanes per output (axis.cuh, finish_lanes): split 4 puts 8 outputs
+    // Below 32 blocks, `split` lanes per output (axis_finish.cuh, finish_lanes): split 4 puts 8 outputs
     // in a warp, 32 in a block, so 32768 columns take 1024 blocks (4096 of 8 warps before).
     const axis_plan four = plan_axis(fx.axis, fx.preset("tile_columns_vec4_split"), {1, 8192, 32768});
     CHECK(four.split == 4);

@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::uint64_t max_grid = 2147483647; // the x-dimension limit since sm_30
 
-// The finish's block: 4 warps, a warp per output (axis.cuh, finish), whatever the pass's
+// The finish's block: 4 warps, a warp per output (axis_finish.cuh, finish_outputs), whatever the pass's
 // block. The finish serves splits, whose outputs are few: 64 outputs at the split presets'
 // block of 512 took 4 blocks, so 4 SMs held every warp and their loads (Nsight Compute, H200:
 // 6-9 us at 4-32 blocks); at 4 warps a block they spread over 16 SMs. With many outputs
@@ -104,7 +104,7 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
   if (plan.finish_kernel()) {
     plan.final = whole.kernels.at("final");
     // A warp per output, or for a split of fewer than 32 blocks `split` lanes per output, 32 /
-    // split outputs a warp (axis.cuh, finish_lanes: the same bits, fewer idle lanes). The
+    // split outputs a warp (axis_finish.cuh, finish_lanes: the same bits, fewer idle lanes). The
     // kernel is grid-stride, so this is a choice of speed, not of correctness.
     plan.final_block_size = final_block_size;
     const std::uint64_t lanes = std::min<std::uint64_t>(plan.split, 32);
