@@ -5,7 +5,9 @@
 // not a multiple of anything (and below the split: empty chunks), several tiles a row, outer > 1,
 // the input aligned and one element past it. Called twice in a row on one scratch, and captured
 // in a CUDA graph replayed twice: the counters are zero again after every launch (a ticket
-// needs no memset), and every call gives the same bits.
+// needs no memset), and every call gives the same bits. Through the runtime (reducer), a ticket
+// shape and a two-launch split shape take turns on one stream's scratch, and in a graph
+// captured on it: the split's larger partials never land on the ticket's counters.
 #include "axis_device_problem.hpp"
 #include "axis_points.hpp"
 #include "catch.hpp"
@@ -15,6 +17,7 @@
 #include "reducetune/cuda/stream.hpp"
 #include "reducetune/errors.hpp"
 #include "reducetune/measure/axis_launch.hpp"
+#include "reducetune/runtime/reducer.hpp"
 #include "reducetune/space/space.hpp"
 #include "reducetune/verify/axis_reference.hpp"
 #include "reducetune/verify/patterns.hpp"
@@ -156,4 +159,91 @@ TEST_CASE("tile_ticket gives the two-launch tile point's bits for every split, c
         }
     }
   CHECK(compared == 3 * 3 * shapes.size() * 2 * hostile.size() * geometries.size());
+}
+
+namespace {
+
+// (outer, r, inner) of small integers as float32: every order of addition is exact, so each
+// output is its host sum, to the bit.
+struct exact_columns {
+  reduction_shape shape;
+  device_buffer in, out;
+  std::vector<float> want;
+
+  explicit exact_columns(const reduction_shape &s)
+      : shape(s), in(s.outer * s.r * s.inner * sizeof(float)),
+        out(s.outer * s.inner * sizeof(float)), want(s.outer * s.inner, 0.0f) {
+    std::vector<float> host(s.outer * s.r * s.inner);
+    for (std::size_t i = 0; i < host.size(); ++i)
+      host[i] = static_cast<float>(static_cast<int>((i * 2654435761ull) % 5) - 2);
+    for (std::uint64_t o = 0; o < s.outer; ++o)
+      for (std::uint64_t k = 0; k < s.r; ++k)
+        for (std::uint64_t j = 0; j < s.inner; ++j)
+          want[o * s.inner + j] += host[(o * s.r + k) * s.inner + j];
+    in.upload(host.data(), host.size() * sizeof(float));
+  }
+
+  void reduce(reducer &r, cudaStream_t st) const {
+    r.reduce_axis(in.data(), shape, out.data(), st);
+  }
+
+  [[nodiscard]] bool right(cudaStream_t st) const {
+    RT_CUDA_CALL(cudaStreamSynchronize(st));
+    std::vector<float> got(want.size());
+    out.download(got.data(), got.size() * sizeof(float));
+    RT_CUDA_CALL(cudaMemsetAsync(out.data(), 0xa5, out.size(), st)); // no stale result passes
+    return got == want;
+  }
+};
+
+axis_entry entry_of(const search_space &s, const reduction_shape &shape, const std::string &name) {
+  const auto p = s.base(name, {false, true});
+  REQUIRE(p);
+  return {shape, variant_label(s.decl(), *p), launch_label(s.decl(), *p)};
+}
+
+} // namespace
+
+TEST_CASE("Through the runtime, a tile_ticket shape and a split shape share a stream's scratch, "
+          "in turns and in a captured graph, and both stay exact",
+          "[gpu][axis][tile][ticket][runtime]") {
+  const rt_test::gpu_context g;
+  const search_space s(family::load(g.lib, "axis"), dtype::float32, reduce_op::sum, g.limits);
+  // The split point's partials (509 non-empty chunks x 130 columns of float32, 265 KB) reach
+  // past where the ticket point's counters would begin were they placed after its own partials
+  // from the scratch's start (501 chunks x 2 x 37 columns, 148 KB): the runtime keeps them apart.
+  const exact_columns split({1, 65537, 130}), ticket({2, 1001, 37});
+  reducer_options o;
+  o.axis_table = {entry_of(s, split.shape, "tile_tall_columns"),
+                  entry_of(s, ticket.shape, "tile_tall_columns_ticket")};
+  reducer r = reducer::untuned(dtype::float32, reduce_op::sum, o);
+  REQUIRE(r.choice_axis(split.shape).launches == 2);
+  REQUIRE(r.choice_axis(ticket.shape).launches == 1);
+  const stream st;
+  for (int turn = 0; turn < 3; ++turn) {
+    INFO("turn " << turn);
+    ticket.reduce(r, st.get());
+    CHECK(ticket.right(st.get()));
+    split.reduce(r, st.get());
+    CHECK(split.right(st.get()));
+  }
+  // A captured graph has a scratch of its own, allocated (and its counters zeroed) during the
+  // capture, outside the captured stream.
+  cudaGraph_t graph = nullptr;
+  RT_CUDA_CALL(cudaStreamBeginCapture(st.get(), cudaStreamCaptureModeGlobal));
+  split.reduce(r, st.get());
+  ticket.reduce(r, st.get());
+  split.reduce(r, st.get());
+  RT_CUDA_CALL(cudaStreamEndCapture(st.get(), &graph));
+  cudaGraphExec_t exec = nullptr;
+  RT_CUDA_CALL(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) {
+    INFO("graph replay " << replay);
+    RT_CUDA_CALL(cudaGraphLaunch(exec, st.get()));
+    CHECK(ticket.right(st.get()));
+    CHECK(split.right(st.get()));
+  }
+  RT_CUDA_CALL(cudaGraphExecDestroy(exec));
+  RT_CUDA_CALL(cudaGraphDestroy(graph));
+  CHECK(r.fallbacks().empty());
 }
