@@ -36,6 +36,10 @@ axis_launch_rule rule_of(const search_space &s, const point &p, const reduction_
   r.split = static_cast<std::uint64_t>(let_or(sc, "split", 1));
   r.batch_invariant = let_or(sc, "batch_invariant", 0) != 0;
   r.kernels = detail::kernels_of(plan, lowered);
+  if (const std::int64_t columns = let_or(sc, "ticket_columns", 0); columns > 0 && r.split > 1) {
+    r.ticket_columns = static_cast<std::uint64_t>(columns);
+    std::erase_if(r.kernels, [](const kernel_ref &k) { return k.role == "final"; });
+  }
   return r;
 }
 

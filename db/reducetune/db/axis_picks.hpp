@@ -30,6 +30,10 @@ struct axis_launch_rule {
   std::uint64_t split = 1;     // blocks per output along r (> 1: the final kernel finishes)
   bool batch_invariant = false; // the family's let: a row's order is chosen from r alone
   std::vector<kernel_ref> kernels; // in launch order
+  // > 0 (tile_ticket: the family's ticket_columns let, split > 1): the pass finishes its split,
+  // one counter per tile of this many columns after the partials (measure/axis_launch.hpp), so
+  // no final kernel is launched (nor listed in kernels).
+  std::uint64_t ticket_columns = 0;
 };
 
 // The rule of a Catalog entry measured at `shape` on device d, with the families of lib; a

@@ -16,12 +16,25 @@ using ordered_json = nlohmann::ordered_json;
 
 using detail::kernels_json;
 
+// Why an application cannot launch the rule from what the exports say ("" when it can): a
+// tile_ticket point's pass also needs its counters (a zeroed scratch after the partials), which
+// the exported fields do not describe; reducetune's runtime runs it.
+std::string not_exported(const std::variant<axis_launch_rule, std::string> &rule) {
+  const axis_launch_rule *l = std::get_if<axis_launch_rule>(&rule);
+  if (l == nullptr) return std::get<std::string>(rule);
+  if (l->ticket_columns > 0)
+    return "its split finishes in the pass (tile_ticket), with one zeroed counter per tile after "
+           "the partials, which this export does not describe: reducetune's runtime runs it";
+  return "";
+}
+
 void put_axis_launch(ordered_json &r, const std::variant<axis_launch_rule, std::string> &rule) {
   const axis_launch_rule *l = std::get_if<axis_launch_rule>(&rule);
   r["batch_invariant"] = l != nullptr && l->batch_invariant;
-  r["launchable"] = l != nullptr;
-  if (l == nullptr) {
-    r["why"] = std::get<std::string>(rule);
+  const std::string why = not_exported(rule);
+  r["launchable"] = why.empty();
+  if (!why.empty()) {
+    r["why"] = why;
     return;
   }
   r["block_size"] = l->block_size;
@@ -190,7 +203,10 @@ std::string axis_rule_of(std::ostream &h, const reduction_shape &shape, const ca
                          const device_record &d, const template_library &lib,
                          const lowered_names_fn &lowered, int index) {
   const auto rule = axis_launch_rule_of(lib, d, e, shape, lowered);
-  const axis_launch_rule *r = std::get_if<axis_launch_rule>(&rule);
+  const std::string why = not_exported(rule);
+  const axis_launch_rule *l = std::get_if<axis_launch_rule>(&rule);
+  const bool invariant = l != nullptr && l->batch_invariant;
+  const axis_launch_rule *r = why.empty() ? l : nullptr; // the launch fields only if launchable
   const auto id = "ak" + std::to_string(index);
   const auto nk = axis_kernels(h, id, r);
   std::ostringstream o;
@@ -198,8 +214,8 @@ std::string axis_rule_of(std::ostream &h, const reduction_shape &shape, const ca
     << cxx_string_literal(e.variant.label) << ", " << cxx_string_literal(e.launch_label) << ", "
     << cxx_string_literal(e.variant.family) << ", "
     << cxx_string_literal(e.variant.determinism) << ", "
-    << (r && r->batch_invariant ? "true" : "false") << ", " << (r ? "true" : "false") << ", "
-    << cxx_string_literal(r ? "" : std::get<std::string>(rule)) << ", "
+    << (invariant ? "true" : "false") << ", " << (r ? "true" : "false") << ", "
+    << cxx_string_literal(why) << ", "
     << (r ? r->block_size : 0) << "u, " << cxx_string_literal(r ? r->grid_expression : "")
     << ", " << (r ? r->split : 0) << "ull, " << id << ", " << nk << ", "
     << cxx_double(e.median_s) << "}},\n";

@@ -191,3 +191,49 @@ TEST_CASE("a device without a batch_invariant point leaves batch_invariant calls
   rt_test::run_ok(std::string(RT_CXX_COMPILER) + " -std=c++17 -fsyntax-only -Wall -Wextra -Werror '" +
                   (dir / "main.cpp").string() + "' 2>&1");
 }
+
+TEST_CASE("a tile_ticket point's rule lists its pass alone, and the exports call it not "
+          "launchable from their fields (its counters), still batch_invariant",
+          "[db][axis_export]") {
+  rt_test::temp_dir dir;
+  {
+    auto s = store::open(dir / "results.sqlite");
+    const auto dev = s.register_device(rt_test::h100());
+    s.record_measurement(
+        rt_test::axis_measurement(dev, "tile_tall_columns_ticket", {1, 1 << 20, 64}, 1e-4));
+    s.record_measurement(
+        rt_test::axis_measurement(dev, "tile_tall_columns", {1, 1 << 19, 64}, 1e-4));
+  }
+  auto s = store::open(dir / "results.sqlite");
+  const auto c = catalog::load(s.connection());
+  const auto j = export_json(c, rt_test::embedded_library());
+  const auto &rules = j["devices"][0]["axis_tables"][0]["rules"];
+  REQUIRE(rules.size() == 2);
+  for (const auto &rule : rules) {
+    INFO(rule.dump());
+    const bool ticket = rule["variant"] == label_of("tile_tall_columns_ticket");
+    CHECK(rule["batch_invariant"] == true);
+    CHECK(rule["launchable"] == !ticket);
+    if (ticket)
+      CHECK(rule["why"].get<std::string>().find("tile_ticket") != std::string::npos);
+    else
+      CHECK(rule["kernels"].size() == 2); // the pass, then the finish kernel
+  }
+  // The rule itself (what calibrate counts launches by): the pass alone, a counter per 64
+  // columns (32 lanes x 2), where the tile twin lists its finish kernel too
+  const catalog_device &d = c.devices().front();
+  const catalog_axis_table &t = d.axis_tables.front();
+  for (std::size_t i = 0; i < t.shapes.size(); ++i) {
+    const catalog_entry &e = t.ranked[i].front();
+    const auto rule = axis_launch_rule_of(rt_test::embedded_library(), d.device, e, t.shapes[i]);
+    const auto *r = std::get_if<axis_launch_rule>(&rule);
+    REQUIRE(r != nullptr);
+    const bool ticket = e.variant.label == label_of("tile_tall_columns_ticket");
+    CHECK(r->split == 512);
+    CHECK(r->ticket_columns == (ticket ? 64u : 0u));
+    CHECK(r->kernels.size() == (ticket ? 1u : 2u));
+    CHECK(r->kernels.front().role == "pass");
+  }
+  const std::string header = export_header(c, rt_test::embedded_library());
+  CHECK(header.find("its split finishes in the pass (tile_ticket)") != std::string::npos);
+}
