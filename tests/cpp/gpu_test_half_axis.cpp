@@ -60,7 +60,8 @@ std::uint64_t axis_depth(const search_space &s, const point &p, const reduction_
   const std::uint64_t per_block = strategy == "thread"   ? 1
                                   : strategy == "group"  ? lanes
                                   : strategy == "warp"   ? 32
-                                  : strategy == "tile"   ? bs / lanes
+                                  : strategy == "tile" || strategy == "tile_ticket"
+                                      ? bs / lanes // tile_ticket: tile's order, in one launch
                                   : strategy == "staged" ? 1
                                                          : bs;
   const std::uint64_t slack = get("vec") * get("unroll") + 2;
