@@ -25,6 +25,8 @@ from pathlib import Path
 import optuna
 import pytest
 
+import reducetune  # the package under test: the installed one in CI, driver/ here
+
 from conftest import REPO
 from reducetune.store import optuna_schema, study_storage
 from reducetune.store.optuna_schema import dump, installed_optuna, make_tables, tables_ready
@@ -32,7 +34,9 @@ from reducetune.store.results import open_store
 from reducetune.store.study_bulk import SCHEMA, schema
 from replay_support import H200_GRID, h200_grid_replay
 
-ENV = {**os.environ, "PYTHONPATH": str(REPO / "driver")}
+# the subprocesses import the same package as this process (CI tests the installed one, whose
+# _core the source tree lacks)
+ENV = {**os.environ, "PYTHONPATH": str(Path(reducetune.__file__).resolve().parents[1])}
 
 
 def master(path: Path) -> list[tuple]:
