@@ -15,6 +15,9 @@
 #   bash scripts/device-jobs/x_session.sh bench   the axis benchmark on GPU 0 (64 shapes; AXIS_TOTALS=28: 32)
 #   bash scripts/device-jobs/x_session.sh benches X_BENCHES="28:bfloat16 28:float32": the axis
 #                                                 benchmark of each total:dtype at once, GPU 0, 1, ...
+#   bash scripts/device-jobs/x_session.sh spread  after build with X_CXX_RUN=0 (built, not run),
+#                                                 the C++ GPU tests over GPUs 0-2 and a few
+#                                                 Python GPU tests on GPU 3, at once
 #   bash scripts/device-jobs/x_session.sh scale   scripts/multi-gpu-sweep on 1, 2 (and 4) GPUs
 #                                                 and e304aed's one-GPU sweep (z_scaling.sh)
 #   bash scripts/device-jobs/x_session.sh one      on a one-GPU machine after build: the out=
@@ -55,6 +58,7 @@ case "$phase" in
       OUT=$OUT/pytest X_GPU=$X_PYTEST_GPU bash "$0" pytest > "$OUT/pytest/phase.log" 2>&1 & py=$!
     fi
     wait $cxx; echo "cxx build rc=$?" >> "$OUT/device.txt"
+    [ "${X_CXX_RUN:-1}" = 0 ] && CXX_TESTS=()  # built only (the spread phase runs them)
     for t in "${CXX_TESTS[@]}"; do
       exe=$(find build/device -name "$t" -type f -perm -u+x | head -1)
       echo "== $t $(date -u +%T)" >> "$OUT/cxx_tests.log"
@@ -98,6 +102,25 @@ case "$phase" in
     done
     for p in "${pids[@]}"; do wait "$p"; done
     for j in "${jobs[@]}"; do tail -4 "$OUT/bench_${j%%:*}_${j##*:}/phase.log"; done ;;
+  spread)  # on a host of 4 GPUs after the build phase's binaries (X_CXX_TESTS built): the C++
+           # GPU tests spread over GPUs 0-2 (X_SPREAD: "GPU:test,test GPU:test ..."), a few
+           # Python GPU tests (X_SPREAD_PY) on GPU 3, all at once; each test's log in $OUT
+    read -r -a lanes <<< "${X_SPREAD:-0:gpu_test_axis_ticket,gpu_test_axis_finish,gpu_test_evaluate_axis,gpu_test_axis_wide_tiles 1:gpu_test_axis 2:gpu_test_half_axis}"
+    pids=()
+    for lane in "${lanes[@]}"; do
+      (IFS=, read -r -a tests <<< "${lane#*:}"
+       for t in "${tests[@]}"; do
+         exe=$(find build/device -name "$t" -type f -perm -u+x | head -1)
+         echo "== $t on GPU ${lane%%:*} $(date -u +%T)"
+         CUDA_VISIBLE_DEVICES=${lane%%:*} timeout 240 "$exe" --durations yes 2>&1 | tail -40
+         echo "== $t exit ${PIPESTATUS[0]}"
+       done) > "$OUT/cxx_gpu${lane%%:*}.log" 2>&1 & pids+=($!)
+    done
+    CUDA_VISIBLE_DEVICES=3 PYTHONPATH=$site timeout 240 python3 -m pytest -q -rs -p no:cacheprovider \
+      ${X_SPREAD_PY:-tests/python/test_axis_bench_streaming_gpu.py tests/python/test_axis_batch_invariant.py} \
+      > "$OUT/pytest_gpu3.log" 2>&1; echo "pytest rc=$?" >> "$OUT/pytest_gpu3.log"
+    for p in "${pids[@]}"; do wait "$p"; done
+    grep -hE "^== |test cases|FAILED" "$OUT"/cxx_gpu*.log; tail -3 "$OUT/pytest_gpu3.log" ;;
   together)
     mkdir -p "$OUT/bench" "$OUT/priors" "$OUT/pytest"
     OUT=$OUT/bench bash "$0" bench > "$OUT/bench/phase.log" 2>&1 & b=$!
@@ -121,5 +144,5 @@ case "$phase" in
     tar -C "$OUT" -cJf "$OUT/one.tar.xz" sweep_new sweep_e304aed && rm -rf "$OUT/sweep_new" "$OUT/sweep_e304aed" ;;
   scale)
     Z_RUNS=${Z_RUNS:-"default e304aed_single"} bash scripts/device-jobs/z_scaling.sh ;;
-  *) echo "unknown phase $phase: build, pytest, bench, benches, together, one or scale"; exit 2 ;;
+  *) echo "unknown phase $phase: build, pytest, bench, benches, spread, together, one or scale"; exit 2 ;;
 esac
