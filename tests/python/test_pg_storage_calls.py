@@ -38,6 +38,12 @@ POINTS = 192
 WRITES_PER_POINT = 5
 READS_PER_POINT = 5
 ONCE = 10  # per study: its creation, its directions and system attributes
+# Reads that come with time, not with points (store/study_share.py): the budget's sync (at
+# most every SYNC_EVERY_S, 0.25 s), the stale-trial check and the dead workers' reap (each at
+# most every REAP_EVERY_S, 1 s). On this machine the sweep reads 968-969 times in about 5 s;
+# .ci/run's slower run read 971, one above the bound without them. A sixth read a point would
+# still add 192.
+READS_PER_S = 6
 # Transactions on the server a point (pg_stat_database): the five writes, two reads and the
 # claim's advisory lock; 14 before. The heartbeat thread and the stale-trial check add a few
 # a second.
@@ -105,7 +111,7 @@ def test_a_grid_point_costs_five_writes_and_two_server_reads(server, swept):
     assert [s["evaluated"] for s in doc["sizes"]] == [POINTS]
     calls = doc["time"]["calls"]
     assert calls["storage_write"] <= WRITES_PER_POINT * POINTS + ONCE, calls
-    assert calls["storage_read"] <= READS_PER_POINT * POINTS + ONCE, calls
+    assert calls["storage_read"] <= READS_PER_POINT * POINTS + ONCE + READS_PER_S * wall, calls
     assert calls["storage_write"] >= 3 * POINTS, calls  # real calls are counted
     n = commits(server, url)
     assert POINTS * 4 <= n <= XACTS_PER_POINT * POINTS + XACTS_PER_S * wall + 50, n
