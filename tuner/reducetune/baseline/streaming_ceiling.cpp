@@ -1,6 +1,7 @@
 #include "reducetune/baseline/streaming_ceiling.hpp"
 
 #include "reducetune/baseline/streaming_read.hpp"
+#include "reducetune/baseline/streaming_reader.hpp"
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/l2_flush.hpp"
 #include "reducetune/cuda/stream.hpp"
@@ -19,17 +20,16 @@ ceiling_result measure_streaming_ceiling(const device_info &device, std::uint64_
                                          const stopping_rule &rule) {
   if (bytes == 0) bytes = default_ceiling_bytes(device);
   bytes -= bytes % 16;
-  device_buffer data(bytes), sink(sizeof(unsigned));
+  device_buffer data(bytes);
   data.zero();
+  streaming_reader reader(device); // the sink, and each shape's grid asked once
   stream s;
   l2_flush flush(device.l2_bytes);
   ceiling_result best;
   best.bytes = bytes;
-  for (const read_shape &shape : read_shapes()) {
-    const unsigned grid = streaming_read_grid(shape, device);
-    const auto enqueue = [&](cudaStream_t st) {
-      enqueue_streaming_read(shape, grid, data.data(), bytes, sink.as<unsigned>(), st);
-    };
+  for (std::size_t i = 0; i < read_shapes().size(); ++i) {
+    const read_shape &shape = read_shapes()[i];
+    const auto enqueue = [&](cudaStream_t st) { reader.read(i, data.data(), bytes, st); };
     enqueue(s.get()); // warm-up
     s.synchronize();
     timing t = sample(enqueue, s.get(), &flush, rule);

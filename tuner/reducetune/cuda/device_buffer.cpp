@@ -1,5 +1,6 @@
 #include "reducetune/cuda/device_buffer.hpp"
 
+#include "reducetune/cuda/stream.hpp"
 #include "reducetune/errors.hpp"
 
 #include <cuda_runtime_api.h>
@@ -26,6 +27,13 @@ void device_buffer::download(void *host, std::size_t bytes, std::size_t offset) 
 
 void device_buffer::zero() {
   if (data()) RT_CUDA_CALL(cudaMemset(data(), 0, size()));
+}
+
+void zero_device_bytes(void *p, std::size_t bytes) {
+  if (bytes == 0) return;
+  const stream s;
+  RT_CUDA_CALL(cudaMemsetAsync(p, 0, bytes, s.get()));
+  s.synchronize();
 }
 
 } // namespace reducetune

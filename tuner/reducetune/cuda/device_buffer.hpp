@@ -23,4 +23,10 @@ public:
   void zero();
 };
 
+// Zeroes `bytes` of device memory at `p` and waits for it, on a non-blocking stream of its own:
+// done before any later launch on any stream, and legal while another stream is being captured
+// (relaxed mode), where the legacy stream's cudaMemset (device_buffer::zero) would end the
+// capture.
+void zero_device_bytes(void *p, std::size_t bytes);
+
 } // namespace reducetune

@@ -1,7 +1,7 @@
 #include "reducetune/measure/axis_launch.hpp"
 
 #include "reducetune/cuda/driver_api.hpp"
-#include "reducetune/cuda/stream.hpp"
+#include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/errors.hpp"
 
 #include <algorithm>
@@ -133,13 +133,6 @@ void launch_axis(const axis_kernels &kernels, const axis_plan &plan, const void 
   if (plan.finish_kernel())
     launch(kernels.final, plan.final_grid, plan.final_block_size, stream, in, out, plan.shape,
            partials);
-}
-
-void zero_device_bytes(void *p, std::uint64_t bytes) {
-  if (bytes == 0) return;
-  const stream s;
-  RT_CUDA_CALL(cudaMemsetAsync(p, 0, bytes, s.get()));
-  s.synchronize();
 }
 
 void zero_counters(const axis_plan &plan, void *scratch) {

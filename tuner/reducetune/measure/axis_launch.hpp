@@ -73,13 +73,9 @@ struct axis_kernels {
 void launch_axis(const axis_kernels &kernels, const axis_plan &plan, const void *in, void *out,
                  void *partials, cudaStream_t stream);
 
-// Zeroes `bytes` of device memory at `p` and waits for it, on a non-blocking stream of its own:
-// done before any later launch on any stream, and legal while another stream is being captured
-// (relaxed mode), where the legacy stream's cudaMemset would end the capture.
-void zero_device_bytes(void *p, std::uint64_t bytes);
-
-// Zeroes the counters of a scratch of plan.partials_bytes() bytes at `scratch` (zero_device_bytes:
-// call it once, when the scratch is allocated); nothing where the plan has none.
+// Zeroes the counters of a scratch of plan.partials_bytes() bytes at `scratch`
+// (cuda/device_buffer.hpp zero_device_bytes: call it once, when the scratch is allocated);
+// nothing where the plan has none.
 void zero_counters(const axis_plan &plan, void *scratch);
 
 // resolve_axis, then launch_axis: for a caller that launches a plan once.
