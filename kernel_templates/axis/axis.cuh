@@ -38,6 +38,9 @@ __global__ void __launch_bounds__(BS)
   static_assert(S == 1 || St == strategy::split || St == strategy::tile ||
                     St == strategy::tile_ticket,
                 "only split and the column tiles divide r across blocks");
+  // A split finished by final_pass (tile_ticket finishes itself): let the finish launch now,
+  // at the block's start (axis_finish.cuh, let_finish_launch); it waits for this whole grid.
+  if constexpr (S > 1 && St != strategy::tile_ticket) let_finish_launch();
   if constexpr (St == strategy::thread) {
     static_assert(L == 1, "a thread per output: one lane");
     // VEC > 1: each thread owns VEC adjacent columns, read with vector loads (a column tile
@@ -78,6 +81,7 @@ __global__ void final_pass(const T *__restrict__ /*in*/, T *out, unsigned long l
                            const acc_t<T> *__restrict__ partials) {
   // every point's program holds both roles, so split 1 compiles this too (never launched)
   static_assert(S >= 1 && (S & (S - 1)) == 0, "split is a power of two");
+  wait_for_pass(); // launched programmatically on sm_90 on: the pass may still run
   // Any grid and any block of whole warps is correct (the order is per group of lanes): the
   // block size is the launcher's (measure/axis_launch.cpp, final_block_size), not a template
   // argument, so that it is decided in one place.

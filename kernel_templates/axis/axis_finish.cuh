@@ -21,6 +21,32 @@ namespace axis {
 // (a mismatch would cost speed, never bits: the loop is grid-stride).
 template <unsigned S> inline constexpr unsigned finish_lanes = S < 32 ? S : 32;
 
+// Programmatic dependent launch (sm_90 on): measure/axis_launch.cpp launches final_pass with
+// programmatic stream serialization there, so that its launch and its blocks' start overlap
+// the pass instead of following its last block (a split's finish cost 5-10 us a call behind
+// the streaming kernel on an H200). Both instructions are no-ops where the launch did not ask
+// for it (an older device, an application's cuLaunchKernel from an export, a test's own
+// launch), so the bits never depend on the launch path; below sm_90 they are not emitted.
+//
+// The pass of a split lets its dependents launch at each block's start: the finish's grid is
+// then launched once every pass block has started (the last wave is resident), and its
+// blocks take the slots that pass blocks free, none a pass block still waits for.
+__device__ __forceinline__ void let_finish_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// The finish waits, before it reads any partial, until the pass has completed and its writes
+// are visible to this grid (griddepcontrol.wait waits for the whole prerequisite grid, not for
+// its trigger): the partials it combines are all the pass's. The memory clobber keeps the
+// compiler from hoisting a load above it.
+__device__ __forceinline__ void wait_for_pass() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // Partials a lane of the finish loads before it combines any: every one it owns up to 16
 // (ceil(S / 32): S <= 512 is one batch, 1024 two). Combined as loaded, lane by lane the
 // partials were one dependent L2/DRAM round trip after another (acc = op(acc, partials[s]) in

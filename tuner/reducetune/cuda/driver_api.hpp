@@ -21,7 +21,8 @@ namespace reducetune::driver_api {
   X(cuModuleGetFunction)                                                                       \
   X(cuFuncGetAttribute)                                                                        \
   X(cuFuncSetAttribute)                                                                        \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                                                                            \
+  X(cuLaunchKernelEx)
 
 struct table {
 #define RT_DECLARE_POINTER(name) decltype(&::name) name = nullptr;

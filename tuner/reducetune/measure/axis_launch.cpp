@@ -29,13 +29,22 @@ std::uint64_t checked(std::int64_t blocks, const std::string &what) {
   return static_cast<std::uint64_t>(blocks);
 }
 
+// Both kernels go through cuLaunchKernelEx, the one driver call that takes launch attributes
+// (the finish's programmatic serialization); with none it is cuLaunchKernel.
 void launch(CUfunction kernel, std::uint64_t grid, unsigned block, cudaStream_t stream,
-            const void *in, void *out, const reduction_shape &s, void *partials) {
+            const void *in, void *out, const reduction_shape &s, void *partials,
+            launch_attributes attributes = {}) {
   unsigned long long outer = s.outer, r = s.r, inner = s.inner;
   void *args[] = {&in, &out, &outer, &r, &inner, &partials};
-  RT_DRIVER_CALL(driver_api::get().cuLaunchKernel(kernel, static_cast<unsigned>(grid), 1, 1, block,
-                                                  1, 1, 0, reinterpret_cast<CUstream>(stream), args,
-                                                  nullptr));
+  CUlaunchConfig config{};
+  config.gridDimX = static_cast<unsigned>(grid);
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = block;
+  config.blockDimY = config.blockDimZ = 1;
+  config.hStream = reinterpret_cast<CUstream>(stream);
+  config.attrs = attributes.count > 0 ? attributes.values : nullptr;
+  config.numAttrs = attributes.count;
+  RT_DRIVER_CALL(driver_api::get().cuLaunchKernelEx(&config, kernel, args, nullptr));
 }
 
 // A name of the point's scope (a parameter, or a let evaluated there), or `fallback`.
@@ -110,6 +119,9 @@ axis_plan plan_axis(const search_space &space, const point &p, const reduction_s
     const std::uint64_t lanes = std::min<std::uint64_t>(plan.split, 32);
     const std::uint64_t per_block = final_block_size / 32 * (32 / lanes);
     plan.final_grid = std::min(max_grid, (shape.outer * shape.inner + per_block - 1) / per_block);
+    // The space's limits are the device's (limits_of) wherever a plan is launched, and the
+    // program is compiled for that arch, so its finish holds griddepcontrol.wait exactly here.
+    plan.programmatic_finish = finish_programmatically(space.limits().arch);
   }
   return plan;
 }
@@ -122,6 +134,19 @@ axis_kernels resolve_axis(const loaded_module &module, const axis_plan &plan) {
   return k;
 }
 
+launch_attributes finish_attributes(const axis_plan &plan) noexcept {
+  launch_attributes a;
+  if (plan.finish_kernel() && plan.programmatic_finish) {
+    // The pass triggers its dependents at each block's start (axis.cuh), so the finish's grid
+    // is launched once the pass's last blocks run; a stream capture records the pair as a
+    // programmatic edge (CUDA >= 12.3), the same overlap in a graph.
+    a.values[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.values[0].value.programmaticStreamSerializationAllowed = 1;
+    a.count = 1;
+  }
+  return a;
+}
+
 void launch_axis(const axis_kernels &kernels, const axis_plan &plan, const void *in, void *out,
                  void *partials, cudaStream_t stream) {
   if (plan.partials_bytes() > 0 && partials == nullptr)
@@ -132,7 +157,7 @@ void launch_axis(const axis_kernels &kernels, const axis_plan &plan, const void 
   launch(kernels.pass, plan.grid, plan.block_size, stream, in, out, plan.shape, partials);
   if (plan.finish_kernel())
     launch(kernels.final, plan.final_grid, plan.final_block_size, stream, in, out, plan.shape,
-           partials);
+           partials, finish_attributes(plan));
 }
 
 void zero_counters(const axis_plan &plan, void *scratch) {

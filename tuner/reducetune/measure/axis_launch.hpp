@@ -36,6 +36,13 @@ struct axis_plan {
   unsigned final_block_size = 0; // the finish kernel's block (0: none): axis_launch.cpp
   std::size_t accumulator_bytes = 0;
   bool batch_invariant = false; // the family's `batch_invariant` let for this point
+  // The finish kernel is launched with programmatic stream serialization (Hopper's
+  // programmatic dependent launch): it may start while the pass still runs and waits in
+  // griddepcontrol.wait (axis_finish.cuh, wait_for_pass) until the pass has completed and its
+  // partials are visible, so its launch and its blocks' start hide behind the pass's tail.
+  // Decided once, by plan_axis, from the device the space was built for (its limits' arch,
+  // >= 90: finish_programmatically); false where there is no finish kernel.
+  bool programmatic_finish = false;
   std::string pass, final;      // name expressions ("" final when not launched)
 
   // Scratch for the partials: parts * outer * inner accumulators (0 when split == 1), then,
@@ -49,6 +56,11 @@ struct axis_plan {
   [[nodiscard]] bool finish_kernel() const noexcept { return split > 1 && counters == 0; }
   [[nodiscard]] unsigned launches() const noexcept { return finish_kernel() ? 2u : 1u; }
 };
+
+// Whether a device of compute capability `arch` (x 10) runs the finish kernel of a split with
+// programmatic dependent launch: griddepcontrol exists from sm_90 on; below, the kernels
+// compile without it (#if __CUDA_ARCH__ >= 900) and the attribute is never asked for.
+[[nodiscard]] constexpr bool finish_programmatically(int arch) noexcept { return arch >= 90; }
 
 // Throws invalid_configuration when the point is invalid (with the space's reasons), its
 // family does not declare the axis ABI, or the grid falls outside 1 .. 2^31 - 1.
@@ -65,6 +77,14 @@ struct axis_kernels {
 
 // Throws invalid_configuration when the module lacks one of the plan's kernels.
 [[nodiscard]] axis_kernels resolve_axis(const loaded_module &module, const axis_plan &plan);
+
+// The launch attributes of the plan's finish kernel (cuLaunchKernelEx): programmatic stream
+// serialization where the plan says so, none otherwise. A value, so a launch allocates nothing.
+struct launch_attributes {
+  CUlaunchAttribute values[1]{};
+  unsigned count = 0;
+};
+[[nodiscard]] launch_attributes finish_attributes(const axis_plan &plan) noexcept;
 
 // Enqueues the plan's launches on `stream`: in holds outer * r * inner elements, out outer *
 // inner, partials plan.partials_bytes() (may be null when that is 0). `kernels` must be
