@@ -289,6 +289,11 @@ def streaming_read(data_ptr: int, bytes: int, stream: int, shape: str, ordinal: 
     Launches the read-only streaming kernel once over `bytes` (a multiple of 16) at `data_ptr` (16-byte aligned) on `stream`, in the read shape named `shape` (streaming_ceiling's 'shape'), as an application launches a kernel: no gate, no L2 flush, no synchronisation, nothing allocated after the device's first read. InvalidConfiguration for an unknown shape, a size or a pointer it cannot read.
     """
 
+def app_time_streaming_read(data_ptr: int, bytes: int, stream: int, shape: str, ordinal: int = 0) -> tuple[float, float]:
+    """
+    streaming_read as one lone call timed in C++ (two events around it, the stream synchronised after): (seconds between the events, the call's host seconds).
+    """
+
 class Store:
     def __init__(self, path: str, read_only: bool = False) -> None:
         """
@@ -435,6 +440,10 @@ def axis_application_candidates(db: str, dtype: str, op: str, uuid: str, nondete
     """
 
 def app_time_reducer(reducer: Reducer, data_ptr: int, n: int, out_ptr: int, samples: int, stream: int = 0) -> list[float]: ...
+
+def app_time_axis_call(reducer: Reducer, data_ptr: int, outer: int, r: int, inner: int, out_ptr: int, stream: int = 0, device: int = -1) -> tuple[float, float]: ...
+
+def app_time_memcpy(dst_ptr: int, src_ptr: int, bytes: int, stream: int = 0, device: int = -1) -> tuple[float, float]: ...
 
 def app_time_cub(dtype: str, op: str, data_ptr: int, n: int, out_ptr: int, samples: int, stream: int = 0) -> list[float]: ...
 

@@ -6,6 +6,7 @@
 // events. Also the store side of calibrate: a size's or an axis shape's candidates and their
 // recorded times.
 #include "common.hpp"
+#include "lone_call.hpp"
 
 #include "reducetune/baseline/cub_reduce.hpp"
 #include "reducetune/cuda/device_buffer.hpp"
@@ -32,8 +33,6 @@ namespace {
 
 namespace db = reducetune::db;
 
-using call_on = std::function<void(cudaStream_t)>;
-
 void warm_up(const call_on &call, cudaStream_t s) {
   for (int i = 0; i < 3; ++i) // first calls compile, load and allocate scratch
     call(s);
@@ -42,11 +41,7 @@ void warm_up(const call_on &call, cudaStream_t s) {
 
 // One lone call between two events, the stream idle before it (synchronised after).
 double one_call(const call_on &call, cudaStream_t s, rt::event &start, rt::event &stop) {
-  start.record(s);
-  call(s);
-  stop.record(s);
-  stop.synchronize();
-  return rt::elapsed_seconds(start, stop);
+  return time_lone_call(call, s, start, stop).seconds;
 }
 
 std::vector<double> time_calls(const call_on &call, int samples, cudaStream_t s) {
@@ -324,6 +319,41 @@ void bind_app_timing(nb::module_ &m) {
         },
         nb::arg("reducer"), nb::arg("data_ptr"), nb::arg("n"), nb::arg("out_ptr"),
         nb::arg("samples"), nb::arg("stream") = 0);
+  // The axis benchmark's C++ contenders (benchmarks/axis.py), one lone call per sample so that
+  // the benchmark's rounds interleave them with the Python peers: (seconds between the
+  // events, the call's own host seconds). The reducer's axis call as a C++ application makes it.
+  m.def("app_time_axis_call",
+        [](rt::reducer &r, std::uintptr_t in, std::uint64_t outer, std::uint64_t len,
+           std::uint64_t inner, std::uintptr_t out, std::uintptr_t stream, int device) {
+          make_current(device);
+          nb::gil_scoped_release unlocked;
+          const auto t = time_lone_call(
+              [&](cudaStream_t s) {
+                r.reduce_axis(reinterpret_cast<const void *>(in), {outer, len, inner},
+                              reinterpret_cast<void *>(out), s);
+              },
+              reinterpret_cast<cudaStream_t>(stream));
+          return std::make_pair(t.seconds, t.host_seconds);
+        },
+        nb::arg("reducer"), nb::arg("data_ptr"), nb::arg("outer"), nb::arg("r"),
+        nb::arg("inner"), nb::arg("out_ptr"), nb::arg("stream") = 0, nb::arg("device") = -1);
+  // The memcpy ceiling: cudaMemcpyAsync device to device of `bytes`, one lone call.
+  m.def("app_time_memcpy",
+        [](std::uintptr_t dst, std::uintptr_t src, std::uint64_t bytes, std::uintptr_t stream,
+           int device) {
+          make_current(device);
+          nb::gil_scoped_release unlocked;
+          const auto t = time_lone_call(
+              [&](cudaStream_t s) {
+                RT_CUDA_CALL(cudaMemcpyAsync(reinterpret_cast<void *>(dst),
+                                             reinterpret_cast<const void *>(src), bytes,
+                                             cudaMemcpyDeviceToDevice, s));
+              },
+              reinterpret_cast<cudaStream_t>(stream));
+          return std::make_pair(t.seconds, t.host_seconds);
+        },
+        nb::arg("dst_ptr"), nb::arg("src_ptr"), nb::arg("bytes"), nb::arg("stream") = 0,
+        nb::arg("device") = -1);
   // CUB's DeviceReduce with its temporary storage allocated beforehand (as an application
   // that reduces repeatedly keeps it): its two launches are what is timed.
   m.def("app_time_cub",

@@ -3,6 +3,7 @@
 // Python driver runs these in a worker process (reducetune.evaluate.gpu) so that a variant
 // that destroys the CUDA context does not end the study.
 #include "common.hpp"
+#include "lone_call.hpp"
 #include "py_point.hpp"
 
 #include "reducetune/baseline/cub_baseline.hpp"
@@ -53,6 +54,22 @@ void streaming_read(std::uintptr_t data, std::uint64_t bytes, std::uintptr_t str
   std::lock_guard lock(reader_mutex);
   make_current(ordinal);
   reader(ordinal).read(which, ptr, bytes, reinterpret_cast<cudaStream_t>(stream));
+}
+
+// The same read as one lone call timed in C++ (lone_call.hpp): (seconds between the events,
+// the call's host seconds), the streaming ceiling of the axis benchmark beside the C++ axis call.
+std::pair<double, double> app_time_streaming_read(std::uintptr_t data, std::uint64_t bytes,
+                                                  std::uintptr_t stream, const std::string &shape,
+                                                  int ordinal) {
+  const std::size_t which = rt::read_shape_index(shape);
+  const auto *ptr = reinterpret_cast<const void *>(data);
+  rt::require_streaming_read(ptr, bytes);
+  std::lock_guard lock(reader_mutex);
+  make_current(ordinal);
+  rt::streaming_reader &r = reader(ordinal);
+  const auto t = time_lone_call([&](cudaStream_t s) { r.read(which, ptr, bytes, s); },
+                                reinterpret_cast<cudaStream_t>(stream));
+  return {t.seconds, t.host_seconds};
 }
 
 // The evaluating process keeps the last workload's input and reference between calls (a
@@ -254,6 +271,10 @@ void bind_device(nb::module_ &m) {
         "(streaming_ceiling's 'shape'), as an application launches a kernel: no gate, no L2 "
         "flush, no synchronisation, nothing allocated after the device's first read. "
         "InvalidConfiguration for an unknown shape, a size or a pointer it cannot read.");
+  m.def("app_time_streaming_read", &app_time_streaming_read, nb::arg("data_ptr"),
+        nb::arg("bytes"), nb::arg("stream"), nb::arg("shape"), nb::arg("ordinal") = 0,
+        "streaming_read as one lone call timed in C++ (two events around it, the stream "
+        "synchronised after): (seconds between the events, the call's host seconds).");
 }
 
 } // namespace rtpy

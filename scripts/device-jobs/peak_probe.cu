@@ -13,7 +13,14 @@
 //   lu        ld.global.lu.v4 (last use)
 // Each configuration: 3 warm-up runs, 15 timed runs between CUDA events, the median.
 //
-//   nvcc -O3 -arch=sm_90 -o peak_probe scripts/device-jobs/peak_probe.cu && ./peak_probe
+// Each load's best shape is then timed two more ways (issue 26: how much of a single call's time
+// at 512 MB is the kernel's own): "gated", a spin kernel queued before the first event, so that
+// neither the host's launch nor the GPU's launch latency is timed; "dirty", after a memset of
+// twice the L2 (the cold flush of the tuner's protocol), so that L2 holds dirty lines that the
+// kernel's reads must first write back, as after a contender that wrote its output.
+//
+//   nvcc -O3 -arch=sm_90 -o peak_probe scripts/device-jobs/peak_probe.cu && ./peak_probe [LOG2_BYTES]
+// LOG2_BYTES: the input's size, 2^32 (2^30 float32) by default; 29 is bfloat16's 2^28 elements.
 #include <algorithm>
 #include <string_view>
 #include <cstdio>
@@ -83,23 +90,48 @@ __global__ void __launch_bounds__(BS) sum(const float4 *__restrict__ in, size_t 
   }
 }
 
+__global__ void spin(long long cycles) {
+  const long long t = clock64();
+  while (clock64() - t < cycles) {
+  }
+}
+
+// How a sample begins (see the header): idle GPU, behind a spin kernel, or after a dirty L2.
+enum start_kind { idle, gated, dirty };
+struct flush_buffer {
+  void *data = nullptr;
+  size_t bytes = 0;
+};
+static flush_buffer g_flush;
+
+using launcher = void (*)(const float4 *, size_t, float *, int);
+template <int K, int BS, int U> void launch(const float4 *in, size_t nvec, float *p, int grid) {
+  sum<K, BS, U><<<grid, BS>>>(in, nvec, p);
+}
+
 struct result {
   const char *load;
   int bs, unroll, blocks;
   double gbps;
+  launcher run;
 };
 
-template <int K, int BS, int U>
-result time_one(const char *name, const float4 *in, size_t nvec, float *partials, int grid) {
+double median_gbps(launcher run, const float4 *in, size_t nvec, float *partials, int grid,
+                   start_kind start) {
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) sum<K, BS, U><<<grid, BS>>>(in, nvec, partials);
+  for (int i = 0; i < 3; ++i) run(in, nvec, partials, grid);
   CHECK(cudaDeviceSynchronize());
   std::vector<float> ms;
   for (int i = 0; i < 15; ++i) {
+    if (start == dirty) {
+      CHECK(cudaMemset(g_flush.data, i, g_flush.bytes));
+      CHECK(cudaDeviceSynchronize());
+    }
+    if (start == gated) spin<<<1, 1>>>(200000); // about 100 us: the launch is queued behind it
     CHECK(cudaEventRecord(a));
-    sum<K, BS, U><<<grid, BS>>>(in, nvec, partials);
+    run(in, nvec, partials, grid);
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
     float t = 0;
@@ -109,7 +141,13 @@ result time_one(const char *name, const float4 *in, size_t nvec, float *partials
   std::sort(ms.begin(), ms.end());
   CHECK(cudaEventDestroy(a));
   CHECK(cudaEventDestroy(b));
-  return {name, BS, U, grid, double(nvec) * 16 / (ms[ms.size() / 2] * 1e-3) / 1e9};
+  return double(nvec) * 16 / (ms[ms.size() / 2] * 1e-3) / 1e9;
+}
+
+template <int K, int BS, int U>
+result time_one(const char *name, const float4 *in, size_t nvec, float *partials, int grid) {
+  const launcher run = launch<K, BS, U>;
+  return {name, BS, U, grid, median_gbps(run, in, nvec, partials, grid, idle), run};
 }
 
 template <int K, int BS, int U>
@@ -133,21 +171,25 @@ template <int K> void all_shapes(const char *name, const float4 *in, size_t nvec
   sweep<K, 1024, 4>(name, in, nvec, p, sms, out);
 }
 
-int main() {
+int main(int argc, char **argv) {
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   int mem_khz = 0, bus_bits = 0;
   cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0);
   cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0);
   const double peak = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e9;
-  const size_t n = size_t(1) << 30, nvec = n / 4;
+  const int log2_bytes = argc > 1 ? std::atoi(argv[1]) : 32;
+  const size_t n = (size_t(1) << log2_bytes) / 4, nvec = n / 4;
+  g_flush.bytes = 2 * size_t(prop.l2CacheSize);
+  CHECK(cudaMalloc(&g_flush.data, g_flush.bytes));
   float4 *in = nullptr;
   float *partials = nullptr;
   CHECK(cudaMalloc(&in, n * 4));
   CHECK(cudaMalloc(&partials, 1 << 24));
   CHECK(cudaMemset(in, 0, n * 4));
-  std::printf("# %s, %d SMs, memory clock %d kHz, bus %d bits: theoretical peak %.0f GB/s\n",
-              prop.name, prop.multiProcessorCount, mem_khz, bus_bits, peak);
+  std::printf("# %s, %d SMs, memory clock %d kHz, bus %d bits: theoretical peak %.0f GB/s; "
+              "input %zu bytes\n",
+              prop.name, prop.multiProcessorCount, mem_khz, bus_bits, peak, n * 4);
   std::vector<result> r;
   const int sms = prop.multiProcessorCount;
   all_shapes<plain>("plain", in, nvec, partials, sms, r);
@@ -165,6 +207,10 @@ int main() {
       if (std::string_view(x.load) == k && (!best || x.gbps > best->gbps)) best = &x;
     std::printf("best %-8s bs %4d unroll %d blocks %6d: %.0f GB/s, %.1f %% of peak\n", k,
                 best->bs, best->unroll, best->blocks, best->gbps, 100 * best->gbps / peak);
+    const double g = median_gbps(best->run, in, nvec, partials, best->blocks, gated);
+    const double d = median_gbps(best->run, in, nvec, partials, best->blocks, dirty);
+    std::printf("     gated (no launch timed) %.0f GB/s, %.1f %%; after a dirty L2 %.0f GB/s, "
+                "%.1f %%\n", g, 100 * g / peak, d, 100 * d / peak);
   }
   return 0;
 }

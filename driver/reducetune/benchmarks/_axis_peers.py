@@ -41,7 +41,8 @@ PEERS = ("torch", "torch_compile", "jax", "cupy_cub", "cub_segmented")
 DEFAULT_SEGMENTED_LIB = "build/libreducetune_segmented.so"
 # How the report's header says the ceilings are timed (the "Ceilings:" line of axis.md).
 CEILINGS_TIMING = ("both timed as applications call them, in the same rounds as the "
-                   "contenders (one call between two CUDA events, the GPU idle before "
+                   "contenders (one call between two CUDA events, timed in C++ as "
+                   "reducetune's C++ call, the GPU idle before "
                    "it, hot data, its launch and what the previous contender left in "
                    "L2 included): memcpy, cudaMemcpyAsync device to device of (input + "
                    "output) / 2 bytes, so that it reads and writes as many bytes as the "
@@ -78,6 +79,9 @@ def segmented_lib(path: str | None) -> Any | None:
     lib.rt_segmented_make.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_longlong] * 3
     lib.rt_segmented_run.restype = ctypes.c_int
     lib.rt_segmented_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.rt_segmented_time.restype = ctypes.c_int
+    lib.rt_segmented_time.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                      ctypes.POINTER(ctypes.c_double)]
     lib.rt_segmented_free.argtypes = [ctypes.c_void_p]
     return lib
 
@@ -152,7 +156,14 @@ class Peers:
         lib, handle = self._lib, self._handle
         lib.rt_segmented_run(handle, stream)
         self.outputs["cub_segmented"] = out
-        self.timers["cub_segmented"] = _torch_timer(lambda: lib.rt_segmented_run(handle, stream))
+        seconds = ctypes.c_double()
+
+        def once() -> float:  # timed in C++ (rt_segmented_time), as the C++ axis call
+            if lib.rt_segmented_time(handle, stream, ctypes.byref(seconds)) != 0:
+                raise RuntimeError("CUB's segmented reduce failed (rt_segmented_time)")
+            return seconds.value
+
+        self.timers["cub_segmented"] = once
 
     def _memcpy(self, x: Any, axis: int) -> None:
         import torch  # optional: only for PyTorch tensors
@@ -160,8 +171,10 @@ class Peers:
         moved = x.numel() * x.element_size() + x.numel() // x.shape[axis] * x.element_size()
         src = torch.empty(moved // 2, dtype=torch.uint8, device=x.device)
         dst = torch.empty_like(src)
-        # contiguous, same type and device: PyTorch's copy_ is one cudaMemcpyAsync
-        self.timers["memcpy"] = _torch_timer(lambda: dst.copy_(src))
+        args = (dst.data_ptr(), src.data_ptr(), src.numel(),
+                torch.cuda.current_stream().cuda_stream, x.device.index or 0)
+        copy = _core.app_time_memcpy  # one cudaMemcpyAsync, timed in C++ (lone_call.hpp)
+        self.timers["memcpy"] = lambda: copy(*args)[0]
         self._copy_buffers = (src, dst)
 
     def _streaming(self, x: Any, shape: str) -> None:
@@ -173,9 +186,9 @@ class Peers:
         size = x.numel() * x.element_size()
         args = (x.data_ptr(), size - size % 16, torch.cuda.current_stream().cuda_stream, shape,
                 x.device.index or 0)
-        read = _core.streaming_read
-        read(*args)  # the device's sink and the shape's grid, made before any timed call
-        self.timers["streaming"] = _torch_timer(lambda: read(*args))
+        _core.streaming_read(*args)  # the device's sink and the shape's grid, made before any
+        read = _core.app_time_streaming_read  # timed call; timed in C++ (lone_call.hpp)
+        self.timers["streaming"] = lambda: read(*args)[0]
 
     def close(self) -> None:
         if self._handle:

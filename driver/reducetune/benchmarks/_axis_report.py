@@ -119,7 +119,8 @@ def _ceiling_worst(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
 
 def _python_call(rows: list[dict[str, Any]]) -> list[str]:
     """What the Python call costs over the C++ call, the median over the shapes: on the host
-    (perf_counter around the call, the launch included) and between the events. Equal: the
+    (the Python call's perf_counter around it, the C++ call's own clock in C++ around it: the
+    launch included) and between the events. Equal: the
     difference is the host's Python; more between the events: something else."""
     both = [r for r in rows if len(r.get("host_s", {})) == 2 and r["app_s"].get("reducetune_py")]
     if not both:
@@ -232,8 +233,8 @@ def write(result: dict[str, Any], prefix: Path) -> None:
           "Ceilings: " + result["protocol"]["ceilings"] + ".",
           "Peers: " + ", ".join(PEERS) + (f"; missing: {', '.join(result['peers_missing'])}"
                                          if result["peers_missing"] else "") + ".", "",
-          "reducetune: the C++ runtime's axis call (reducer::reduce_axis through the "
-          "extension, output allocated once); 'Python call': an application's call "
+          "reducetune: the C++ runtime's axis call (reducer::reduce_axis, output allocated "
+          "once, timed in C++); 'Python call': an application's call "
           "reducetune.reduce(x, \"sum\", axis=..., table=FILE), FILE naming the tuned point "
           "for the shape: the public call's Python, checks, plain eager path (no custom "
           "operator dispatch outside torch.compile and autograd) and result allocation "

@@ -44,9 +44,9 @@ from reducetune.benchmarks import _axis_alloc, _axis_report
 from reducetune.benchmarks._axis_peers import (CEILINGS_TIMING, PEERS, Peers, jax_module,
                                                segmented_lib, streaming_protocol)
 from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, TIME_CAP_S, rounds
-from reducetune.benchmarks._axis_tune import (GIVE_UP, KEEP_WITHIN, Candidate, Tuner, own_name,
-                                              protocol_time, screen, sum_bound, transfer_name,
-                                              tune_shape)
+from reducetune.benchmarks._axis_tune import (GIVE_UP, KEEP_WITHIN, Candidate, Tuner,
+                                              cxx_axis_timer, own_name, protocol_time, screen,
+                                              sum_bound, transfer_name, tune_shape)
 from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.cli.args import integer
@@ -99,17 +99,6 @@ def _host_timed(call: Callable[[], Any], host: list[float]) -> Callable[[], None
         host.append(time.perf_counter() - t0)
 
     return once
-
-
-def _direct_timer(reducer: Any, x: Any, view: tuple[int, int, int], host: list[float]) -> Any:
-    """The runtime's C++ axis call on the tensor's pointer and stream (what a C++ application
-    calls: reducer::reduce_axis), through the extension with its output allocated once."""
-    import torch  # optional: only for PyTorch tensors
-
-    out = torch.empty(view[0] * view[2], device=x.device, dtype=x.dtype)
-    stream, device, ptr = torch.cuda.current_stream().cuda_stream, x.device.index or 0, x.data_ptr()
-    call, optr = reducer._core.reduce_axis, out.data_ptr()
-    return _torch_timer(_host_timed(lambda: call(ptr, *view, optr, stream, device), host))
 
 
 def app_stats(timers: dict[str, Callable[[], float]], samples: int
@@ -199,7 +188,8 @@ def _row(s: dict[str, Any], tuner: Tuner, jax: Any, lib: Any, samples: int,
     try:
         clock.append(time.monotonic())
         correct = {name: _correct(out, x, axis) for name, out in peers.outputs.items()}
-        timers = {"reducetune": _direct_timer(reducer, x, s["view"], host["reducetune"]),
+        timers = {"reducetune": cxx_axis_timer(reducer, x, tuple(s["view"]),
+                                                 host["reducetune"]),
                   "reducetune_py": py_timer, **peers.timers}
         alloc_before = _axis_alloc.counters()
         app, screened, slow = app_stats(timers, samples)
@@ -310,7 +300,14 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
                                  "('reducetune tune --family axis --shapes default' tunes a "
                                  "grid into a results file instead; the benchmark tunes its "
                                  "own shapes)"),
-            "application": ("one call between two CUDA events on the current stream (JAX: "
+            "application": ("one call between two CUDA events on the current stream, the "
+                            "stream synchronised after it (the GPU idle before the next): "
+                            "the C++ contenders (reducetune's C++ axis call, CUB's segmented "
+                            "reduce and both ceilings) timed in C++, no Python between the "
+                            "events, as a C++ application calls them and as the runtime "
+                            "benchmark times the Reducer; the Python contenders (torch, "
+                            "torch.compile, CuPy, reducetune's Python call) with their own "
+                            "events around the Python call (JAX: "
                             "host clock around the call and block_until_ready), hot data, "
                             "a screening pass first (up to 3 calls), then every contender in "
                             "rounds in a new order each (a seeded shuffle) after 3 warm-up "
