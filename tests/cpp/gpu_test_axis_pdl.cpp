@@ -40,9 +40,10 @@ struct split_case {
 
 // A split of rows (32 blocks a row), a column tile split 4 (the bfloat16 column shapes' kind),
 // and a tall column tile split 512 (a handful of outputs, each with 512 partials).
-const std::vector<split_case> cases = {{dtype::float32, "split_long_rows", {4, 1 << 22, 1}},
-                                       {dtype::bfloat16, "tile_columns_vec4_split", {1, 32768, 512}},
-                                       {dtype::float32, "tile_tall_columns", {1, 262144, 64}}};
+const std::vector<split_case> cases = {
+    {dtype::float32, "split_long_rows", {4, 1 << 22, 1}},
+    {dtype::bfloat16, "tile_columns_vec4_split", {1, 32768, 512}},
+    {dtype::float32, "tile_tall_columns", {1, 262144, 64}}};
 
 // One input on the device and its host reference.
 struct device_input {

@@ -76,7 +76,8 @@ entries ptx_of(dtype t, const std::string &preset, int arch) {
   // The jit layer's options, with a virtual architecture: PTX rather than a cubin.
   std::vector<std::string> options = compiler(library()).options_for(request);
   for (auto &o : options)
-    if (o.rfind("--gpu-architecture=", 0) == 0) o = "--gpu-architecture=compute_" + std::to_string(arch);
+    if (o.rfind("--gpu-architecture=", 0) == 0)
+      o = "--gpu-architecture=compute_" + std::to_string(arch);
   std::vector<const char *> option_ptrs;
   for (const auto &o : options) option_ptrs.push_back(o.c_str());
   const nvrtcResult compiled =
@@ -108,7 +109,9 @@ std::size_t count_of(const std::string &text, const std::string &what) {
 }
 
 // Where `what` first occurs in `text`; npos when never.
-std::size_t first(const std::string &text, const std::string &what) { return text.find(what); }
+std::size_t first(const std::string &text, const std::string &what) {
+  return text.find(what);
+}
 
 constexpr const char *trigger = "griddepcontrol.launch_dependents";
 constexpr const char *wait = "griddepcontrol.wait";
@@ -141,10 +144,10 @@ TEST_CASE("On sm_90 a split's pass lets the finish launch before it loads anythi
 TEST_CASE("No pass without a finish kernel lets anything launch early: tile_ticket finishes "
           "itself, a point of split 1 has no second kernel",
           "[jit][axis][pdl]") {
-  for (const auto &[t, preset] : {std::pair{dtype::float32, "tile_tall_columns_ticket"},
-                                  std::pair{dtype::float32, "warp_rows"},
-                                  std::pair{dtype::bfloat16, "thread_columns"},
-                                  std::pair{dtype::float32, "block_rows"}}) {
+  for (const auto &[t, preset] :
+       {std::pair{dtype::float32, "tile_tall_columns_ticket"},
+        std::pair{dtype::float32, "warp_rows"}, std::pair{dtype::bfloat16, "thread_columns"},
+        std::pair{dtype::float32, "block_rows"}}) {
     INFO(preset << " " << to_string(t));
     const entries k = ptx_of(t, preset, 90);
     CHECK(count_of(k.at("pass"), "griddepcontrol") == 0);
@@ -191,8 +194,9 @@ TEST_CASE("Every axis preset compiles to a cubin for sm_80 and sm_90, float32 an
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
       INFO(labels[i] << ": " << outcomes[i].error.substr(0, 3000));
       REQUIRE(outcomes[i].program);
-      CHECK(outcomes[i].program->cubin.compare(0, 4, "\x7f"
-                                                     "ELF") == 0);
+      CHECK(outcomes[i].program->cubin.compare(0, 4,
+                                               "\x7f"
+                                               "ELF") == 0);
       for (const auto &name : requests[i].name_expressions)
         CHECK(!outcomes[i].program->mangled(name).empty());
     }

@@ -60,7 +60,9 @@ struct axis_plan {
 // Whether a device of compute capability `arch` (x 10) runs the finish kernel of a split with
 // programmatic dependent launch: griddepcontrol exists from sm_90 on; below, the kernels
 // compile without it (#if __CUDA_ARCH__ >= 900) and the attribute is never asked for.
-[[nodiscard]] constexpr bool finish_programmatically(int arch) noexcept { return arch >= 90; }
+[[nodiscard]] constexpr bool finish_programmatically(int arch) noexcept {
+  return arch >= 90;
+}
 
 // Throws invalid_configuration when the point is invalid (with the space's reasons), its
 // family does not declare the axis ABI, or the grid falls outside 1 .. 2^31 - 1.
