@@ -49,7 +49,10 @@ def test_one_launch_reads_its_bytes_at_no_more_than_the_hbm_peak():
     assert rate <= 1.02 * peak, (rate, peak)  # it read the bytes, from HBM
     # hot data, a launch's latency: within a third of the gated, cold-L2 protocol's rate
     assert rate >= 0.67 * protocol["bytes_per_s"], (rate, protocol)
-    assert big > 20 * small, (big, small)  # 1024 x the bytes take far longer than a launch
+    # 1024 x the bytes take far longer than a launch; the shape's grid is the device's, not the
+    # bytes': over 1 MiB most of a wide grid's blocks read nothing, and still launch (17.5 us
+    # against 247 us for 1 GiB on an H200, 2026-11-27, the fastest shape then a wide one)
+    assert big > 5 * small, (big, small)
     assert int(data[-1]) == before and int(data[7]) == 7  # read only
 
 
