@@ -11,7 +11,8 @@
 # which the benchmark starts no new shape, default 450: one device call of 600 s, the package's
 # build and install included), AXIS_SAMPLES (default 30: the fewest calls per contender; the
 # rounds go on until each close median's 95 % interval is within 1 %, 200 calls or 0.5 s),
-# AXIS_PROTOCOL=0 (the chosen point not measured in the tuner's protocol), AXIS_TRANSFER (another GPU's
+# AXIS_PROTOCOL=0 (the chosen point not measured in the tuner's protocol), AXIS_ONLY (only these
+# shapes, e.g. "rows:128 columns:524288": the benchmark's --only), AXIS_TRANSFER (another GPU's
 # axis.json, a file in the working tree: its best point of each shape is timed beside this
 # run's, issue 26 item 7), AXIS_TESTS=0 to skip the tests, AXIS_TEST_TIMEOUT and
 # AXIS_BENCH_TIMEOUT (seconds, default 520), REDUCETUNE_COMMIT (the commit axis.md and axis.json
@@ -47,6 +48,8 @@ fi
 transfer=()
 [ -n "${AXIS_TRANSFER:-}" ] && transfer=(--transfer "$AXIS_TRANSFER")
 [ "${AXIS_PROTOCOL:-1}" = 0 ] && transfer+=(--no-protocol)
+# shellcheck disable=SC2206  # AXIS_ONLY is a list of KIND:R words
+[ -n "${AXIS_ONLY:-}" ] && transfer+=(--only ${AXIS_ONLY})
 timeout "${AXIS_BENCH_TIMEOUT:-520}" python3 -m reducetune.benchmarks.axis --out "$OUT/axis" \
   --segmented-lib "$W/libreducetune_segmented.so" --totals "${AXIS_TOTALS:-28,24}" \
   --dtypes "${AXIS_DTYPES:-float32}" "${transfer[@]}" \

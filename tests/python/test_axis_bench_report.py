@@ -15,8 +15,8 @@ import pytest
 
 from reducetune.benchmarks import _axis_report
 from reducetune.benchmarks._axis_stats import MAX_CALLS
-from reducetune.benchmarks.axis import (RS, TOTALS, _transfer_candidate, app_stats, progress,
-                                       read_transfer, shapes)
+from reducetune.benchmarks.axis import (RS, TOTALS, _transfer_candidate, app_stats, only,
+                                       progress, read_transfer, shapes)
 
 
 def _row(kind: str, r: int, t: float, peers: dict[str, float], noise: float = 0.01,
@@ -94,6 +94,17 @@ def test_the_benchmark_shapes_cover_both_totals_rows_and_columns_r_by_powers_of_
         outer, r, inner = x["view"]
         assert outer * r * inner == x["total"]
         assert (inner == 1) == (x["kind"] == "rows")
+
+
+def test_only_keeps_the_named_shapes_of_every_total_and_dtype_and_refuses_an_unknown_one():
+    every = shapes(TOTALS, RS, ("float32", "bfloat16"))
+    assert only(every, None) == every
+    picked = only(every, ["columns:524288", "rows:128"])
+    assert len(picked) == 2 * 2 * 2  # two shapes, both totals, both dtypes
+    assert {(s["kind"], s["r"]) for s in picked} == {("columns", 524288), ("rows", 128)}
+    with pytest.raises(SystemExit, match=r"--only rows:3: no such shape here; one of "
+                                         r"columns:2, columns:16"):
+        only(every, ["rows:128", "rows:3"])
 
 
 def test_a_far_slower_peer_gets_3_samples_and_the_others_every_round():

@@ -43,6 +43,7 @@ from reducetune._space import limits_for_arch
 from reducetune.benchmarks import _axis_alloc, _axis_report
 from reducetune.benchmarks._axis_peers import (CEILINGS_TIMING, PEERS, Peers, jax_module,
                                                segmented_lib, streaming_protocol)
+from reducetune.benchmarks._axis_shapes import RS, TOTALS, only, shapes
 from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, TIME_CAP_S, rounds
 from reducetune.benchmarks._axis_tune import (GIVE_UP, KEEP_WITHIN, Candidate, Tuner,
                                               cxx_axis_timer, own_name, protocol_time, screen,
@@ -55,33 +56,9 @@ from reducetune.runtime import axis as axis_runtime
 from reducetune.runtime.reducer import reduce  # the public call: what reducetune.reduce names
 from reducetune.tuning.config import TuneConfig
 
-TOTALS = (1 << 24, 1 << 28)
-RS = tuple(1 << k for k in range(1, 23, 3))  # 2, 16, 128, ..., 2^22
-KINDS = ("rows", "columns")
 SLOW_PEER = 5.0  # a peer screened at more than this many times the fastest contender ...
 SLOW_PEER_SAMPLES = 3  # ... gets this many samples in the rounds (CUB's segmented reduce
 # takes 150-220 ms a call over 2^27 rows or columns of 2 on an H100, the fastest 0.6 ms)
-
-
-def shapes(totals: tuple[int, ...], rs: tuple[int, ...], dtypes: tuple[str, ...] = ("float32",)
-           ) -> list[dict[str, Any]]:
-    """Each benchmark shape: the element type, the tensor's shape, the axis reduced and its
-    view (outer, r, inner)."""
-    return [{"dtype": t, **s} for t in dtypes for s in _shapes(totals, rs)]
-
-
-def _shapes(totals: tuple[int, ...], rs: tuple[int, ...]) -> list[dict[str, Any]]:
-    out = []
-    for total in totals:
-        for kind in KINDS:
-            for r in rs:
-                if r >= total:
-                    continue
-                m = total // r
-                out.append({"total": total, "kind": kind, "r": r, "axis": 1 if kind == "rows" else 0,
-                            "shape": (m, r) if kind == "rows" else (r, m),
-                            "view": (m, r, 1) if kind == "rows" else (1, r, m)})
-    return out
 
 
 def _correct(got: Any, x: Any, axis: int) -> bool:
@@ -346,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--segmented-lib", help="the CUB helper (tuner/tools/segmented_reduce.cu, "
                    "built by nvcc); default $REDUCETUNE_SEGMENTED_LIB or "
                    "build/libreducetune_segmented.so")
-    p.add_argument("--totals", default="24,28", help="log2 of the totals, e.g. 24 or 24,28")
+    p.add_argument("--totals", default=",".join(str(t.bit_length() - 1) for t in TOTALS),
+                   help="log2 of the totals, e.g. 24 or 24,28 (the default: every total)")
     p.add_argument("--dtypes", default="float32",
                    help="element types, e.g. float32,bfloat16 (CUB's helper: float32 only)")
     p.add_argument("--time-limit", type=float, default=1e9,
@@ -356,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
                    "timed beside this run's candidates (how far a tuned point transfers)")
     p.add_argument("--protocol", action=argparse.BooleanOptionalAction, default=True,
                    help="also measure each chosen point in the tuner's protocol")
+    p.add_argument("--only", nargs="+", metavar="KIND:R",
+                   help="only these shapes, e.g. rows:128 columns:524288 (every total and "
+                   "dtype of each)")
     a = p.parse_args(argv)
     totals = tuple(1 << int(t) for t in a.totals.split(","))
     out = Path(a.out)
@@ -364,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.argv[1:] if argv is None else argv)
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     dtypes = tuple(a.dtypes.split(","))
-    result = run(shapes(totals, RS, dtypes), a.samples, a.segmented_lib, a.time_limit,
+    result = run(only(shapes(totals, RS, dtypes), a.only), a.samples, a.segmented_lib,
+                 a.time_limit,
                  lambda result: _save({**result, "command": command, "date": date}, out),
                  read_transfer(a.transfer), a.protocol)
     _save({**result, "command": command, "date": date}, out)
