@@ -39,18 +39,13 @@ void warm_up(const call_on &call, cudaStream_t s) {
   RT_CUDA_CALL(cudaStreamSynchronize(s));
 }
 
-// One lone call between two events, the stream idle before it (synchronised after).
-double one_call(const call_on &call, cudaStream_t s, rt::event &start, rt::event &stop) {
-  return time_lone_call(call, s, start, stop).seconds;
-}
-
 std::vector<double> time_calls(const call_on &call, int samples, cudaStream_t s) {
   rt::event start, stop;
   warm_up(call, s);
   std::vector<double> out;
   out.reserve(static_cast<std::size_t>(samples));
   for (int i = 0; i < samples; ++i)
-    out.push_back(one_call(call, s, start, stop));
+    out.push_back(time_lone_call(call, s, start, stop).seconds);
   return out;
 }
 
@@ -136,7 +131,7 @@ std::vector<double> medians_in_rounds(const std::vector<call_on> &calls,
   for (const auto &order : orders)
     for (const std::int64_t k : order) {
       const auto call = static_cast<std::size_t>(k);
-      t[call].push_back(one_call(calls[call], nullptr, start, stop));
+      t[call].push_back(time_lone_call(calls[call], nullptr, start, stop).seconds);
     }
   std::vector<double> medians;
   for (const auto &v : t)
@@ -327,13 +322,13 @@ void bind_app_timing(nb::module_ &m) {
            std::uint64_t inner, std::uintptr_t out, std::uintptr_t stream, int device) {
           make_current(device);
           nb::gil_scoped_release unlocked;
-          const auto t = time_lone_call(
-              [&](cudaStream_t s) {
-                r.reduce_axis(reinterpret_cast<const void *>(in), {outer, len, inner},
-                              reinterpret_cast<void *>(out), s);
-              },
-              reinterpret_cast<cudaStream_t>(stream));
-          return std::make_pair(t.seconds, t.host_seconds);
+          return time_lone_call(
+                     [&](cudaStream_t s) {
+                       r.reduce_axis(reinterpret_cast<const void *>(in), {outer, len, inner},
+                                     reinterpret_cast<void *>(out), s);
+                     },
+                     reinterpret_cast<cudaStream_t>(stream))
+              .pair();
         },
         nb::arg("reducer"), nb::arg("data_ptr"), nb::arg("outer"), nb::arg("r"),
         nb::arg("inner"), nb::arg("out_ptr"), nb::arg("stream") = 0, nb::arg("device") = -1);
@@ -343,14 +338,14 @@ void bind_app_timing(nb::module_ &m) {
            int device) {
           make_current(device);
           nb::gil_scoped_release unlocked;
-          const auto t = time_lone_call(
-              [&](cudaStream_t s) {
-                RT_CUDA_CALL(cudaMemcpyAsync(reinterpret_cast<void *>(dst),
-                                             reinterpret_cast<const void *>(src), bytes,
-                                             cudaMemcpyDeviceToDevice, s));
-              },
-              reinterpret_cast<cudaStream_t>(stream));
-          return std::make_pair(t.seconds, t.host_seconds);
+          return time_lone_call(
+                     [&](cudaStream_t s) {
+                       RT_CUDA_CALL(cudaMemcpyAsync(reinterpret_cast<void *>(dst),
+                                                    reinterpret_cast<const void *>(src), bytes,
+                                                    cudaMemcpyDeviceToDevice, s));
+                     },
+                     reinterpret_cast<cudaStream_t>(stream))
+              .pair();
         },
         nb::arg("dst_ptr"), nb::arg("src_ptr"), nb::arg("bytes"), nb::arg("stream") = 0,
         nb::arg("device") = -1);

@@ -44,32 +44,36 @@ rt::streaming_reader &reader(int ordinal) {
   return *r;
 }
 
-// One streaming read, refused before any device for a bad shape name, size or pointer; the
-// GIL stays held, as in the runtime's reduce_axis binding, the call it is timed beside.
-void streaming_read(std::uintptr_t data, std::uint64_t bytes, std::uintptr_t stream,
-                    const std::string &shape, int ordinal) {
-  const std::size_t which = rt::read_shape_index(shape);
-  const auto *ptr = reinterpret_cast<const void *>(data);
-  rt::require_streaming_read(ptr, bytes);
-  std::lock_guard lock(reader_mutex);
-  make_current(ordinal);
-  reader(ordinal).read(which, ptr, bytes, reinterpret_cast<cudaStream_t>(stream));
-}
-
-// The same read as one lone call timed in C++ (lone_call.hpp): (seconds between the events,
-// the call's host seconds), the streaming ceiling of the axis benchmark beside the C++ axis call.
-std::pair<double, double> app_time_streaming_read(std::uintptr_t data, std::uint64_t bytes,
-                                                  std::uintptr_t stream, const std::string &shape,
-                                                  int ordinal) {
+// One streaming read, refused before any device for a bad shape name, size or pointer: `run`
+// gets the read as a call on a stream and makes it (launches it, or times it), under
+// reader_mutex. The GIL stays held, as in the runtime's reduce_axis binding, the call it is
+// timed beside.
+template <class Run>
+auto with_read(std::uintptr_t data, std::uint64_t bytes, const std::string &shape, int ordinal,
+               Run run) {
   const std::size_t which = rt::read_shape_index(shape);
   const auto *ptr = reinterpret_cast<const void *>(data);
   rt::require_streaming_read(ptr, bytes);
   std::lock_guard lock(reader_mutex);
   make_current(ordinal);
   rt::streaming_reader &r = reader(ordinal);
-  const auto t = time_lone_call([&](cudaStream_t s) { r.read(which, ptr, bytes, s); },
-                                reinterpret_cast<cudaStream_t>(stream));
-  return {t.seconds, t.host_seconds};
+  return run([&](cudaStream_t s) { r.read(which, ptr, bytes, s); });
+}
+
+void streaming_read(std::uintptr_t data, std::uint64_t bytes, std::uintptr_t stream,
+                    const std::string &shape, int ordinal) {
+  with_read(data, bytes, shape, ordinal,
+            [&](const call_on &read) { read(reinterpret_cast<cudaStream_t>(stream)); });
+}
+
+// The same read as one lone call timed in C++ (lone_call.hpp), the streaming ceiling of the axis
+// benchmark beside the C++ axis call.
+std::pair<double, double> app_time_streaming_read(std::uintptr_t data, std::uint64_t bytes,
+                                                  std::uintptr_t stream, const std::string &shape,
+                                                  int ordinal) {
+  return with_read(data, bytes, shape, ordinal, [&](const call_on &read) {
+    return time_lone_call(read, reinterpret_cast<cudaStream_t>(stream)).pair();
+  });
 }
 
 // The evaluating process keeps the last workload's input and reference between calls (a

@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include <functional>
+#include <utility>
 
 namespace rtpy {
 
@@ -21,6 +22,8 @@ using call_on = std::function<void(cudaStream_t)>;
 struct lone_call_time {
   double seconds = 0;      // between the two events (the GPU's clock)
   double host_seconds = 0; // the call's own host time, until it returned (the host's clock)
+  // What the bindings return: (seconds between the events, the call's host seconds).
+  [[nodiscard]] std::pair<double, double> pair() const { return {seconds, host_seconds}; }
 };
 
 lone_call_time time_lone_call(const call_on &call, cudaStream_t s, rt::event &start,
