@@ -275,8 +275,8 @@ void bind_device(nb::module_ &m) {
         "(streaming_ceiling's 'shape'), as an application launches a kernel: no gate, no L2 "
         "flush, no synchronisation, nothing allocated after the device's first read. "
         "InvalidConfiguration for an unknown shape, a size or a pointer it cannot read.");
-  m.def("app_time_streaming_read", &app_time_streaming_read, nb::arg("data_ptr"),
-        nb::arg("bytes"), nb::arg("stream"), nb::arg("shape"), nb::arg("ordinal") = 0,
+  m.def("app_time_streaming_read", &app_time_streaming_read, nb::arg("data_ptr"), nb::arg("bytes"),
+        nb::arg("stream"), nb::arg("shape"), nb::arg("ordinal") = 0,
         "streaming_read as one lone call timed in C++ (two events around it, the stream "
         "synchronised after): (seconds between the events, the call's host seconds).");
 }
