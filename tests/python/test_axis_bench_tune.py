@@ -249,3 +249,38 @@ def test_a_far_slower_verification_call_is_a_points_only_call_unless_it_is_short
     by = {c["name"]: c for c in _axis_tune.tune_shape(t, _FakeX(), 1, 10)["candidates"]}
     assert "block_rows" not in calls and by["block_rows"]["screen_calls"] == 1
     assert calls["warp_rows"] >= 1 and by["warp_rows"]["screen_s"] == 1.1 * best
+
+
+def test_the_tune_climbs_from_a_neighbour_that_took_the_lead_and_stops_after_climb_rounds(
+        monkeypatch):
+    """A neighbour that beats the best three gets its own neighbourhood screened (bfloat16 rows
+    of 128 on an H200: group_pairs_vec4's lanes=4 neighbour led, and its unroll 1 at block 128
+    came faster): here each step along unroll, block_size, vec and then lanes is faster, so the
+    best lies four steps from the preset; the climb takes CLIMB_ROUNDS of them and stops."""
+    from reducetune.benchmarks import _axis_tune
+    from reducetune.benchmarks._axis_tune import CLIMB_ROUNDS
+
+    t = Tuner("float32", "sum", limits_for_arch("sm_90"), [(1 << 20, 2, 1)])
+    path = ["staged_short_rows", "staged_short_rows unroll=4",
+            "staged_short_rows unroll=4 block_size=512",
+            "staged_short_rows unroll=4 block_size=512 vec=4",
+            "staged_short_rows unroll=4 block_size=512 vec=4 unroll=2",
+            "staged_short_rows unroll=4 block_size=512 vec=4 unroll=2 block_size=1024"]
+    assert CLIMB_ROUNDS == 3  # the path's last step lies one round beyond the climb
+
+    def seconds(name: str) -> float:
+        return 1e-3 * (1.0 - 0.1 * path.index(name)) if name in path else 2e-3
+
+    _fake_tune(monkeypatch, seconds)
+    got = _axis_tune.tune_shape(t, _FakeX(), 1, 10)
+    names = {c["name"] for c in got["candidates"]}
+    # the first round reached unroll=4; the climb block_size=512, vec=4, then unroll=2
+    assert got["best"].name == path[4]
+    assert set(path[:5]) <= names and path[5] not in names  # the climb stopped
+    # every point once, however many rounds reached it
+    assert len(names) == len(got["candidates"])
+    # the climb screened the best's neighbourhood alone: every candidate is a preset or a
+    # neighbour (its name less one " parameter=value") of a preset or of a climbed point
+    presets = {c.name for c in t.presets()}
+    parents = {n.rsplit(" ", 1)[0] for n in names if n not in presets}
+    assert parents <= presets | set(path[:4]) and path[1] in parents

@@ -6,7 +6,8 @@ preset of the axis family and, for columns, the tiles fitted to the shape (_axis
 then the neighbourhood of the best three (each stepped parameter one
 declared value up or down, split and unroll two (STEPS), and vec at every valid width: 16-byte
 loads lie two steps above a preset's vec 2 for the 2-byte types) and every vec width of each
-preset not WIDTHS_WITHIN times slower than the best, verifies every point against a float64
+preset not WIDTHS_WITHIN times slower than the best, then (CLIMB_ROUNDS) the neighbourhood of
+the best while it is a point whose neighbourhood was not screened, verifies every point against a float64
 reference, and keeps the fastest.
 Every point runs through the runtime (an AxisReducer whose table names it), so the point
 measured is the point the benchmark then times as an application calls it.
@@ -58,6 +59,12 @@ STEPS = {"split": 2, "unroll": 2}
 # within this factor of the best: in both 2026-11-26 runs (H100, H200), none of the ~300
 # widths of presets 10-50x slower than the best came within KEEP_WITHIN of the best.
 WIDTHS_WITHIN = 10.0
+# Rounds of a climb after the first neighbourhood: while the best screened point is one whose
+# neighbourhood was not screened, its neighbours. One round stopped one step from the best: at
+# bfloat16 rows of 128 on an H200 the best was group_pairs_vec4's lanes=4 neighbour (134.9 us),
+# and its own neighbours at unroll 1 and block 128 came to 129.4 (80.8 -> 83.6 % of the peak);
+# columns (524288, 512): 81.9 -> 85.8 % (docs/results/h200_2026-11-27_axis_climb).
+CLIMB_ROUNDS = 3
 # A verification call over GIVE_UP times the fastest is the point's only call where it also took
 # this long: far above what a first call may add (a kernel's first launch, partials allocated:
 # well under a millisecond), so that a point is never given up for its one-time costs.
@@ -274,11 +281,26 @@ def _screened(t: Tuner, check: Check, x: Any, axis: int
     widths = [n for c in ok if screened[c.name]["screen_s"] <= WIDTHS_WITHIN * lead
               for n in t.neighbours(c, ("vec",))]
     near = _new_points([n for c in top for n in t.neighbours(c)] + widths, ok)
+    tried = presets + near
     firsts = check(near)
-    more = [c for c in near if c.name in firsts]
-    screened.update(_screen_verified(t, more, firsts, x, axis, lead))
-    every = ok + more
-    return every, screened, [c.name for c in presets + near if c not in every]
+    every = ok + [c for c in near if c.name in firsts]
+    screened.update(_screen_verified(t, every[len(ok):], firsts, x, axis, lead))
+    climbed = {c.name for c in top}
+    for _ in range(CLIMB_ROUNDS):
+        # where a neighbour took the lead, its own neighbourhood next (the best alone: the best
+        # three's took 20-37 s a shape on an H200, 2.5-6 x the tune without it)
+        best = min(every, key=lambda c: screened[c.name]["screen_s"])
+        near = _new_points(t.neighbours(best), tried)
+        if best.name in climbed or not near:
+            break
+        climbed.add(best.name)
+        tried += near
+        firsts = check(near)
+        more = [c for c in near if c.name in firsts]
+        lead = min(v["screen_s"] for v in screened.values())
+        screened.update(_screen_verified(t, more, firsts, x, axis, lead))
+        every += more
+    return every, screened, [c.name for c in tried if c not in every]
 
 
 def _screen_verified(t: Tuner, cands: list[Candidate], firsts: dict[str, float], x: Any,
