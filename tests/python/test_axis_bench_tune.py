@@ -284,3 +284,24 @@ def test_the_tune_climbs_from_a_neighbour_that_took_the_lead_and_stops_after_cli
     presets = {c.name for c in t.presets()}
     parents = {n.rsplit(" ", 1)[0] for n in names if n not in presets}
     assert parents <= presets | set(path[:4]) and path[1] in parents
+
+
+def test_a_split_tiles_neighbours_hold_its_twin_with_the_other_finish_and_an_unsplit_ones_not():
+    """tile_columns_vec4_split (split 4) has a tile_ticket twin at the same geometry among its
+    neighbours, and the twin has it back; tile_columns (split 1) has none: tile_ticket needs a
+    split to finish."""
+    t = Tuner("bfloat16", "sum", limits_for_arch("sm_90"), [(1, 8192, 32768)])
+
+    def params(c: Candidate) -> dict:
+        return dict(t.space.parse(c.variant, c.launch).params)
+
+    split = t.space.preset("tile_columns_vec4_split")
+    base = Candidate("tile_columns_vec4_split", split.variant_label, split.launch_label)
+    twins = [c for c in t.neighbours(base) if c.name.endswith("strategy=tile_ticket")]
+    assert len(twins) == 1
+    assert params(twins[0]) == {**params(base), "strategy": "tile_ticket"}
+    back = [c for c in t.neighbours(twins[0]) if c.name.endswith("strategy=tile")]
+    assert [params(c) for c in back] == [params(base)]
+    plain = t.space.preset("tile_columns")
+    assert not [c for c in t.neighbours(Candidate("tile_columns", plain.variant_label,
+                                                  plain.launch_label)) if "strategy=" in c.name]

@@ -3,11 +3,12 @@ tune --family axis --shapes default`` tunes the default shape grid into a result
 benchmark tunes each of its own shapes here instead, in the run that times the peers, so that
 it needs no results file and its points are this GPU's. For each shape it screens every valid
 preset of the axis family and, for columns, the tiles fitted to the shape (_axis_fitted.py),
-then the neighbourhood of the best three (each stepped parameter one
-declared value up or down, split and unroll two (STEPS), and vec at every valid width: 16-byte
-loads lie two steps above a preset's vec 2 for the 2-byte types) and every vec width of each
-preset not WIDTHS_WITHIN times slower than the best, then (CLIMB_ROUNDS) the neighbourhood of
-the best while it is a point whose neighbourhood was not screened, verifies every point against a float64
+then the neighbourhood of the best three (each stepped parameter one declared value up or
+down, split and unroll two (STEPS), vec at every valid width: 16-byte loads lie two steps above
+a preset's vec 2 for the 2-byte types; and a split tile's twin with the other finish, TWINS) and
+every vec width of each preset not WIDTHS_WITHIN times slower than the best, then
+(CLIMB_ROUNDS) the neighbourhood of the best while it is a point whose neighbourhood was not
+screened; it verifies every point against a float64
 reference, and keeps the fastest.
 Every point runs through the runtime (an AxisReducer whose table names it), so the point
 measured is the point the benchmark then times as an application calls it.
@@ -71,6 +72,7 @@ CLIMB_ROUNDS = 3
 FAR_S = 5e-3
 TRANSFER = "transfer "  # the name of a transferred point's candidate: "transfer <its name>"
 FITTED = "fitted_tile"  # the name of the tile fitted to the shape (block 256; others add bs)
+TWINS = {"tile": "tile_ticket", "tile_ticket": "tile"}  # a split tile's two finishes, same bits
 FITTED_AS = {"block_size": BLOCK_SIZES[0], "strategy": "tile"}  # FITTED alone; others name theirs
 
 
@@ -160,7 +162,19 @@ class Tuner:
                 if p is not None:
                     out.append(Candidate(f"{c.name} {name}={v}", str(p.variant_label),
                                          str(p.launch_label)))
-        return out
+        return out + self._finish_twin(c, base)
+
+    def _finish_twin(self, c: Candidate, base: dict[str, Any]) -> list[Candidate]:
+        """A split tile's other finish: tile <-> tile_ticket at the same geometry (TWINS), where
+        the space takes it (tile_ticket needs split >= 2). The ticket's last block of a tile
+        sums the tile's columns x split partials alone: at split 512 that lost to the finish
+        kernel everywhere, but at the presets' split 4 it is 4 partials a column, and only the
+        fitted tiles and two presets had a ticket twin to screen."""
+        twin = TWINS.get(base.get("strategy", ""))
+        p = None if twin is None or twin not in self.space.choices().get("strategy", []) \
+            else self._valid(base, "strategy", twin)
+        return [] if p is None else [Candidate(f"{c.name} strategy={twin}", str(p.variant_label),
+                                               str(p.launch_label))]
 
     def _valid(self, base: dict[str, Any], name: str, value: Any) -> Any:
         """The point `base` with `name` set to `value`, or None where the space refuses it."""
