@@ -168,8 +168,11 @@ class Tuner:
         """A split tile's other finish: tile <-> tile_ticket at the same geometry (TWINS), where
         the space takes it (tile_ticket needs split >= 2). The ticket's last block of a tile
         sums the tile's columns x split partials alone: at split 512 that lost to the finish
-        kernel everywhere, but at the presets' split 4 it is 4 partials a column, and only the
-        fitted tiles and two presets had a ticket twin to screen."""
+        kernel everywhere, and only the fitted tiles and two presets had a ticket twin to
+        screen. At split 4 (4 partials a column) it lost too: H100, bfloat16 (8192, 32768),
+        202.4 us against 183.6 for tile_columns_vec4_split, and 12-31 us at the split 32 and
+        256 column shapes (docs/results/h100_2026-11-27_axis_ticket_twins); the tune keeps
+        measuring it, at 1-3 screened points a shape."""
         twin = TWINS.get(base.get("strategy", ""))
         p = None if twin is None or twin not in self.space.choices().get("strategy", []) \
             else self._valid(base, "strategy", twin)
