@@ -30,12 +30,20 @@
 #                                                 host's CPUs (64 cores on a 4-GPU host); each
 #                                                 one's ratios are measured within its own run.
 # Each phase writes its logs into $OUT. REDUCETUNE_COMMIT names the commit (the machine's copy
-# of the tree has no .git).
+# of the tree has no .git); the build phase keeps it in build/commit.txt, which the later phases
+# of the same warm machine read where their call does not set it (a bench phase of 2026-11-27
+# without it wrote "Commit: unknown" into axis.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 phase=${1:?usage: x_session.sh build|pytest|bench|scale}
+if [ "$phase" = build ] && [ -n "${REDUCETUNE_COMMIT:-}" ]; then
+  mkdir -p build && echo "$REDUCETUNE_COMMIT" > build/commit.txt
+elif [ -z "${REDUCETUNE_COMMIT:-}" ] && [ -f build/commit.txt ]; then
+  REDUCETUNE_COMMIT=$(cat build/commit.txt)
+fi
+[ -n "${REDUCETUNE_COMMIT:-}" ] && export REDUCETUNE_COMMIT
 site="$PWD/build/z-site-new:/tmp/site"
 read -r -a CXX_TESTS <<< "${X_CXX_TESTS:-gpu_test_axis gpu_test_axis_staged gpu_test_axis_tuned gpu_test_axis_wide_tiles gpu_test_half_axis gpu_test_axis_finish gpu_test_evaluate_axis}"
 
