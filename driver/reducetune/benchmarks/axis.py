@@ -8,9 +8,10 @@ Shapes: totals 2^24 and 2^28 elements, r from 2 to 2^22 by powers of 8, reducing
 axis of (total / r, r)) and columns (the first axis of (r, total / r)); sums of float32, and of
 bfloat16 with --dtypes float32,bfloat16 (accumulated in float32). Reducetune's point for each
 shape is tuned on the spot (benchmarks/_axis_tune.py: the axis family's presets and the
-neighbourhood of the best three, verified, screened, the close ones timed in rounds, the
-fastest kept; ``reducetune tune --family axis --shapes default`` tunes a grid into a results
-file instead) and measured in the tuner's protocol too (cold L2, the tune's stopping rule).
+neighbourhood of the best three, then the best's while it moves, verified, screened, the close
+ones timed in rounds, the fastest kept; ``reducetune tune --family axis --shapes default`` tunes
+a grid into a results file instead) and measured in the tuner's protocol too (cold L2, the
+tune's stopping rule).
 Then every contender is timed as an application calls it: hot data, one call between two CUDA
 events, the contenders in shuffled rounds until each close one's median is known to 1 %
 (benchmarks/_axis_stats.py), the median and its 95 % interval; a peer far slower than the
@@ -45,9 +46,9 @@ from reducetune.benchmarks._axis_peers import (CEILINGS_TIMING, PEERS, Peers, ja
                                                segmented_lib, streaming_protocol)
 from reducetune.benchmarks._axis_shapes import RS, TOTALS, only, shapes
 from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, TIME_CAP_S, rounds
-from reducetune.benchmarks._axis_tune import (GIVE_UP, KEEP_WITHIN, Candidate, Tuner,
-                                              cxx_axis_timer, own_name, protocol_time, screen,
-                                              sum_bound, transfer_name, tune_shape)
+from reducetune.benchmarks._axis_tune import (CLIMB_ROUNDS, GIVE_UP, KEEP_WITHIN, Candidate,
+                                              Tuner, cxx_axis_timer, own_name, protocol_time,
+                                              screen, sum_bound, transfer_name, tune_shape)
 from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.cli.args import integer
@@ -267,7 +268,9 @@ def _missing(jax: Any, lib: Any) -> list[str]:
 def _protocol(samples: int, ev: Any) -> dict[str, str]:
     return {"reducetune_point": ("tuned on the spot for each shape in this run: the axis "
                                  "family's valid presets, then the neighbourhood of the best "
-                                 "three (vec at every valid width), every point verified "
+                                 "three (vec at every valid width), then, up to "
+                                 f"{CLIMB_ROUNDS} times, that of the best while it is a point "
+                                 "whose neighbourhood was not screened, every point verified "
                                  "against float64 and screened (up to 3 hot calls, one "
                                  f"only where it took over {GIVE_UP:g}x the fastest first "
                                  "call); those "
