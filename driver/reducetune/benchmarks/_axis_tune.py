@@ -60,11 +60,10 @@ STEPS = {"split": 2, "unroll": 2}
 # within this factor of the best: in both 2026-11-26 runs (H100, H200), none of the ~300
 # widths of presets 10-50x slower than the best came within KEEP_WITHIN of the best.
 WIDTHS_WITHIN = 10.0
-# Rounds of a climb after the first neighbourhood: while the best screened point is one whose
-# neighbourhood was not screened, its neighbours. One round stopped one step from the best: at
-# bfloat16 rows of 128 on an H200 the best was group_pairs_vec4's lanes=4 neighbour (134.9 us),
-# and its own neighbours at unroll 1 and block 128 came to 129.4 (80.8 -> 83.6 % of the peak);
-# columns (524288, 512): 81.9 -> 85.8 % (docs/results/h200_2026-11-27_axis_climb).
+# Rounds of a climb after the first neighbourhood (_climb). One round stopped a step short: H200,
+# bfloat16 rows of 128, group_pairs_vec4's lanes=4 neighbour led (134.9 us) and its own
+# neighbours came to 129.4; the climb took the H200's worst 2^28 shapes from 0.94-0.95 to
+# 0.97-0.98 x the ceiling (docs/results/h200x4_2026-11-27_axis_climb).
 CLIMB_ROUNDS = 3
 # A verification call over GIVE_UP times the fastest is the point's only call where it also took
 # this long: far above what a first call may add (a kernel's first launch, partials allocated:
@@ -166,13 +165,8 @@ class Tuner:
 
     def _finish_twin(self, c: Candidate, base: dict[str, Any]) -> list[Candidate]:
         """A split tile's other finish: tile <-> tile_ticket at the same geometry (TWINS), where
-        the space takes it (tile_ticket needs split >= 2). The ticket's last block of a tile
-        sums the tile's columns x split partials alone: at split 512 that lost to the finish
-        kernel everywhere, and only the fitted tiles and two presets had a ticket twin to
-        screen. At split 4 (4 partials a column) it lost too: H100, bfloat16 (8192, 32768),
-        202.4 us against 183.6 for tile_columns_vec4_split, and 12-31 us at the split 32 and
-        256 column shapes (docs/results/h100_2026-11-27_axis_ticket_twins); the tune keeps
-        measuring it, at 1-3 screened points a shape."""
+        the space takes it (tile_ticket needs split >= 2). Measured, not assumed: the ticket lost
+        by 12-31 us at splits 4-256 (H100, docs/results/h100_2026-11-27_axis_ticket_twins)."""
         twin = TWINS.get(base.get("strategy", ""))
         p = None if twin is None or twin not in self.space.choices().get("strategy", []) \
             else self._valid(base, "strategy", twin)
@@ -302,14 +296,22 @@ def _screened(t: Tuner, check: Check, x: Any, axis: int
     firsts = check(near)
     every = ok + [c for c in near if c.name in firsts]
     screened.update(_screen_verified(t, every[len(ok):], firsts, x, axis, lead))
-    climbed = {c.name for c in top}
+    _climb(t, check, x, axis, every, screened, tried, {c.name for c in top})
+    return every, screened, [c.name for c in tried if c not in every]
+
+
+def _climb(t: Tuner, check: Check, x: Any, axis: int, every: list[Candidate],
+           screened: dict[str, dict[str, float]], tried: list[Candidate], climbed: set[str]
+           ) -> None:
+    """Up to CLIMB_ROUNDS times, where the best screened point is not one of `climbed` (whose
+    neighbourhoods were screened), its neighbours not yet `tried`: verified, screened, added to
+    `every`, `screened` and `tried` in place. The best's alone: the best three's took 20-37 s a
+    shape on an H200, 2.5-6 x the tune without it."""
     for _ in range(CLIMB_ROUNDS):
-        # where a neighbour took the lead, its own neighbourhood next (the best alone: the best
-        # three's took 20-37 s a shape on an H200, 2.5-6 x the tune without it)
         best = min(every, key=lambda c: screened[c.name]["screen_s"])
         near = _new_points(t.neighbours(best), tried)
         if best.name in climbed or not near:
-            break
+            return
         climbed.add(best.name)
         tried += near
         firsts = check(near)
@@ -317,7 +319,6 @@ def _screened(t: Tuner, check: Check, x: Any, axis: int
         lead = min(v["screen_s"] for v in screened.values())
         screened.update(_screen_verified(t, more, firsts, x, axis, lead))
         every += more
-    return every, screened, [c.name for c in tried if c not in every]
 
 
 def _screen_verified(t: Tuner, cands: list[Candidate], firsts: dict[str, float], x: Any,
