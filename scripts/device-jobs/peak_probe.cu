@@ -29,14 +29,8 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "probe_common.cuh"
+
 
 enum load_kind { plain, nc256, nc128, evict1st, lu };
 
@@ -79,15 +73,7 @@ __global__ void __launch_bounds__(BS) sum(const float4 *__restrict__ in, size_t 
       const float4 v = load<K>(in + i + k * BS);
       acc += (v.x + v.y) + (v.z + v.w);
     }
-  for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-  __shared__ float s[BS / 32];
-  if ((threadIdx.x & 31) == 0) s[threadIdx.x / 32] = acc;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    acc = threadIdx.x < BS / 32 ? s[threadIdx.x] : 0.f;
-    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-    if (threadIdx.x == 0) partials[blockIdx.x] = acc;
-  }
+  block_sum_store<BS>(acc, partials + blockIdx.x);
 }
 
 __global__ void spin(long long cycles) {
@@ -174,10 +160,8 @@ template <int K> void all_shapes(const char *name, const float4 *in, size_t nvec
 int main(int argc, char **argv) {
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  int mem_khz = 0, bus_bits = 0;
-  cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0);
-  cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0);
-  const double peak = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e9;
+  const dram_peak dram = theoretical_peak();
+  const double peak = dram.gbps;
   const int log2_bytes = argc > 1 ? std::atoi(argv[1]) : 32;
   const size_t n = (size_t(1) << log2_bytes) / 4, nvec = n / 4;
   g_flush.bytes = 2 * size_t(prop.l2CacheSize);
@@ -189,7 +173,7 @@ int main(int argc, char **argv) {
   CHECK(cudaMemset(in, 0, n * 4));
   std::printf("# %s, %d SMs, memory clock %d kHz, bus %d bits: theoretical peak %.0f GB/s; "
               "input %zu bytes\n",
-              prop.name, prop.multiProcessorCount, mem_khz, bus_bits, peak, n * 4);
+              prop.name, prop.multiProcessorCount, dram.mem_khz, dram.bus_bits, peak, n * 4);
   std::vector<result> r;
   const int sms = prop.multiProcessorCount;
   all_shapes<plain>("plain", in, nvec, partials, sms, r);

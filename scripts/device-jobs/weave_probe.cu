@@ -24,28 +24,9 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "probe_common.cuh"
 
 enum walk { stream, chunked, woven };
-
-template <int BS> __device__ void block_store(float acc, float *out) {
-  for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-  __shared__ float s[BS / 32];
-  if ((threadIdx.x & 31) == 0) s[threadIdx.x / 32] = acc;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    acc = threadIdx.x < BS / 32 ? s[threadIdx.x] : 0.f;
-    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-    if (threadIdx.x == 0) *out = acc;
-  }
-}
 
 template <int U> __device__ __forceinline__ float add(const float4 (&x)[U]) {
   float acc = 0.f;
@@ -88,7 +69,7 @@ __global__ void __launch_bounds__(BS) sum(const float4 *__restrict__ in, size_t 
     }
   }
   // (n is a power of two, a multiple of every G here: stream and woven read every byte)
-  block_store<BS>(acc, partials + blockIdx.x);
+  block_sum_store<BS>(acc, partials + blockIdx.x);
 }
 
 static void *g_flush = nullptr;
@@ -146,10 +127,8 @@ void shapes(const float4 *in, size_t n, float *p, int sms, std::vector<result> &
 int main(int argc, char **argv) {
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  int mem_khz = 0, bus_bits = 0;
-  cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0);
-  cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0);
-  const double peak = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e9;
+  const dram_peak dram = theoretical_peak();
+  const double peak = dram.gbps;
   const int log2_bytes = argc > 1 ? std::atoi(argv[1]) : 29;
   const size_t n = (size_t(1) << log2_bytes) / 16;
   g_flush_bytes = 2 * size_t(prop.l2CacheSize);
