@@ -167,9 +167,8 @@ class Tuner:
         """A split tile's other finish: tile <-> tile_ticket at the same geometry (TWINS), where
         the space takes it (tile_ticket needs split >= 2). Measured, not assumed: the ticket lost
         by 12-31 us at splits 4-256 (H100, docs/results/h100_2026-11-27_axis_ticket_twins)."""
-        twin = TWINS.get(base.get("strategy", ""))
-        p = None if twin is None or twin not in self.space.choices().get("strategy", []) \
-            else self._valid(base, "strategy", twin)
+        twin = TWINS.get(base.get("strategy", ""))  # both declared by the axis family
+        p = self._valid(base, "strategy", twin) if twin else None
         return [] if p is None else [Candidate(f"{c.name} strategy={twin}", str(p.variant_label),
                                                str(p.launch_label))]
 
