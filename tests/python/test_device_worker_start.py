@@ -71,6 +71,7 @@ def test_a_lists_count_is_read_while_its_workers_start_and_only_then_they_go_on(
                                                                                 gpus):
     monkeypatch.setattr(tune_devices, "counted_by_parent", False)
     monkeypatch.setattr(tune_devices, "_counting", {})
+    monkeypatch.setattr(tune_devices, "visible_gpu_count", lambda: None)  # cuInit's path
     monkeypatch.setattr(tune_devices, "_count_started", lambda: subprocess.Popen(
         [sys.executable, "-c", COUNT, str(gpus)], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True))

@@ -1,4 +1,5 @@
-"""How ``tune --devices`` counts the GPUs (cli/tune_devices.py, issue 25): a child process
+"""How ``tune --devices`` counts the GPUs (cli/tune_devices.py, issue 25) where the driver's
+files cannot say (_visible_gpus.py; test_visible_gpus.py): a child process
 asks the driver API through ctypes (cuInit, cuDeviceGetCount on libcuda.so.1), importing
 neither reducetune nor the CUDA runtime. Without a GPU: a fake libcuda.so.1 (built here with
 the C compiler, found first through LD_LIBRARY_PATH) answers what the driver would, and with
@@ -39,6 +40,7 @@ def fake_driver(tmp_path, monkeypatch):
     monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path))
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     monkeypatch.setenv("FAKE_CUINIT", "0")
+    monkeypatch.setattr(tune_devices, "visible_gpu_count", lambda: None)  # cuInit's path
     return monkeypatch
 
 
@@ -68,6 +70,7 @@ def test_without_libcuda_the_words_of_a_machine_without_a_gpu_stay(tmp_path, mon
                            capture_output=True)
     if probe.returncode == 0:
         pytest.skip("this machine has libcuda.so.1: the fake tests cover the count")
+    monkeypatch.setattr(tune_devices, "visible_gpu_count", lambda: None)
     with pytest.raises(errors.DeviceError) as e:
         tune_devices._gpu_count("0,1")
     assert str(e.value) == ("--devices 0,1: no GPU found on this machine (use --replay DB to "
@@ -96,6 +99,25 @@ def test_on_a_gpu_the_drivers_count_is_the_extensions():
     if seen == 0:
         pytest.skip("no GPU: the fake driver's tests cover the count")
     assert tune_devices._gpu_count("all") == seen
+
+
+# CUDA's own count in a child, cuInit and cuDeviceGetCount (tune_devices' fallback)
+@pytest.mark.gpu
+@pytest.mark.parametrize("listed", [None, "0", "1,0", "0,7,1", "9"])
+def test_on_a_gpu_the_driver_files_count_is_cudas(listed, monkeypatch):
+    """visible_gpu_count (the driver's files) against cuInit's count, with CUDA_VISIBLE_DEVICES
+    unset, one GPU, two in reverse, a list cut at an invalid ordinal, and only an invalid one
+    (CUDA sees none: the files answer None, and cuInit says so)."""
+    from reducetune._visible_gpus import visible_gpu_count
+
+    if listed is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", listed)
+    cuda = int(tune_devices._count_started().communicate()[0].strip() or 0)
+    if cuda == 0 and listed is None:
+        pytest.skip("no GPU")
+    assert (visible_gpu_count() or 0) == cuda
 
 
 @pytest.mark.gpu
