@@ -11,6 +11,14 @@
 //   nc128     ld.global.nc.L1::no_allocate.L2::128B.v4
 //   evict1st  nc256 with an L2 evict_first cache policy (createpolicy)
 //   lu        ld.global.lu.v4 (last use)
+//   cs        ld.global.cs.v4 (cache streaming: evict-first in L1 and L2, the coherent path;
+//             CUB's LOAD_CS)
+//   ef        ld.global.nc.L1::no_allocate.L2::cache_hint.v4 with an L2 evict_first policy and
+//             no prefetch size (evict1st without nc256's 256-byte fetches, which cost 6 % alone)
+// Issue 26 (2026-11-27): whether a read that marks its own lines evict-first in L2 keeps the
+// dirty lines a predecessor left there (a memcpy, a contender writing its output) instead of
+// writing them back during its own read ("dirty" below; the axis benchmark's rounds lose 4-9 us
+// of about 130 after such predecessors).
 // Each configuration: 3 warm-up runs, 15 timed runs between CUDA events, the median.
 //
 // Each load's best shape is then timed two more ways (issue 26: how much of a single call's time
@@ -32,7 +40,7 @@
 #include "probe_common.cuh"
 
 
-enum load_kind { plain, nc256, nc128, evict1st, lu };
+enum load_kind { plain, nc256, nc128, evict1st, lu, cs, ef };
 
 template <int K> __device__ __forceinline__ float4 load(const float4 *p) {
   float4 v;
@@ -48,8 +56,15 @@ template <int K> __device__ __forceinline__ float4 load(const float4 *p) {
     asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
                  " ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.f32 {%0,%1,%2,%3}, [%4], pol;\n}"
                  : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
-  } else {
+  } else if constexpr (K == lu) {
     asm volatile("ld.global.lu.v4.f32 {%0,%1,%2,%3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  } else if constexpr (K == cs) {
+    asm volatile("ld.global.cs.v4.f32 {%0,%1,%2,%3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  } else {
+    asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+                 " ld.global.nc.L1::no_allocate.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], pol;\n}"
                  : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
   }
   return v;
@@ -181,11 +196,13 @@ int main(int argc, char **argv) {
   all_shapes<nc128>("nc128", in, nvec, partials, sms, r);
   all_shapes<evict1st>("evict1st", in, nvec, partials, sms, r);
   all_shapes<lu>("lu", in, nvec, partials, sms, r);
+  all_shapes<cs>("cs", in, nvec, partials, sms, r);
+  all_shapes<ef>("ef", in, nvec, partials, sms, r);
   std::printf("load      bs  unroll  blocks   GB/s   %%peak\n");
   for (const auto &x : r)
     std::printf("%-8s %4d %6d %7d %7.0f %6.1f\n", x.load, x.bs, x.unroll, x.blocks, x.gbps,
                 100 * x.gbps / peak);
-  for (const char *k : {"plain", "nc256", "nc128", "evict1st", "lu"}) {
+  for (const char *k : {"plain", "nc256", "nc128", "evict1st", "lu", "cs", "ef"}) {
     const result *best = nullptr;
     for (const auto &x : r)
       if (std::string_view(x.load) == k && (!best || x.gbps > best->gbps)) best = &x;
