@@ -127,6 +127,10 @@ nb::dict times_dict(const rt::evaluation_times &t) {
   d["prepare_s"] = t.prepare_s;
   d["sampling_s"] = t.sampling_s;
   d["verify_s"] = t.verify_s;
+  d["workload_s"] = t.workload_s; // prepare_s's parts
+  d["setup_s"] = t.setup_s;
+  d["graphs_s"] = t.graphs_s;
+  d["teardown_s"] = t.teardown_s;
   return d;
 }
 

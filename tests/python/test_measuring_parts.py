@@ -16,13 +16,16 @@ from typing import Any
 import pytest
 
 from reducetune.cli.report import measuring_text, time_table
-from reducetune.tuning.timing import MEASURING_PARTS, Breakdown, running
+from reducetune.tuning.timing import MEASURING_PARTS, PREPARE_PARTS, Breakdown, running
 from test_tune_options import FakeWorker, gpu_tune, install_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 # a point's made-up times (s): powers of two, so that sums over points are exact
 POINT_TIMES = {"compile_s": 2.0**-4, "prepare_s": 2.0**-6, "sampling_s": 2.0**-2,
-               "verify_s": 2.0**-8}
+               "verify_s": 2.0**-8,
+               # prepare_s's parts, inside it (15 x 2^-12 of its 2^-6)
+               "workload_s": 2.0**-9, "setup_s": 2.0**-10, "graphs_s": 2.0**-11,
+               "teardown_s": 2.0**-12}
 CUB_TIMES = {"compile_s": 0.0, "prepare_s": 0.0, "sampling_s": 2.0**-3, "verify_s": 2.0**-7}
 
 
@@ -56,6 +59,11 @@ def test_a_tune_sums_its_evaluations_times_into_measurings_parts(timed_worker, c
     for part in MEASURING_PARTS:
         assert parts[part] == points * POINT_TIMES[part] + cubs * CUB_TIMES[part], part
     assert parts["other_s"] >= 0.0  # measuring less the parts, never negative
+    prepare = parts["prepare_parts"]  # CUB's times have none: the points' alone
+    for part in PREPARE_PARTS:
+        assert prepare[part] == points * POINT_TIMES[part], part
+    assert prepare["other_s"] == pytest.approx(
+        points * (POINT_TIMES["prepare_s"] - sum(POINT_TIMES[p] for p in PREPARE_PARTS)))
 
 
 def test_the_breakdowns_table_shows_measurings_parts(timed_worker, cli, tmp_path):
@@ -64,6 +72,7 @@ def test_the_breakdowns_table_shows_measurings_parts(timed_worker, cli, tmp_path
     text = " ".join(err.split())  # the table's caption may wrap
     assert "this process: measuring, 10 evaluations: compile 0.50 s" in text
     assert "sampling 2.25 s" in text  # 8 x 1/4 + 2 x 1/8
+    assert "prepare: workload 0.02 s, setup 0.01 s, graphs 0.00 s, teardown 0.00 s" in text
 
 
 def test_results_without_times_add_nothing_and_other_is_the_rest():
@@ -81,6 +90,7 @@ def test_results_without_times_add_nothing_and_other_is_the_rest():
     assert parts["prepare_s"] == 0.0 and parts["verify_s"] == 0.0
     assert parts["other_s"] == pytest.approx(0.5)
     assert measuring_text(b.to_json(1)).startswith("measuring, 1 evaluations: compile 0.50 s (25%)")
+    assert "prepare:" not in measuring_text(b.to_json(1))  # no parts of prepare reported
     # a run whose results reported no times (a replay) prints no parts
     assert measuring_text(Breakdown().to_json(0)) is None
     assert time_table([("w", Breakdown().to_json(0))]).caption is None

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from reducetune.evaluate.base import percent_of
 from reducetune.tuning.shapes import unit_text
-from reducetune.tuning.timing import MEASURING_PARTS, PHASES
+from reducetune.tuning.timing import MEASURING_PARTS, PHASES, PREPARE_PARTS
 
 
 def _fmt(v: Any, spec: str) -> str:
@@ -138,5 +138,10 @@ def measuring_text(doc: dict[str, Any]) -> str | None:
     total = doc["phases"]["measuring"]
     shown = [(k.removesuffix("_s"), float(parts.get(k) or 0.0))
              for k in (*MEASURING_PARTS, "other_s")]
-    return (f"measuring, {parts['evaluations']} evaluations: "
+    text = (f"measuring, {parts['evaluations']} evaluations: "
             + ", ".join(f"{k} {v:.2f} s ({percent_of(v, total) or 0.0:.0f}%)" for k, v in shown))
+    prepare = parts.get("prepare_parts") or {}
+    if any(prepare.get(k) for k in PREPARE_PARTS):  # an older worker's times have none
+        text += "; prepare: " + ", ".join(f"{k.removesuffix('_s')} {float(prepare.get(k) or 0):.2f} s"
+                                          for k in (*PREPARE_PARTS, "other_s"))
+    return text

@@ -26,7 +26,10 @@ of each unit, is where a unit's data, reference and input copies are made), ``sa
 timed loops, L2 flushes and syncs included), ``verify_s`` (each copy run and checked before and
 after sampling); ``other_s`` is measuring less those (the worker's round trip and the point's
 decoding, the streaming ceiling, a recording's rows in replay); ``evaluations`` counts the
-results that had times.
+results that had times. ``prepare_parts`` (PREPARE_PARTS) splits ``prepare_s``: ``workload_s``
+(the unit's data from the evaluator's cache, or made), ``setup_s`` (the point's module, scratch
+buffers and stream; an axis point's reference), ``graphs_s`` (its CUDA graphs),
+``teardown_s`` (all of it destroyed), ``other_s`` the rest.
 
 A ``--devices`` run adds ``idle`` per worker: the command's wall time less the worker's, and
 splits it into ``start_s`` (from the command's start to the worker's run: its process, imports,
@@ -55,7 +58,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MEASURING_PARTS", "PHASES", "Breakdown", "TimedEvaluator", "TimedStore", "current",
+__all__ = ["MEASURING_PARTS", "PHASES", "PREPARE_PARTS", "Breakdown", "TimedEvaluator", "TimedStore", "current",
            "begin_marks", "mark", "measured", "phase", "timed_lock", "timed_storage", "running",
            "unit_step"]
 
@@ -63,6 +66,7 @@ PHASES = ("measuring", "compiling", "lock_wait", "storage_read", "storage_write"
           "results", "tuner")
 # The parts of measuring an evaluator's result reports (its "times"), in the order they happen.
 MEASURING_PARTS = ("compile_s", "prepare_s", "sampling_s", "verify_s")
+PREPARE_PARTS = ("workload_s", "setup_s", "graphs_s", "teardown_s")  # inside prepare_s
 
 # Optuna's storage API (optuna.storages.BaseStorage) by what each call does to the storage.
 _WRITES = ("create_new_study", "delete_study", "set_study_user_attr", "set_study_system_attr",
@@ -107,6 +111,7 @@ class Breakdown:
         self.thread = threading.get_ident()
         self._stack: list[list[Any]] = []  # [phase, when it (last) resumed]
         self.parts = dict.fromkeys(MEASURING_PARTS, 0.0)  # summed over the results' times
+        self.prepare = dict.fromkeys(PREPARE_PARTS, 0.0)  # prepare_s's parts, summed alike
         self.timed_results = 0
         # what the evaluator compiled in the background (tuning/precompile.py stop_ahead)
         self.compile_ahead: dict[str, Any] | None = None
@@ -149,6 +154,8 @@ class Breakdown:
             return
         for part in MEASURING_PARTS:
             self.parts[part] += float(times.get(part) or 0.0)
+        for part in PREPARE_PARTS:  # absent from an older worker's or a recording's times
+            self.prepare[part] += float(times.get(part) or 0.0)
         self.timed_results += 1
 
     def measuring_parts(self) -> dict[str, Any]:
@@ -156,6 +163,9 @@ class Breakdown:
         parts: dict[str, Any] = dict(self.parts)
         parts["other_s"] = max(0.0, self.seconds["measuring"] - sum(self.parts.values()))
         parts["evaluations"] = self.timed_results
+        prepare: dict[str, float] = dict(self.prepare)
+        prepare["other_s"] = max(0.0, self.parts["prepare_s"] - sum(self.prepare.values()))
+        parts["prepare_parts"] = prepare
         return parts
 
     def stop(self) -> None:

@@ -4,6 +4,7 @@
 // - every part is positive the first time, and the parts add up to no more than the call's
 //   own wall time (each step counted once);
 // - the sampling loop's wall time is at least the GPU time of its samples;
+// - prepare's parts (workload, setup, graphs, teardown) lie inside it;
 // - the second call's compile (the compiler's cache) and prepare (the workload cached) are far
 //   below the first's.
 #include "catch.hpp"
@@ -47,10 +48,20 @@ TEST_CASE("an evaluation reports its compile, prepare, sampling and verify times
   const double gpu_s = std::accumulate(m.cold.samples_s.begin(), m.cold.samples_s.end(), 0.0);
   CHECK(t.sampling_s >= gpu_s);
 
+  // prepare_s's parts, each inside it: the workload (made now), the point's module, scratch
+  // and stream, its graphs, their teardown
+  CHECK(t.workload_s > 0);
+  CHECK(t.setup_s > 0);
+  CHECK(t.teardown_s > 0);
+  CHECK(t.graphs_s >= 0); // 0 where the options time direct launches
+  CHECK(t.workload_s + t.setup_s + t.graphs_s + t.teardown_s <= t.prepare_s + 1e-9);
+
   const evaluation again = gpu.run(options);
   REQUIRE(std::holds_alternative<measurement>(again));
   const evaluation_times &warm = times_of(again);
   CHECK(warm.compile_s < t.compile_s / 2); // the compiler's cache, not NVRTC
   CHECK(warm.prepare_s < t.prepare_s / 2); // 2^24 elements generated and uploaded once
+  CHECK(warm.workload_s < t.workload_s / 2);
+  CHECK(warm.setup_s > 0);
   CHECK(warm.sampling_s > 0);
 }

@@ -43,7 +43,8 @@ tolerance_options axis_tolerance(tolerance_options t) {
 
 evaluation measure_axis(const compiled_program &program, const axis_plan &plan,
                         const problem &pr, prepared_workload &in, l2_flush &flush,
-                        const device_info &device, const evaluate_options &options) {
+                        const device_info &device, const evaluate_options &options,
+                        prepare_clock &clock) {
   const loaded_module module(program);
   // The reference of every output, from the host data the copies were uploaded from. Computed
   // per evaluation: evaluation_cache keeps a whole-array reference only.
@@ -66,9 +67,11 @@ evaluation measure_axis(const compiled_program &program, const axis_plan &plan,
     return verdict_of(reference.check(got.data(), 8, tolerance));
   };
   stream s;
+  clock.ready();
   sampled_copies r = sample_copies(run, check, copies.size(), s, flush, options);
   evaluation e = measurement_of(std::move(r), in.spec(), plan.launches(), device, options);
   if (auto *m = std::get_if<measurement>(&e)) price(*m, pr.bytes_read_and_written(), device, options);
+  clock.done();
   return e;
 }
 
@@ -85,7 +88,11 @@ evaluation evaluate_axis(const compiled_program &program, const axis_plan &plan,
                          const problem &pr, const input_data &data, const device_info &device,
                          const evaluate_options &options, evaluation_cache &cache) {
   return measure_on(workload_of(pr, data), cache, [&](prepared_workload &in) {
-    return measure_axis(program, plan, pr, in, cache.flush_for(device), device, options);
+    prepare_clock clock;
+    evaluation e = measure_axis(program, plan, pr, in, cache.flush_for(device), device, options,
+                                clock); // its module, reference, copies and stream destroyed
+    clock.stamp(e);
+    return e;
   });
 }
 

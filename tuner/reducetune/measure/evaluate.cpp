@@ -43,13 +43,21 @@ sequences(const loaded_module &module, const launch_plan &plan, const prepared_w
 
 evaluation measure(const compiled_program &program, const launch_plan &plan, prepared_workload &in,
                    l2_flush &flush, const device_info &device, const evaluate_options &options) {
-  const loaded_module module(program);
-  auto seqs = sequences(module, plan, in);
-  stream s;
-  sampled_copies r =
-      sample_copies([&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
-                    [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, options);
-  return measurement_of(std::move(r), in.spec(), seqs.front()->launches(), device, options);
+  prepare_clock clock;
+  evaluation e;
+  {
+    const loaded_module module(program);
+    auto seqs = sequences(module, plan, in);
+    stream s;
+    clock.ready();
+    sampled_copies r =
+        sample_copies([&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
+                      [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, options);
+    e = measurement_of(std::move(r), in.spec(), seqs.front()->launches(), device, options);
+    clock.done();
+  } // the module, the sequences' scratch and the stream destroyed: the teardown
+  clock.stamp(e);
+  return e;
 }
 
 // What a runner of one kernel ABI is given: the point as the space planned it.
@@ -178,6 +186,7 @@ evaluation measure_on(const workload &w, evaluation_cache &cache,
   const auto begin = std::chrono::steady_clock::now();
   try {
     prepared_workload &in = cache.workload_for(w);
+    const double workload_s = seconds_since(begin);
     evaluation e = measure(in);
     if (const auto *f = std::get_if<failure>(&e); f && f->kind == failure_kind::wrong_result)
       in.restore_input(); // the next point must not inherit what a wrong variant wrote
@@ -185,6 +194,7 @@ evaluation measure_on(const workload &w, evaluation_cache &cache,
     // module loaded, the sequences' buffers and graphs, a wrong result's input restored
     evaluation_times &t = times_of(e);
     t.prepare_s = std::max(0.0, seconds_since(begin) - t.sampling_s - t.verify_s);
+    t.workload_s = workload_s;
     return e;
   } catch (const invalid_configuration &e) {
     return failure{failure_kind::invalid_configuration, e.what()};
@@ -206,7 +216,9 @@ evaluation measurement_of(sampled_copies &&r, const workload &w, unsigned launch
                           const std::string &who) {
   const std::string named = who.empty() ? "" : who + ": ";
   const std::string after = who.empty() ? "after sampling: " : who + " after sampling: ";
-  const evaluation_times spent{.sampling_s = r.cold.wall_s + r.hot.wall_s, .verify_s = r.verify_s};
+  const evaluation_times spent{.sampling_s = r.cold.wall_s + r.hot.wall_s,
+                               .verify_s = r.verify_s,
+                               .graphs_s = r.graphs_s};
   if (!r.before.ok) return failure{failure_kind::wrong_result, named + r.before.reason, spent};
   if (!r.after.ok) return failure{failure_kind::wrong_result, after + r.after.reason, spent};
   measurement m;

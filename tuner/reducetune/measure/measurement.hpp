@@ -33,6 +33,14 @@ struct evaluation_times {
   double prepare_s = 0;
   double sampling_s = 0; // the timed loops, cold and hot (timing::wall_s)
   double verify_s = 0;   // every copy run once and checked, before and after sampling
+  // prepare_s's parts (issue 25: 2.1 ms a point in the 768-point sweep, more than its
+  // sampling), each also inside prepare_s: the workload from the cache (or made), the point's
+  // module, scratch and stream made (and an axis point's reference), its CUDA graphs captured
+  // and instantiated, and all of it destroyed after; prepare_s less these is the rest
+  double workload_s = 0;
+  double setup_s = 0;
+  double graphs_s = 0;
+  double teardown_s = 0;
 };
 
 struct measurement {
@@ -70,5 +78,27 @@ using evaluation = std::variant<measurement, failure>;
 // The times of a measurement or a failure, whichever e holds.
 [[nodiscard]] evaluation_times &times_of(evaluation &e) noexcept;
 [[nodiscard]] const evaluation_times &times_of(const evaluation &e) noexcept;
+
+// A runner's share of prepare_s split (evaluation_times setup_s and teardown_s): made as the
+// runner begins, ready() once its module, scratch and stream exist, done() once it measured;
+// stamp(e), after they were destroyed, writes both into e's times.
+class prepare_clock {
+public:
+  void ready() noexcept { m_setup_s = seconds_since(m_begin); }
+  void done() noexcept {
+    m_done = std::chrono::steady_clock::now();
+    m_finished = true;
+  }
+  void stamp(evaluation &e) const noexcept {
+    evaluation_times &t = times_of(e);
+    t.setup_s = m_setup_s;
+    t.teardown_s = m_finished ? seconds_since(m_done) : 0.0;
+  }
+
+private:
+  std::chrono::steady_clock::time_point m_begin = std::chrono::steady_clock::now(), m_done;
+  double m_setup_s = 0;
+  bool m_finished = false;
+};
 
 } // namespace reducetune

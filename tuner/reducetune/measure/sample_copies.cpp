@@ -61,7 +61,9 @@ sampled_copies sample_copies(const graph_replay::runner &run, const copy_check &
   out.before = run_every_copy(run, check, copies, s, out.verify_s); // also the warm-up runs
   if (!out.before.ok) return out;
 
+  const auto made = std::chrono::steady_clock::now();
   const auto graphs = replay_of(run, copies, s.get(), options);
+  out.graphs_s = seconds_since(made);
   std::size_t next = 0;
   const auto enqueue = [&](cudaStream_t st) {
     const std::size_t i = next++ % copies;

@@ -21,6 +21,7 @@ struct sampled_copies {
   verdict after;  // the same after sampling; only checked when before.ok
   timing cold, hot;
   double verify_s = 0; // the checked runs before and after sampling (evaluation_times)
+  double graphs_s = 0; // the sequences' CUDA graphs captured and instantiated (evaluation_times)
 };
 
 // run(s, i) enqueues the sequence over copy i of in; result(i) is where it leaves its result.
