@@ -2,8 +2,10 @@
 
 #include "reducetune/cuda/event.hpp"
 #include "reducetune/cuda/stream_gate.hpp"
+#include "reducetune/errors.hpp"
 
 #include <chrono>
+#include <map>
 
 namespace reducetune {
 namespace {
@@ -15,13 +17,28 @@ struct release_on_exit {
   ~release_on_exit() { gate.release(); }
 };
 
+// This thread's gate for its current device, made on its first sample there and kept: a
+// gate's flag is pinned, mapped host memory, and its cudaHostAlloc and cudaFreeHost took 1.5 ms
+// of every point's 7.3 when each sample() made its own (issue 25: the 768-point sweep on an
+// H200, "prepare" other_s 1.48 ms a point). Never freed: cudaFreeHost from a thread_local's
+// destructor could run after CUDA's own teardown at exit; a few bytes per thread and device go
+// back with the process. Per device, since the flag's device pointer is its device's.
+stream_gate &gate_of_this_thread() {
+  thread_local std::map<int, stream_gate *> gates;
+  int device = 0;
+  RT_CUDA_CALL(cudaGetDevice(&device));
+  stream_gate *&gate = gates[device];
+  if (gate == nullptr) gate = new stream_gate(); // NOLINT: kept for the process's life
+  return *gate;
+}
+
 } // namespace
 
 timing sample(const std::function<void(cudaStream_t)> &enqueue, cudaStream_t s,
               l2_flush *flush, const stopping_rule &rule) {
   timing t;
   event start, stop;
-  stream_gate gate;
+  stream_gate &gate = gate_of_this_thread();
   const auto begin = std::chrono::steady_clock::now();
   for (;;) {
     if (flush) flush->enqueue(s);
