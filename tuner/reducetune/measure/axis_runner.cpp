@@ -68,7 +68,10 @@ evaluation measure_axis(const compiled_program &program, const axis_plan &plan,
   };
   stream s;
   clock.ready();
-  sampled_copies r = sample_copies(run, check, copies.size(), s, flush, options);
+  const copy_poison poison = [&](cudaStream_t st, std::size_t i, unsigned char byte) {
+    RT_CUDA_CALL(cudaMemsetAsync(copies[i]->out.data(), byte, copies[i]->out.size(), st));
+  };
+  sampled_copies r = sample_copies(run, check, copies.size(), s, flush, options, poison);
   evaluation e = measurement_of(std::move(r), in.spec(), plan.launches(), device, options);
   if (auto *m = std::get_if<measurement>(&e)) price(*m, pr.bytes_read_and_written(), device, options);
   clock.done();

@@ -50,9 +50,10 @@ evaluation measure(const compiled_program &program, const launch_plan &plan, pre
     auto seqs = sequences(module, plan, in);
     stream s;
     clock.ready();
-    sampled_copies r =
-        sample_copies([&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
-                      [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, options);
+    sampled_copies r = sample_copies(
+        [&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
+        [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, options,
+        [&](cudaStream_t st, std::size_t i, unsigned char byte) { seqs[i]->poison(st, byte); });
     e = measurement_of(std::move(r), in.spec(), seqs.front()->launches(), device, options);
     clock.done();
   } // the module, the sequences' scratch and the stream destroyed: the teardown

@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 
 namespace reducetune {
@@ -33,6 +34,8 @@ public:
 
   // The combined element, in page-locked host memory; valid once s has passed the combine.
   [[nodiscard]] const void *result() const noexcept { return m_result.data(); }
+  // Fills the result's bytes with `byte` (the verification's poison: launch_sequence::poison).
+  void poison(unsigned char byte) noexcept { std::memset(m_result.data(), byte, m_result.size()); }
 
 private:
   struct state {

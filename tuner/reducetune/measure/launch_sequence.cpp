@@ -72,6 +72,14 @@ void launch_sequence::bind_steps(const loaded_module &module, const launch_plan 
   m_launches = steps.launches();
 }
 
+void launch_sequence::poison(cudaStream_t s, unsigned char byte) {
+  if (m_host) {
+    m_host->poison(byte);
+    return;
+  }
+  if (m_out.size() > 0) RT_CUDA_CALL(cudaMemsetAsync(m_out.data(), byte, m_out.size(), s));
+}
+
 void launch_sequence::enqueue(cudaStream_t s) {
   // Restoring an in-place kernel's input is part of the sequence (a copy of n elements): the
   // time of such seed variants includes it, as their course did with a fresh input.

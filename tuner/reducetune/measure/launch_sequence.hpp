@@ -43,6 +43,9 @@ public:
   // dtype, on the device, or for the host protocol in page-locked host memory. Read it with
   // cudaMemcpyDefault, which serves both.
   [[nodiscard]] const void *result() const noexcept { return m_result; }
+  // Fills the result's bytes with `byte` (sample_copies' poison): on s where it is on the
+  // device, here where it is the host protocol's (s is then idle: the checked runs wait).
+  void poison(cudaStream_t s, unsigned char byte);
   [[nodiscard]] unsigned launches() const noexcept { return m_launches; }
 
 private:

@@ -9,11 +9,14 @@
 namespace reducetune {
 namespace {
 
-// Every copy once, each result checked; the first wrong verdict, or the last ok one.
+// Every copy once, each result poisoned with `byte` first and checked after; the first wrong
+// verdict, or the last ok one.
 verdict run_every_copy(const graph_replay::runner &run, const copy_check &check,
-                       std::size_t copies, stream &s) {
+                       std::size_t copies, stream &s, const copy_poison &poison,
+                       unsigned char byte) {
   verdict v;
   for (std::size_t i = 0; i < copies; ++i) {
+    if (poison) poison(s.get(), i, byte);
     run(s.get(), i);
     s.synchronize();
     v = check(i);
@@ -24,9 +27,10 @@ verdict run_every_copy(const graph_replay::runner &run, const copy_check &check,
 
 // The same, its wall time added to verify_s (evaluation_times).
 verdict run_every_copy(const graph_replay::runner &run, const copy_check &check,
-                       std::size_t copies, stream &s, double &verify_s) {
+                       std::size_t copies, stream &s, const copy_poison &poison,
+                       unsigned char byte, double &verify_s) {
   const auto begin = std::chrono::steady_clock::now();
-  const verdict v = run_every_copy(run, check, copies, s);
+  const verdict v = run_every_copy(run, check, copies, s, poison, byte);
   verify_s += seconds_since(begin);
   return v;
 }
@@ -49,16 +53,17 @@ std::unique_ptr<graph_replay> replay_of(const graph_replay::runner &run, std::si
 sampled_copies sample_copies(const graph_replay::runner &run,
                              const std::function<const void *(std::size_t)> &result,
                              prepared_workload &in, stream &s, l2_flush &flush,
-                             const evaluate_options &options) {
+                             const evaluate_options &options, const copy_poison &poison) {
   const copy_check check = [&](std::size_t i) { return in.check(result(i), options.tolerance); };
-  return sample_copies(run, check, in.copies(), s, flush, options);
+  return sample_copies(run, check, in.copies(), s, flush, options, poison);
 }
 
 sampled_copies sample_copies(const graph_replay::runner &run, const copy_check &check,
                              std::size_t copies, stream &s, l2_flush &flush,
-                             const evaluate_options &options) {
+                             const evaluate_options &options, const copy_poison &poison) {
   sampled_copies out;
-  out.before = run_every_copy(run, check, copies, s, out.verify_s); // also the warm-up runs
+  // also the warm-up runs
+  out.before = run_every_copy(run, check, copies, s, poison, POISON_BEFORE, out.verify_s);
   if (!out.before.ok) return out;
 
   const auto made = std::chrono::steady_clock::now();
@@ -74,7 +79,7 @@ sampled_copies sample_copies(const graph_replay::runner &run, const copy_check &
   if (options.hot && out.cold.stopped != stop_reason::outpaced)
     out.hot = sample(enqueue, s.get(), nullptr, options.hot_rule);
 
-  out.after = run_every_copy(run, check, copies, s, out.verify_s);
+  out.after = run_every_copy(run, check, copies, s, poison, POISON_AFTER, out.verify_s);
   return out;
 }
 

@@ -20,13 +20,13 @@ using copy_result = std::function<const void *(std::size_t)>;
 
 // The runner's recipe (measure/sample_copies.hpp) with the bench's rules, as a table row.
 row_result measure(const copy_runner &run, const copy_result &result, prepared_input &in,
-                   stream &s, l2_flush &flush, const rules &r) {
+                   stream &s, l2_flush &flush, const rules &r, const copy_poison &poison = {}) {
   evaluate_options options;
   options.cold_rule = r.cold;
   options.hot_rule = r.hot;
   options.hot = true;
   options.graph = r.graph;
-  sampled_copies sampled = sample_copies(run, result, in.load, s, flush, options);
+  sampled_copies sampled = sample_copies(run, result, in.load, s, flush, options, poison);
   row_result out;
   if (const verdict &v = sampled.before; !v.ok) {
     out.status = "WRONG";
@@ -59,8 +59,10 @@ row_result measure_variant(bench_variant &v, prepared_input &in, stream &s, l2_f
     for (std::size_t i = 0; i < in.load.copies(); ++i)
       seqs.push_back(
           std::make_unique<launch_sequence>(*v.module, v.plan, w.type, in.load.input(i), w.n));
-    row_result out = measure([&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
-                             [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, r);
+    row_result out = measure(
+        [&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
+        [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, r,
+        [&](cudaStream_t st, std::size_t i, unsigned char byte) { seqs[i]->poison(st, byte); });
     out.launches = seqs.front()->launches();
     return out;
   } catch (const error &e) {
