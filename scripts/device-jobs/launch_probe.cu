@@ -19,62 +19,20 @@
 //        -lnvrtc -lcuda && ./launch_probe scripts/device-jobs/launch_probe_kernel.cuh
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <cub/device/device_reduce.cuh>
-#include <cuda.h>
-#include <nvrtc.h>
 
 #include "probe_common.cuh"
+#include "probe_nvrtc.cuh"
 #include "launch_probe_kernel.cuh"
-
-#define DRV(x)                                                                                \
-  do {                                                                                        \
-    CUresult r_ = (x);                                                                        \
-    if (r_ != CUDA_SUCCESS) {                                                                 \
-      const char *s_ = nullptr;                                                               \
-      cuGetErrorString(r_, &s_);                                                              \
-      std::printf("%s: %s\n", #x, s_ ? s_ : "?");                                             \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 __global__ void spin(long long cycles) {
   const long long t = clock64();
   while (clock64() - t < cycles) {
   }
-}
-
-static std::vector<char> nvrtc_cubin(const std::string &path) {
-  std::ifstream f(path);
-  std::stringstream text;
-  text << f.rdbuf();
-  const std::string src = text.str();
-  if (src.empty()) {
-    std::printf("cannot read %s\n", path.c_str());
-    std::exit(1);
-  }
-  nvrtcProgram prog;
-  nvrtcCreateProgram(&prog, src.c_str(), "launch_probe_kernel.cu", 0, nullptr, nullptr);
-  const char *opts[] = {"--gpu-architecture=sm_90", "-std=c++17", "-minimal"};
-  if (nvrtcCompileProgram(prog, 3, opts) != NVRTC_SUCCESS) {
-    size_t n = 0;
-    nvrtcGetProgramLogSize(prog, &n);
-    std::string log(n, '\0');
-    nvrtcGetProgramLog(prog, log.data());
-    std::printf("NVRTC: %s\n", log.c_str());
-    std::exit(1);
-  }
-  size_t n = 0;
-  nvrtcGetCUBINSize(prog, &n);
-  std::vector<char> cubin(n);
-  nvrtcGetCUBIN(prog, cubin.data());
-  nvrtcDestroyProgram(&prog);
-  return cubin;
 }
 
 struct contender {

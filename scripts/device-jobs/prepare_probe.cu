@@ -12,44 +12,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <cuda.h>
-#include <nvrtc.h>
 
 #include "probe_common.cuh"
-
-#define DRV(x)                                                                                \
-  do {                                                                                        \
-    if ((x) != CUDA_SUCCESS) {                                                                \
-      std::printf("%s failed\n", #x);                                                         \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
-
-static std::vector<char> nvrtc_cubin(const std::string &path) {
-  std::ifstream f(path);
-  std::stringstream text;
-  text << f.rdbuf();
-  const std::string src = text.str();
-  nvrtcProgram prog;
-  nvrtcCreateProgram(&prog, src.c_str(), "k.cu", 0, nullptr, nullptr);
-  const char *opts[] = {"--gpu-architecture=sm_90", "-std=c++17", "-minimal"};
-  if (nvrtcCompileProgram(prog, 3, opts) != NVRTC_SUCCESS) {
-    std::printf("NVRTC failed on %s\n", path.c_str());
-    std::exit(1);
-  }
-  size_t n = 0;
-  nvrtcGetCUBINSize(prog, &n);
-  std::vector<char> cubin(n);
-  nvrtcGetCUBIN(prog, cubin.data());
-  nvrtcDestroyProgram(&prog);
-  return cubin;
-}
+#include "probe_nvrtc.cuh"
 
 // The median microseconds of `reps` calls of f.
 static double us(const std::function<void()> &f, int reps = 200) {
