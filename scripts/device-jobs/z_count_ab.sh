@@ -15,11 +15,11 @@ z_setup new
 before=$PWD/build/z-site-before
 rm -rf "$before" && cp -r "$NEW_SITE" "$before"
 cp scripts/device-jobs/before_tune_devices.py.txt "$before/reducetune/cli/tune_devices.py"
-rm -f "$before/reducetune/_visible_gpus.py"
+rm -f "$before/reducetune/evaluate/_visible_gpus.py"
 python3 -m compileall -q "$before" > /dev/null 2>&1
 { ls -l /proc/driver/nvidia/gpus; cat /proc/driver/nvidia/gpus/*/information; ls -l /dev/nvidia*
   echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset}"
-  PYTHONPATH=$NEW_SITE:/tmp/site python3 -c "from reducetune._visible_gpus import visible_gpu_count as v; print('files count:', v())"
+  PYTHONPATH=$NEW_SITE:/tmp/site python3 -c "from reducetune.evaluate._visible_gpus import visible_gpu_count as v; print('files count:', v())"
 } > "$W/proc_gpus.txt" 2>&1
 PYTHONPATH=$NEW_SITE:/tmp/site python3 -m pytest -q -p no:cacheprovider tests/python/test_gpu_count.py \
   tests/python/test_visible_gpus.py tests/python/test_device_worker_start.py > "$W/count_tests.log" 2>&1

@@ -108,7 +108,7 @@ def test_on_a_gpu_the_driver_files_count_is_cudas(listed, monkeypatch):
     """visible_gpu_count (the driver's files) against cuInit's count, with CUDA_VISIBLE_DEVICES
     unset, one GPU, two in reverse, a list cut at an invalid ordinal, and only an invalid one
     (CUDA sees none: the files answer None, and cuInit says so)."""
-    from reducetune._visible_gpus import visible_gpu_count
+    from reducetune.evaluate._visible_gpus import visible_gpu_count
 
     if listed is None:
         monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)

@@ -1,6 +1,6 @@
 """The GPUs CUDA would see, read from the driver's files without starting CUDA
-(reducetune/_visible_gpus.py, issue 25): a fake /proc/driver/nvidia/gpus and /dev here; the
-same count against cuInit's on a GPU is test_gpu_count.py's
+(reducetune/evaluate/_visible_gpus.py, issue 25): a fake /proc/driver/nvidia/gpus and /dev
+here; the same count against cuInit's on a GPU is test_gpu_count.py's
 test_on_a_gpu_the_driver_files_count_is_cudas."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from reducetune import errors
-from reducetune._visible_gpus import visible_gpu_count
+from reducetune.evaluate._visible_gpus import visible_gpu_count
 from reducetune.cli import tune_devices
 
 UUIDS = ["GPU-38343ff2-b78d-7f34-ab05-a4bf5c8e69a6", "GPU-63d724fd-c927-d506-f42f-aec9a5489033",

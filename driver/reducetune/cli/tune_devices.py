@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from reducetune import errors
-from reducetune._visible_gpus import visible_gpu_count
+from reducetune.evaluate._visible_gpus import visible_gpu_count
 from reducetune.cli.args import INT_MAX, db_path
 from reducetune.cli.console import console
 from reducetune.cli.report import time_table
