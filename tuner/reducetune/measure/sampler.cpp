@@ -22,7 +22,9 @@ struct release_on_exit {
 // of every point's 7.3 when each sample() made its own (issue 25: the 768-point sweep on an
 // H200, "prepare" other_s 1.48 ms a point). Never freed: cudaFreeHost from a thread_local's
 // destructor could run after CUDA's own teardown at exit; a few bytes per thread and device go
-// back with the process. Per device, since the flag's device pointer is its device's.
+// back with the process. Per device, since the flag's device pointer is its device's. Valid
+// while the device's primary context lives: nothing here resets it (cudaDeviceReset would free
+// the flag), and a sticky CUDA error ends the GPU worker's process (evaluate/gpu.py).
 stream_gate &gate_of_this_thread() {
   thread_local std::map<int, stream_gate *> gates;
   int device = 0;
