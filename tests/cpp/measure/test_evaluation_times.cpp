@@ -6,6 +6,8 @@
 
 #include "reducetune/measure/sample_copies.hpp"
 
+#include <chrono>
+#include <thread>
 #include <variant>
 
 using namespace reducetune;
@@ -25,6 +27,7 @@ sampled_copies sampled(bool right_before, bool right_after) {
   r.cold.wall_s = 0.5;
   r.hot.wall_s = 0.25;
   r.verify_s = 0.125;
+  r.graphs_s = 0.0625;
   return r;
 }
 
@@ -79,4 +82,35 @@ TEST_CASE("a point carries its compile time, also when the device then fails it"
   const point big = tight.point_of({{"block_size", std::int64_t{256}}});
   CHECK(times_of(fx.run(tight, problem::whole_array(dtype::float32, reduce_op::sum, 1024), big))
             .compile_s == 0);
+}
+
+TEST_CASE("prepare's parts: graphs from the sampled copies, setup and teardown from the clock",
+          "[measure][times]") {
+  // measurement_of carries the graphs' time, a failure's times too
+  const evaluation ok = measurement_of(sampled(true, true), small_floats(), 1, device_info{}, {});
+  CHECK(times_of(ok).graphs_s == 0.0625);
+  const failure wrong = failed(measurement_of(sampled(false, true), small_floats(), 1,
+                                              device_info{}, {}));
+  CHECK(wrong.times.graphs_s == 0.0625);
+
+  // a runner's clock: setup until ready(), teardown from done() to stamp()
+  prepare_clock clock;
+  std::this_thread::sleep_for(std::chrono::milliseconds(20)); // the runner's setup
+  clock.ready();
+  evaluation e = measurement_of(sampled(true, true), small_floats(), 1, device_info{}, {});
+  clock.done();
+  std::this_thread::sleep_for(std::chrono::milliseconds(10)); // its teardown
+  clock.stamp(e);
+  CHECK(times_of(e).setup_s >= 0.020);
+  CHECK(times_of(e).setup_s < 1.0); // seconds since the clock was made, not since the epoch
+  CHECK(times_of(e).teardown_s >= 0.010);
+  CHECK(times_of(e).teardown_s < 1.0);
+
+  // a runner that ended before it measured (done() never called) stamps no teardown
+  prepare_clock unfinished;
+  unfinished.ready();
+  evaluation f = failure{failure_kind::launch_error, "launch failed"};
+  times_of(f).teardown_s = 3.0;
+  unfinished.stamp(f);
+  CHECK(times_of(f).teardown_s == 0.0);
 }
