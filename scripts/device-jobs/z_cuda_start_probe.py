@@ -10,8 +10,9 @@ start (no persistence mode: a GPU no process holds is shut down and started agai
 For N in 1, 2, 4 (as many as there are): N children started at once, each with
 CUDA_VISIBLE_DEVICES naming its own GPU, each printing when (seconds after the parent started
 it) it finished: its Python start, libcuda's load, cuInit, the primary context made current,
-a first cuMemAlloc; and with all N importing reducetune._core first. Three rounds each; then the same while a holder process keeps a context on
-every GPU (so no GPU is shut down between rounds). Also nvidia-smi's persistence mode.
+a first cuMemAlloc; and with all N importing reducetune._core first. Three rounds each; then
+the same while a holder process keeps a context on every GPU (so no GPU is shut down between
+rounds). Also nvidia-smi's persistence mode.
 
     python3 scripts/device-jobs/z_cuda_start_probe.py > $OUT/cuda_start_probe.txt
 """

@@ -142,6 +142,7 @@ def measuring_text(doc: dict[str, Any]) -> str | None:
             + ", ".join(f"{k} {v:.2f} s ({percent_of(v, total) or 0.0:.0f}%)" for k, v in shown))
     prepare = parts.get("prepare_parts") or {}
     if any(prepare.get(k) for k in PREPARE_PARTS):  # an older worker's times have none
-        text += "; prepare: " + ", ".join(f"{k.removesuffix('_s')} {float(prepare.get(k) or 0):.2f} s"
-                                          for k in (*PREPARE_PARTS, "other_s"))
+        text += "; prepare: " + ", ".join(
+            f"{k.removesuffix('_s')} {float(prepare.get(k) or 0):.2f} s"
+            for k in (*PREPARE_PARTS, "other_s"))
     return text

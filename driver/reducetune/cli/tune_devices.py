@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from reducetune import errors
-from reducetune.evaluate._visible_gpus import visible_gpu_count
 from reducetune.cli.args import INT_MAX, db_path
 from reducetune.cli.console import console
 from reducetune.cli.report import time_table
 from reducetune.evaluate._gpu_share import CompileShare, run_folder
+from reducetune.evaluate._visible_gpus import visible_gpu_count
 from reducetune.store.files import holds_no_results
 from reducetune.store.results import open_store
 from reducetune.store.study_storage import optuna_tables
@@ -74,10 +74,11 @@ def parse_devices(text: str, replay: bool) -> list[int]:
     if not replay and not counted_by_parent:
         # the driver's files answer at once (_visible_gpus.py); where they cannot, a list is
         # counted by cuInit while its workers start (run_devices), one ordinal here
-        if len(ordinals) > 1 and visible_gpu_count() is None:
+        files = visible_gpu_count()
+        if files is None and len(ordinals) > 1:
             _counting[text] = _count_started()
         else:
-            _check_ordinals(text, ordinals, _gpu_count(text))
+            _check_ordinals(text, ordinals, _gpu_count(text) if files is None else files)
     return ordinals
 
 

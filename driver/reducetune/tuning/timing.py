@@ -58,9 +58,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MEASURING_PARTS", "PHASES", "PREPARE_PARTS", "Breakdown", "TimedEvaluator", "TimedStore", "current",
-           "begin_marks", "mark", "measured", "phase", "timed_lock", "timed_storage", "running",
-           "unit_step"]
+__all__ = ["MEASURING_PARTS", "PHASES", "PREPARE_PARTS", "Breakdown", "TimedEvaluator",
+           "TimedStore", "current", "begin_marks", "mark", "measured", "phase", "timed_lock",
+           "timed_storage", "running", "unit_step"]
 
 PHASES = ("measuring", "compiling", "lock_wait", "storage_read", "storage_write", "sampler",
           "results", "tuner")

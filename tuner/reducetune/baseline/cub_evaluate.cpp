@@ -30,7 +30,8 @@ evaluation measure_cub(prepared_workload &in, l2_flush &flush, const device_info
 // a two-minute tune spent measuring showed as "other" (tuning/timing.py).
 evaluation evaluate_cub(const workload &w, const device_info &device,
                         const evaluate_options &options, evaluation_cache &cache) {
-  return measure_on(w, cache, [&](prepared_workload &in) {
+  // CUB's call marks no setup or teardown on the clock: its prepare_s is the unit's workload
+  return measure_on(w, cache, [&](prepared_workload &in, prepare_clock &) {
     return measure_cub(in, cache.flush_for(device), device, options);
   });
 }

@@ -29,6 +29,10 @@ void device_buffer::zero() {
   if (data()) RT_CUDA_CALL(cudaMemset(data(), 0, size()));
 }
 
+void device_buffer::fill(unsigned char byte, cudaStream_t s) {
+  if (data()) RT_CUDA_CALL(cudaMemsetAsync(data(), byte, size(), s));
+}
+
 void zero_device_bytes(void *p, std::size_t bytes) {
   if (bytes == 0) return;
   const stream s;

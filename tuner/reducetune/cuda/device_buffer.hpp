@@ -3,6 +3,8 @@
 
 #include <cstddef>
 
+#include <cuda_runtime_api.h>
+
 #include "reducetune/cuda/owned_memory.hpp"
 
 namespace reducetune {
@@ -21,6 +23,9 @@ public:
   void upload(const void *host, std::size_t bytes, std::size_t offset = 0);
   void download(void *host, std::size_t bytes, std::size_t offset = 0) const;
   void zero();
+  // Every byte set to `byte`, on stream s (asynchronously: the stream orders it before what
+  // follows; measure/sample_copies.hpp's poison of a result).
+  void fill(unsigned char byte, cudaStream_t s);
 };
 
 // Zeroes `bytes` of device memory at `p` and waits for it, on a non-blocking stream of its own:

@@ -69,7 +69,7 @@ evaluation measure_axis(const compiled_program &program, const axis_plan &plan,
   stream s;
   clock.ready();
   const copy_poison poison = [&](cudaStream_t st, std::size_t i, unsigned char byte) {
-    RT_CUDA_CALL(cudaMemsetAsync(copies[i]->out.data(), byte, copies[i]->out.size(), st));
+    copies[i]->out.fill(byte, st);
   };
   sampled_copies r = sample_copies(run, check, copies.size(), s, flush, options, poison);
   evaluation e = measurement_of(std::move(r), in.spec(), plan.launches(), device, options);
@@ -90,12 +90,8 @@ std::string axis_refusal(const search_space &space, const problem &pr) {
 evaluation evaluate_axis(const compiled_program &program, const axis_plan &plan,
                          const problem &pr, const input_data &data, const device_info &device,
                          const evaluate_options &options, evaluation_cache &cache) {
-  return measure_on(workload_of(pr, data), cache, [&](prepared_workload &in) {
-    prepare_clock clock;
-    evaluation e = measure_axis(program, plan, pr, in, cache.flush_for(device), device, options,
-                                clock); // its module, reference, copies and stream destroyed
-    clock.stamp(e);
-    return e;
+  return measure_on(workload_of(pr, data), cache, [&](prepared_workload &in, prepare_clock &clock) {
+    return measure_axis(program, plan, pr, in, cache.flush_for(device), device, options, clock);
   });
 }
 

@@ -42,22 +42,18 @@ sequences(const loaded_module &module, const launch_plan &plan, const prepared_w
 }
 
 evaluation measure(const compiled_program &program, const launch_plan &plan, prepared_workload &in,
-                   l2_flush &flush, const device_info &device, const evaluate_options &options) {
-  prepare_clock clock;
-  evaluation e;
-  {
-    const loaded_module module(program);
-    auto seqs = sequences(module, plan, in);
-    stream s;
-    clock.ready();
-    sampled_copies r = sample_copies(
-        [&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
-        [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, options,
-        [&](cudaStream_t st, std::size_t i, unsigned char byte) { seqs[i]->poison(st, byte); });
-    e = measurement_of(std::move(r), in.spec(), seqs.front()->launches(), device, options);
-    clock.done();
-  } // the module, the sequences' scratch and the stream destroyed: the teardown
-  clock.stamp(e);
+                   l2_flush &flush, const device_info &device, const evaluate_options &options,
+                   prepare_clock &clock) {
+  const loaded_module module(program);
+  auto seqs = sequences(module, plan, in);
+  stream s;
+  clock.ready();
+  sampled_copies r = sample_copies(
+      [&](cudaStream_t st, std::size_t i) { seqs[i]->enqueue(st); },
+      [&](std::size_t i) { return seqs[i]->result(); }, in, s, flush, options,
+      [&](cudaStream_t st, std::size_t i, unsigned char byte) { seqs[i]->poison(st, byte); });
+  evaluation e = measurement_of(std::move(r), in.spec(), seqs.front()->launches(), device, options);
+  clock.done();
   return e;
 }
 
@@ -177,18 +173,21 @@ evaluation evaluate(const search_space &space, const problem &pr, const point &p
 evaluation evaluate(const compiled_program &program, const launch_plan &plan, const workload &w,
                     const device_info &device, const evaluate_options &options,
                     evaluation_cache &cache) {
-  return measure_on(w, cache, [&](prepared_workload &in) {
-    return measure(program, plan, in, cache.flush_for(device), device, options);
+  return measure_on(w, cache, [&](prepared_workload &in, prepare_clock &clock) {
+    return measure(program, plan, in, cache.flush_for(device), device, options, clock);
   });
 }
 
-evaluation measure_on(const workload &w, evaluation_cache &cache,
-                      const std::function<evaluation(prepared_workload &)> &measure) {
+evaluation
+measure_on(const workload &w, evaluation_cache &cache,
+           const std::function<evaluation(prepared_workload &, prepare_clock &)> &measure) {
   const auto begin = std::chrono::steady_clock::now();
   try {
     prepared_workload &in = cache.workload_for(w);
     const double workload_s = seconds_since(begin);
-    evaluation e = measure(in);
+    prepare_clock clock;
+    evaluation e = measure(in, clock); // its resources destroyed on return: the teardown
+    clock.stamp(e);
     if (const auto *f = std::get_if<failure>(&e); f && f->kind == failure_kind::wrong_result)
       in.restore_input(); // the next point must not inherit what a wrong variant wrote
     // what is neither sampling nor verifying: the workload (from the cache, or made), the

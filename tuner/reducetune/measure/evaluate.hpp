@@ -70,11 +70,16 @@ void require_point_for(const family &f, const point &p, const problem &pr);
 
 struct sampled_copies;
 
-// measure(in) on the cache's prepared workload w: a wrong result uploads the input again (the
-// next point must not inherit what a wrong one wrote), and an error the point throws
-// (invalid_configuration, device_error, launch_error) is its failure. What every runner shares.
-[[nodiscard]] evaluation measure_on(const workload &w, evaluation_cache &cache,
-                                    const std::function<evaluation(prepared_workload &)> &measure);
+// measure(in, clock) on the cache's prepared workload w: a wrong result uploads the input again
+// (the next point must not inherit what a wrong one wrote), and an error the point throws
+// (invalid_configuration, device_error, launch_error) is its failure. The evaluation's
+// prepare_s and its parts are stamped here: workload_s, and through `clock` (which measure
+// marks ready() once its module, scratch and stream exist and done() once it measured) setup_s
+// and teardown_s, the latter once measure returned and its resources were destroyed. What
+// every runner shares.
+[[nodiscard]] evaluation
+measure_on(const workload &w, evaluation_cache &cache,
+           const std::function<evaluation(prepared_workload &, prepare_clock &)> &measure);
 
 // Sets m's bandwidth from `bytes` moved per sample over its cold median, and its % of the
 // device's peak and of the measured ceiling.

@@ -77,7 +77,7 @@ void launch_sequence::poison(cudaStream_t s, unsigned char byte) {
     m_host->poison(byte);
     return;
   }
-  if (m_out.size() > 0) RT_CUDA_CALL(cudaMemsetAsync(m_out.data(), byte, m_out.size(), s));
+  m_out.fill(byte, s);
 }
 
 void launch_sequence::enqueue(cudaStream_t s) {

@@ -79,9 +79,9 @@ using evaluation = std::variant<measurement, failure>;
 [[nodiscard]] evaluation_times &times_of(evaluation &e) noexcept;
 [[nodiscard]] const evaluation_times &times_of(const evaluation &e) noexcept;
 
-// A runner's share of prepare_s split (evaluation_times setup_s and teardown_s): made as the
-// runner begins, ready() once its module, scratch and stream exist, done() once it measured;
-// stamp(e), after they were destroyed, writes both into e's times.
+// A runner's share of prepare_s split (evaluation_times setup_s and teardown_s): made by
+// measure_on as the runner begins, ready() once the runner's module, scratch and stream exist,
+// done() once it measured; stamp(e), after they were destroyed, writes both into e's times.
 class prepare_clock {
 public:
   void ready() noexcept { m_setup_s = seconds_since(m_begin); }
