@@ -24,8 +24,12 @@
     }                                                                                         \
   } while (0)
 
-// The cubin of the kernel file at `path`, or the program's exit with NVRTC's log.
-inline std::vector<char> nvrtc_cubin(const std::string &path) {
+// The cubin of the kernel file at `path`, or the program's exit with NVRTC's log. `extra`:
+// options after reducetune's (an include path); `names`: name expressions (template
+// instantiations) to add, each replaced by its lowered (mangled) name on return.
+inline std::vector<char> nvrtc_cubin(const std::string &path,
+                                     const std::vector<std::string> &extra = {},
+                                     std::vector<std::string> *names = nullptr) {
   std::ifstream f(path);
   std::stringstream text;
   text << f.rdbuf();
@@ -36,8 +40,11 @@ inline std::vector<char> nvrtc_cubin(const std::string &path) {
   }
   nvrtcProgram prog;
   nvrtcCreateProgram(&prog, src.c_str(), "probe_kernel.cu", 0, nullptr, nullptr);
-  const char *opts[] = {"--gpu-architecture=sm_90", "-std=c++17", "-minimal"};
-  if (nvrtcCompileProgram(prog, 3, opts) != NVRTC_SUCCESS) {
+  if (names)
+    for (const std::string &e : *names) nvrtcAddNameExpression(prog, e.c_str());
+  std::vector<const char *> opts = {"--gpu-architecture=sm_90", "-std=c++17", "-minimal"};
+  for (const std::string &o : extra) opts.push_back(o.c_str());
+  if (nvrtcCompileProgram(prog, int(opts.size()), opts.data()) != NVRTC_SUCCESS) {
     size_t n = 0;
     nvrtcGetProgramLogSize(prog, &n);
     std::string log(n, '\0');
@@ -45,6 +52,12 @@ inline std::vector<char> nvrtc_cubin(const std::string &path) {
     std::printf("NVRTC: %s\n", log.c_str());
     std::exit(1);
   }
+  if (names)
+    for (std::string &e : *names) {
+      const char *lowered = nullptr;
+      nvrtcGetLoweredName(prog, e.c_str(), &lowered);
+      e = lowered;
+    }
   size_t n = 0;
   nvrtcGetCUBINSize(prog, &n);
   std::vector<char> cubin(n);
