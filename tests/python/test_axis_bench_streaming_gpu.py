@@ -60,7 +60,9 @@ def test_every_named_shape_launches_and_a_bad_pointer_or_size_is_refused():
     data = torch.zeros(1 << 16, dtype=torch.uint8, device="cuda")
     stream = torch.cuda.current_stream().cuda_stream
     for shape in ("grid-stride 256x4", "grid-stride 256x8", "even-share 256x4",
-                  "even-share 256x8", "even-share 512x8", "even-share 256x16"):
+                  "even-share 256x8", "even-share 512x8", "even-share 256x16",
+                  "even-share 256x4 x5 waves", "even-share 512x4", "even-share 1024x4",
+                  "grid-stride 1024x4 x4 waves"):
         _core.streaming_read(data.data_ptr(), data.numel(), stream, shape)
     torch.cuda.synchronize()
     with pytest.raises(InvalidConfiguration, match="16-byte aligned"):

@@ -62,13 +62,23 @@ struct compiled_shape {
   kernel_t kernel;
 };
 
-constexpr std::array<compiled_shape, 6> compiled{{
-    {{read_layout::grid_stride, 256, 4, "grid-stride 256x4"}, grid_stride_read<4>},
-    {{read_layout::grid_stride, 256, 8, "grid-stride 256x8"}, grid_stride_read<8>},
-    {{read_layout::even_share, 256, 4, "even-share 256x4"}, even_share_read<256, 4>},
-    {{read_layout::even_share, 256, 8, "even-share 256x8"}, even_share_read<256, 8>},
-    {{read_layout::even_share, 512, 8, "even-share 512x8"}, even_share_read<512, 8>},
-    {{read_layout::even_share, 256, 16, "even-share 256x16"}, even_share_read<256, 16>},
+// The first six were the ceiling's shapes until 2026-11-27. On fast H200 hosts CUB's
+// DeviceReduce then read 4 GB 1-2 % faster than the best of them in the tuner's protocol (its
+// L2 dirty from the flush): CUB reads even shares over 5 waves of 256 x 16 floats
+// (docs/results/h200_2026-11-27_ceiling_shapes). The last four add its geometry and the
+// 512- and 1024-thread blocks that a read probe found fastest on an idle H200
+// (docs/results/h200_2026-11-27_axis_bf16_and_load_hints/peak_probe_30.txt).
+constexpr std::array<compiled_shape, 10> compiled{{
+    {{read_layout::grid_stride, 256, 4, 1, "grid-stride 256x4"}, grid_stride_read<4>},
+    {{read_layout::grid_stride, 256, 8, 1, "grid-stride 256x8"}, grid_stride_read<8>},
+    {{read_layout::even_share, 256, 4, 1, "even-share 256x4"}, even_share_read<256, 4>},
+    {{read_layout::even_share, 256, 8, 1, "even-share 256x8"}, even_share_read<256, 8>},
+    {{read_layout::even_share, 512, 8, 1, "even-share 512x8"}, even_share_read<512, 8>},
+    {{read_layout::even_share, 256, 16, 1, "even-share 256x16"}, even_share_read<256, 16>},
+    {{read_layout::even_share, 256, 4, 5, "even-share 256x4 x5 waves"}, even_share_read<256, 4>},
+    {{read_layout::even_share, 512, 4, 1, "even-share 512x4"}, even_share_read<512, 4>},
+    {{read_layout::even_share, 1024, 4, 1, "even-share 1024x4"}, even_share_read<1024, 4>},
+    {{read_layout::grid_stride, 1024, 4, 4, "grid-stride 1024x4 x4 waves"}, grid_stride_read<4>},
 }};
 
 kernel_t kernel_of(const read_shape &shape) {
@@ -90,12 +100,14 @@ const std::vector<read_shape> &read_shapes() {
   return shapes;
 }
 
-// As many blocks as are resident at once: the even share then gives every block one long run.
+// Waves of as many blocks as are resident at once: at one wave the even share gives every block
+// one long run.
 unsigned streaming_read_grid(const read_shape &shape, const device_info &device) {
   int per_sm = 0;
   RT_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_of(shape),
                                                              static_cast<int>(shape.block), 0));
-  return static_cast<unsigned>(device.sm_count) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
+  return static_cast<unsigned>(device.sm_count) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1) *
+         shape.waves;
 }
 
 void require_streaming_read(const void *data, std::uint64_t bytes) {

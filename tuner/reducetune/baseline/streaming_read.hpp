@@ -1,7 +1,8 @@
 // The read-only streaming kernels (nvcc, C++17): 16-byte vector loads, several loads in flight
 // per thread, nothing written. A few shapes, because which one streams fastest depends on the
 // device (the ceiling is the best of them): the grid-stride loop most bandwidth tests use, and
-// CUB's own layout, in which each block reads contiguous tiles of its even share of the input.
+// CUB's own layout, in which each block reads contiguous tiles of its even share of the input,
+// over one wave of resident blocks or, as CUB's DeviceReduce launches it, several.
 #pragma once
 
 #include "reducetune/cuda/device_info.hpp"
@@ -22,14 +23,15 @@ struct read_shape {
   read_layout layout;
   unsigned block;  // threads per block
   unsigned unroll; // independent 16-byte loads in flight per thread
+  unsigned waves;  // the grid in waves of resident blocks (CUB's DeviceReduce: 5)
   const char *name;
 };
 
 // Every compiled shape, in a fixed order.
 [[nodiscard]] const std::vector<read_shape> &read_shapes();
 
-// The shape's grid: as many blocks as are resident on the device at once (an occupancy query,
-// so ask once per shape, not once per launch).
+// The shape's grid: its waves times as many blocks as are resident on the device at once (an
+// occupancy query, so ask once per shape, not once per launch).
 [[nodiscard]] unsigned streaming_read_grid(const read_shape &shape, const device_info &device);
 
 // invalid_configuration unless `bytes` is a multiple of 16 and `data` 16-byte aligned (the
