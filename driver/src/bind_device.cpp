@@ -269,6 +269,14 @@ void bind_device(nb::module_ &m) {
         d["samples_s"] = r.cold.samples_s;
         d["bytes"] = r.bytes;
         d["shape"] = r.shape;
+        nb::list shapes; // every read shape's rate, in read_shapes() order
+        for (const auto &s : r.shapes) {
+          nb::dict e;
+          e["shape"] = s.shape;
+          e["bytes_per_s"] = s.bytes_per_s;
+          shapes.append(e);
+        }
+        d["shapes"] = shapes;
         return d;
       },
       nb::arg("ordinal") = 0, nb::arg("bytes") = 0); // 0: default_ceiling_bytes (4 GiB)
