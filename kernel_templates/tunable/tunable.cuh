@@ -5,7 +5,8 @@
 //            types, which never keep a partial in 16 bits): UNROLL independent loads of VEC elements
 //            are issued before any is combined (loads in flight per loop step), over a
 //            grid-stride loop, so any grid size is correct (the grid comes from the launch
-//            config: elements per thread and grid cap).
+//            config: elements per thread and grid cap). Where the grid holds at most one tile
+//            per thread (aligned, n a multiple of VEC), a straight path with the same order.
 //   block    rt::block_reduce (tree | warp_partials) with the chosen warp strategy.
 //   grid     rt::finish_block (two_pass | atomic | ticket).
 //
@@ -18,10 +19,11 @@
 namespace rt {
 namespace tunable {
 
-// Combines the elements of [in, in + n) owned by this thread under a grid of gridDim.x blocks.
+// The grid-stride loop: combines the elements of [in, in + n) owned by this thread under a
+// grid of gridDim.x blocks, any n, any alignment.
 template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
-__device__ __forceinline__ acc_t<T> thread_reduce(const T *__restrict__ in,
-                                                   unsigned long long n) {
+__device__ __forceinline__ acc_t<T> strided_reduce(const T *__restrict__ in,
+                                                    unsigned long long n) {
   const Op op{};
   acc_t<T> acc = Op::template identity<acc_t<T>>();
   const unsigned long long gtid = static_cast<unsigned long long>(blockIdx.x) * BS + threadIdx.x;
@@ -64,6 +66,60 @@ __device__ __forceinline__ acc_t<T> thread_reduce(const T *__restrict__ in,
   const unsigned long long tail = m - nvec * VEC;
   if (gtid < tail) acc = op(acc, to_acc(aligned[nvec * VEC + gtid]));
   return acc;
+}
+
+// The same elements where the grid holds at most one tile per thread, `in` starts on a vector
+// and n is a multiple of VEC (one_tile_fits): no head, no tail, no loop, 32-bit indices. A
+// whole tile's UNROLL loads go out at once and unpredicated, straight after the index; the
+// loop spent its prologue and its per-load bounds before them, which a single block at 2^12
+// waits through: 0.1-0.13 us of CUB's 3.8-3.9 in the tuner's cold, graph-replayed protocol,
+// the per-load bounds alone 0.05-0.08 (H200, docs/results/h200_2026-11-27_z_small_pass_probe).
+// The vectors are combined in the loop's order (k, then e), so the bits are the loop's.
+template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
+__device__ __forceinline__ acc_t<T> one_tile_reduce(const T *__restrict__ in, unsigned n) {
+  const Op op{};
+  const unsigned nvec = n / VEC, i = blockIdx.x * BS * UNROLL + threadIdx.x;
+  const vec<T, VEC> *pv = reinterpret_cast<const vec<T, VEC> *>(in);
+  acc_t<T> acc = Op::template identity<acc_t<T>>();
+  vec<T, VEC> x[UNROLL];
+  if (i + (UNROLL - 1) * BS < nvec) { // the whole tile: every load at once, none bounded
+#pragma unroll
+    for (unsigned k = 0; k < UNROLL; ++k) x[k] = pv[i + k * BS];
+#pragma unroll
+    for (unsigned k = 0; k < UNROLL; ++k)
+#pragma unroll
+      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x[k].v[e]));
+  } else { // the grid's one partial tile, or none of it
+#pragma unroll
+    for (unsigned k = 0; k < UNROLL; ++k)
+      if (i + k * BS < nvec) x[k] = pv[i + k * BS];
+#pragma unroll
+    for (unsigned k = 0; k < UNROLL; ++k)
+      if (i + k * BS < nvec)
+#pragma unroll
+        for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x[k].v[e]));
+  }
+  return acc;
+}
+
+// Whether one_tile_reduce serves this launch (the same answer in every thread): the grid's
+// tiles cover n (elements_per_thread == unroll * vec, the smallest grids' launch), their
+// vectors fit 32-bit indices, and there is no head or tail.
+template <class T, unsigned BS, unsigned UNROLL, unsigned VEC>
+__device__ __forceinline__ bool one_tile_fits(const T *in, unsigned long long n) {
+  const unsigned long long grid_elements =
+      static_cast<unsigned long long>(gridDim.x) * BS * UNROLL * VEC;
+  return n <= grid_elements && grid_elements <= 0x7fffffffULL && n % VEC == 0 &&
+         reinterpret_cast<unsigned long long>(in) % (VEC * sizeof(T)) == 0;
+}
+
+// Combines the elements of [in, in + n) owned by this thread under a grid of gridDim.x blocks.
+template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
+__device__ __forceinline__ acc_t<T> thread_reduce(const T *__restrict__ in,
+                                                   unsigned long long n) {
+  if (one_tile_fits<T, BS, UNROLL, VEC>(in, n))
+    return one_tile_reduce<T, Op, BS, UNROLL, VEC>(in, static_cast<unsigned>(n));
+  return strided_reduce<T, Op, BS, UNROLL, VEC>(in, n);
 }
 
 // The pass of a block, with the result written as Out (T, or float32 for a half type when

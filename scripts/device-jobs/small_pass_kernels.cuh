@@ -1,5 +1,6 @@
 // The kernels of small_pass_probe.cu, compiled by NVRTC with kernel_templates on the include
-// path, as reducetune compiles a tunable point. All sum n floats in one block of 256 threads
+// path, as reducetune compiles a tunable point (and into the probe by nvcc, for the "_nvcc"
+// contenders). All sum n floats in one block of 256 threads
 // (float32 sum at 2^12: the unit whose best point stays at 0.96-0.98 x CUB in the tuner's
 // protocol after six minutes, issue 25). Each takes the tunable ABI (in, out, n, partials,
 // ticket) so that one launcher serves all:
@@ -16,6 +17,21 @@
 //   short_rt     plain_rt whose second level reduces the warps' partials in log2(warps)
 //                shuffle steps (xor, width = warps) instead of a whole warp's five
 //   tunable_short  the tunable pass's thread loop with short_rt's block reduce, ticket finish
+//   cub_like     CUB's single-tile kernel's loads (its SASS, CCCL 3.0, sm_90): 16 scalar
+//                ld.global.nc a thread, 256 apart (each warp load one 128-byte line), all
+//                issued before any add, added as a pairwise tree; the family's block reduce
+//   nc_vec       probe_sum's float4 loop with ld.global.nc (__ldg) loads
+//   nc_vec_all   4 float4 __ldg loads a thread issued before any add (no loop), pairwise adds
+//   tunable_one  the family's pass with a straight path where every thread of the grid has at
+//                most one tile (nvec <= grid * BS * UNROLL, 32-bit indices): the head, the
+//                tile's UNROLL vectors and the tail loaded (each where present) before any is
+//                combined, then combined in the loop's order (head, k = 0 .. UNROLL - 1, tail):
+//                the same bits; the loop elsewhere
+//   tunable_one_a  tunable_one's path only where the input starts on a vector and n is a
+//                multiple of VEC (no head, no tail: the UNROLL vectors alone), else the loop
+//   all_seq      nc_vec_all with the family's sequential adds (k, then e: its order)
+//   all_plain    nc_vec_all with plain loads (ld.global, not __ldg)
+//   all_pred     nc_vec_all with each load under the family's bound (i + k * BS < nvec)
 #include "tunable/tunable.cuh"
 
 namespace probe {
@@ -104,7 +120,85 @@ __device__ __forceinline__ float block_reduce_short(float v, float *s) {
   return x;
 }
 
+// thread_reduce's straight path: at most one tile per thread, every load issued first.
+template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
+__device__ __forceinline__ acc_t<T> one_tile(const T *__restrict__ in, unsigned n) {
+  const Op op{};
+  const unsigned gtid = blockIdx.x * BS + threadIdx.x;
+  const unsigned mis = static_cast<unsigned>(reinterpret_cast<unsigned long long>(in) / sizeof(T)) % VEC;
+  const unsigned head = min((VEC - mis) % VEC, n);
+  const T *aligned = in + head;
+  const unsigned m = n - head, nvec = m / VEC, tail = m - nvec * VEC;
+  const rt::vec<T, VEC> *pv = reinterpret_cast<const rt::vec<T, VEC> *>(aligned);
+  const unsigned i = blockIdx.x * BS * UNROLL + threadIdx.x;
+  T h{}, t{};
+  rt::vec<T, VEC> x[UNROLL];
+  if (gtid < head) h = in[gtid];
+#pragma unroll
+  for (unsigned k = 0; k < UNROLL; ++k)
+    if (i + k * BS < nvec) x[k] = pv[i + k * BS];
+  if (gtid < tail) t = aligned[nvec * VEC + gtid];
+  acc_t<T> acc = Op::template identity<acc_t<T>>();
+  if (gtid < head) acc = op(acc, rt::to_acc(h));
+#pragma unroll
+  for (unsigned k = 0; k < UNROLL; ++k)
+    if (i + k * BS < nvec)
+#pragma unroll
+      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, rt::to_acc(x[k].v[e]));
+  if (gtid < tail) acc = op(acc, rt::to_acc(t));
+  return acc;
+}
+
+// one_tile without a head or a tail: in on a vector boundary, n a multiple of VEC.
+template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
+__device__ __forceinline__ acc_t<T> one_aligned_tile(const T *__restrict__ in, unsigned n) {
+  const Op op{};
+  const unsigned nvec = n / VEC, i = blockIdx.x * BS * UNROLL + threadIdx.x;
+  const rt::vec<T, VEC> *pv = reinterpret_cast<const rt::vec<T, VEC> *>(in);
+  rt::vec<T, VEC> x[UNROLL];
+#pragma unroll
+  for (unsigned k = 0; k < UNROLL; ++k)
+    if (i + k * BS < nvec) x[k] = pv[i + k * BS];
+  acc_t<T> acc = Op::template identity<acc_t<T>>();
+#pragma unroll
+  for (unsigned k = 0; k < UNROLL; ++k)
+    if (i + k * BS < nvec)
+#pragma unroll
+      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, rt::to_acc(x[k].v[e]));
+  return acc;
+}
+
 } // namespace probe
+
+extern "C" __global__ void __launch_bounds__(256)
+    tunable_one_a(const float *__restrict__ in, float *out, unsigned long long n,
+                  float *partials, unsigned int *ticket) {
+  using namespace probe;
+  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * BS * U;
+  const bool straight = n <= stride * V && stride * V < (1ull << 31) && n % V == 0 &&
+                        reinterpret_cast<unsigned long long>(in) % (V * sizeof(float)) == 0;
+  const float acc =
+      straight ? one_aligned_tile<float, rt::op_sum, BS, U, V>(in, static_cast<unsigned>(n))
+               : rt::tunable::thread_reduce<float, rt::op_sum, BS, U, V>(in, n);
+  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
+  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
+                                                                       s);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    tunable_one(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
+                unsigned int *ticket) {
+  using namespace probe;
+  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * BS * U;
+  const float acc = n <= stride * V && stride * V < (1ull << 31)
+                        ? one_tile<float, rt::op_sum, BS, U, V>(in, static_cast<unsigned>(n))
+                        : rt::tunable::thread_reduce<float, rt::op_sum, BS, U, V>(in, n);
+  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
+  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
+                                                                       s);
+}
 
 extern "C" __global__ void __launch_bounds__(256)
     short_rt(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
@@ -131,6 +225,109 @@ extern "C" __global__ void __launch_bounds__(256)
   const float r = block_reduce_short(acc, s);
   rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
                                                                        s);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    cub_like(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
+             unsigned int *ticket) {
+  using namespace probe;
+  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
+  float v[16];
+#pragma unroll
+  for (int k = 0; k < 16; ++k) v[k] = __ldg(in + threadIdx.x + 256 * k);
+#pragma unroll
+  for (int w = 1; w < 16; w *= 2)
+#pragma unroll
+    for (int k = 0; k < 16; k += 2 * w) v[k] += v[k + w];
+  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(v[0], s);
+  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
+                                                                       s);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    nc_vec(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
+           unsigned int *ticket) {
+  using namespace probe;
+  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
+  const float4 *in4 = reinterpret_cast<const float4 *>(in);
+  float acc = 0.f;
+  for (unsigned long long i = threadIdx.x; i < n / 4; i += 256) {
+    const float4 v = __ldg(in4 + i);
+    acc += (v.x + v.y) + (v.z + v.w);
+  }
+  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
+  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
+                                                                       s);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    nc_vec_all(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
+               unsigned int *ticket) {
+  using namespace probe;
+  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
+  const float4 *in4 = reinterpret_cast<const float4 *>(in);
+  float4 v[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) v[k] = __ldg(in4 + threadIdx.x + 256 * k);
+  float a[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) a[k] = (v[k].x + v[k].y) + (v[k].z + v[k].w);
+  const float r =
+      rt::block_reduce<float, rt::op_sum, BS, W, B>((a[0] + a[1]) + (a[2] + a[3]), s);
+  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
+                                                                       s);
+}
+
+namespace probe {
+// nc_vec_all's body with the three choices the family differs in: the load (Nc: __ldg), the
+// bound per load (Pred), the order of the adds (Seq: acc += each element in k, e order).
+template <bool Nc, bool Pred, bool Seq>
+__device__ __forceinline__ void all_loads(const float *__restrict__ in, float *out,
+                                          unsigned long long n, float *partials,
+                                          unsigned int *ticket) {
+  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
+  const float4 *in4 = reinterpret_cast<const float4 *>(in);
+  const unsigned nvec = static_cast<unsigned>(n / 4);
+  float4 v[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const unsigned at = threadIdx.x + 256 * k;
+    if (!Pred || at < nvec) v[k] = Nc ? __ldg(in4 + at) : in4[at];
+  }
+  float acc = 0.f;
+  if constexpr (Seq) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (!Pred || threadIdx.x + 256 * k < nvec)
+        acc = (((acc + v[k].x) + v[k].y) + v[k].z) + v[k].w;
+  } else {
+    float a[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) a[k] = (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    acc = (a[0] + a[1]) + (a[2] + a[3]);
+  }
+  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
+  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
+                                                                       s);
+}
+} // namespace probe
+
+extern "C" __global__ void __launch_bounds__(256)
+    all_seq(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
+            unsigned int *ticket) {
+  probe::all_loads<true, false, true>(in, out, n, partials, ticket);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    all_plain(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
+              unsigned int *ticket) {
+  probe::all_loads<false, false, false>(in, out, n, partials, ticket);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    all_pred(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
+             unsigned int *ticket) {
+  probe::all_loads<true, true, false>(in, out, n, partials, ticket);
 }
 
 extern "C" __global__ void __launch_bounds__(256)

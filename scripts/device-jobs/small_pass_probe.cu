@@ -4,17 +4,18 @@
 // docs/results/h200_2026-11-27_z_launch_probe.)
 //
 // Contenders (small_pass_kernels.cuh, compiled by NVRTC with reducetune's options and
-// kernel_templates on the include path; each one block of 256 threads over 4096 floats, the
-// tunable ABI), and CUB's DeviceReduce::Sum over the same floats, in two protocols:
-//   gate  the tuner's (measure/sampler.cpp): the L2 flushed by a memset of twice its size,
-//         the stream held by a kernel that spins on a mapped host flag until the host has
-//         queued the start event, the launch and the stop event, then released
-//   spin  launch_probe.cu's: the flush, a spin kernel of fixed length instead of the flag
-// each cold (flushed) and hot (not), in rounds (every contender once a round, the order
-// rotated); the median and the minimum of each. Every contender's sum is checked.
+// kernel_templates on the include path, and the same file compiled into this program by nvcc
+// ("_nvcc"); each one block of 256 threads over 4096 floats, the tunable ABI), and CUB's
+// DeviceReduce::Sum over the same floats. All in the tuner's gate (measure/sampler.cpp): the L2
+// flushed by a memset of twice its size (cold) or not (hot), the stream held by a kernel that
+// spins on a mapped host flag until the host has queued the start event, the work and the
+// stop event, then released. The work is one launch (direct), or one launch of a CUDA graph
+// captured from it (graph), as the tuner replays every point's and CUB's sequence
+// (measure/graph_replay.hpp). In rounds (every contender once a round, the order rotated);
+// the median, a trimmed mean and the minimum of each. Every contender's sum is checked.
 //
-//   nvcc -O3 -arch=sm_90 -Iscripts/device-jobs -o small_pass_probe \
-//        scripts/device-jobs/small_pass_probe.cu -lnvrtc -lcuda
+//   nvcc -O3 -arch=sm_90 -std=c++17 -Iscripts/device-jobs -Ikernel_templates \
+//        -o small_pass_probe scripts/device-jobs/small_pass_probe.cu -lnvrtc -lcuda
 //   ./small_pass_probe scripts/device-jobs/small_pass_kernels.cuh kernel_templates [ROUNDS]
 #include <algorithm>
 #include <cstdio>
@@ -26,12 +27,13 @@
 
 #include "probe_common.cuh"
 #include "probe_nvrtc.cuh"
+#include "small_pass_kernels.cuh"
 
-__global__ void spin(long long cycles) {
-  const long long t = clock64();
-  while (clock64() - t < cycles) {
-  }
-}
+template __global__ void
+rt::tunable::pass<float, rt::op_sum, 256, 4, 4, rt::warp_strategy::shuffle,
+                  rt::block_strategy::warp_partials, rt::finish::ticket>(const float *, float *,
+                                                                          unsigned long long,
+                                                                          float *, unsigned int *);
 
 // The tuner's gate (cuda/stream_gate): spins until the host writes 1 to the mapped flag.
 __global__ void gate(volatile int *flag) {
@@ -42,7 +44,8 @@ __global__ void gate(volatile int *flag) {
 struct contender {
   std::string name;
   std::function<void(cudaStream_t)> launch;
-  std::vector<float> samples[4]; // gate cold, gate hot, spin cold, spin hot
+  cudaGraphExec_t graph = nullptr;
+  std::vector<float> samples[4]; // direct cold, direct hot, graph cold, graph hot
 };
 
 struct harness {
@@ -52,18 +55,17 @@ struct harness {
   size_t flush_bytes;
   int *flag_host, *flag_dev;
 
-  float time_one(contender &c, bool gated, bool cold) {
+  float time_one(contender &c, bool graph, bool cold) {
     if (cold) CHECK(cudaMemsetAsync(flush, 1, flush_bytes, s));
-    if (gated) {
-      *const_cast<volatile int *>(flag_host) = 0;
-      gate<<<1, 1, 0, s>>>(flag_dev);
-    } else {
-      spin<<<1, 1, 0, s>>>(40000);
-    }
+    *const_cast<volatile int *>(flag_host) = 0;
+    gate<<<1, 1, 0, s>>>(flag_dev);
     CHECK(cudaEventRecord(a, s));
-    c.launch(s);
+    if (graph)
+      CHECK(cudaGraphLaunch(c.graph, s));
+    else
+      c.launch(s);
     CHECK(cudaEventRecord(b, s));
-    if (gated) *const_cast<volatile int *>(flag_host) = 1;
+    *const_cast<volatile int *>(flag_host) = 1;
     CHECK(cudaEventSynchronize(b));
     float ms = 0;
     CHECK(cudaEventElapsedTime(&ms, a, b));
@@ -129,7 +131,7 @@ int main(int argc, char **argv) {
     DRV(cuModuleGetFunction(&f, module, names[i].c_str()));
     fs.push_back({labels[i], f});
   }
-  for (const char *plain : {"lean32", "loads_first", "plain_rt", "probe_sum", "short_rt", "tunable_short"}) {
+  for (const char *plain : {"nc_vec_all", "all_seq", "all_plain", "all_pred", "tunable_one_a"}) {
     CUfunction f;
     DRV(cuModuleGetFunction(&f, module, plain));
     fs.push_back({plain, f});
@@ -144,12 +146,33 @@ int main(int argc, char **argv) {
                                        args, nullptr));
                   }});
   }
+  using pass_t = void (*)(const float *, float *, unsigned long long, float *, unsigned *);
+  const pass_t statics[] = {
+      rt::tunable::pass<float, rt::op_sum, 256, 4, 4, rt::warp_strategy::shuffle,
+                        rt::block_strategy::warp_partials, rt::finish::ticket>,
+      probe_sum};
+  const char *static_names[] = {"tunable_nvcc", "probe_sum_nvcc"};
+  for (int k = 0; k < 1; ++k) {
+    const pass_t f = statics[k];
+    cs.push_back({static_names[k], [&, f](cudaStream_t s) {
+                    f<<<1, 256, 0, s>>>(in, out, n, partials, ticket);
+                    CHECK(cudaGetLastError());
+                  }});
+  }
   cs.push_back({"cub", [&](cudaStream_t s) {
                   CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, int(n), s));
                 }});
   CHECK(cudaStreamCreateWithFlags(&h.s, cudaStreamNonBlocking));
   CHECK(cudaEventCreate(&h.a));
   CHECK(cudaEventCreate(&h.b));
+  for (auto &c : cs) { // each contender's launch captured into a graph of its own
+    cudaGraph_t g;
+    CHECK(cudaStreamBeginCapture(h.s, cudaStreamCaptureModeThreadLocal));
+    c.launch(h.s);
+    CHECK(cudaStreamEndCapture(h.s, &g));
+    CHECK(cudaGraphInstantiate(&c.graph, g, 0));
+    CHECK(cudaGraphDestroy(g));
+  }
   bool all_right = true;
   for (auto &c : cs) { // warm-up, and every contender's sum checked
     for (int i = 0; i < 5; ++i) h.time_one(c, true, true);
@@ -166,13 +189,13 @@ int main(int argc, char **argv) {
   for (int r = 0; r < rounds; ++r)
     for (size_t k = 0; k < cs.size(); ++k) {
       contender &c = cs[(k + r) % cs.size()];
-      for (int p = 0; p < 4; ++p) c.samples[p].push_back(h.time_one(c, p < 2, p % 2 == 0));
+      for (int p = 0; p < 4; ++p) c.samples[p].push_back(h.time_one(c, p >= 2, p % 2 == 0));
     }
   std::printf("# %s, %d rounds, n = %llu floats, one block of 256; us between the events\n",
               prop.name, rounds, n);
   std::printf("median / trimmed mean (middle 80 %%) / min, us\n");
-  std::printf("%-14s %22s %22s %22s %22s\n", "contender", "gate cold", "gate hot", "spin cold",
-              "spin hot");
+  std::printf("%-14s %22s %22s %22s %22s\n", "contender", "direct cold", "direct hot",
+              "graph cold", "graph hot");
   for (auto &c : cs) {
     std::printf("%-14s", c.name.c_str());
     for (auto &v : c.samples)
