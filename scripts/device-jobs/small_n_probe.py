@@ -14,7 +14,7 @@ This probe asks which part of the call differs, in two ways:
    every kernel's duration, cycles, instructions, registers and launch shape (the
    sampler's gate and flush kernels are listed too; the reduction's kernels are named).
 
-    python3 scripts/device-jobs/small_n_probe.py --out OUT/small_n.json [--rounds 15]
+    python3 scripts/device-jobs/small_n_probe.py --out OUT/small_n.json [--rounds 15] [--no-ncu]
 """
 
 from __future__ import annotations
@@ -122,6 +122,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--child", choices=("cub", "point"))
+    ap.add_argument("--no-ncu", action="store_true", help="the timings only")
     a = ap.parse_args()
     if a.child:
         return child(a.child)
@@ -129,7 +130,7 @@ def main() -> int:
            "timings": timings(a.rounds)}
     for name, t in doc["timings"].items():
         print(f"{name:55s} median {t['median_us']} us  min {t['min_us']}  ({t['status']})")
-    doc["ncu"] = {w: profile(w) for w in ("cub", "point")}
+    doc["ncu"] = {} if a.no_ncu else {w: profile(w) for w in ("cub", "point")}
     for w, r in doc["ncu"].items():
         print(f"--- ncu {w} rc={r['rc']}\n{r['csv']}\n{r['stderr_tail'][-600:]}")
     if a.out:
