@@ -19,6 +19,16 @@
 namespace rt {
 namespace tunable {
 
+// acc combined with x's VEC elements, in order (one_tile_reduce's two paths; strided_reduce
+// spells the same loop out, as its measured code has it).
+template <class T, class Op, unsigned VEC>
+__device__ __forceinline__ acc_t<T> fold(acc_t<T> acc, const vec<T, VEC> &x) {
+  const Op op{};
+#pragma unroll
+  for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x.v[e]));
+  return acc;
+}
+
 // The grid-stride loop: combines the elements of [in, in + n) owned by this thread under a
 // grid of gridDim.x blocks, any n, any alignment.
 template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
@@ -77,7 +87,6 @@ __device__ __forceinline__ acc_t<T> strided_reduce(const T *__restrict__ in,
 // The vectors are combined in the loop's order (k, then e), so the bits are the loop's.
 template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
 __device__ __forceinline__ acc_t<T> one_tile_reduce(const T *__restrict__ in, unsigned n) {
-  const Op op{};
   const unsigned nvec = n / VEC, i = blockIdx.x * BS * UNROLL + threadIdx.x;
   const vec<T, VEC> *pv = reinterpret_cast<const vec<T, VEC> *>(in);
   acc_t<T> acc = Op::template identity<acc_t<T>>();
@@ -86,25 +95,21 @@ __device__ __forceinline__ acc_t<T> one_tile_reduce(const T *__restrict__ in, un
 #pragma unroll
     for (unsigned k = 0; k < UNROLL; ++k) x[k] = pv[i + k * BS];
 #pragma unroll
-    for (unsigned k = 0; k < UNROLL; ++k)
-#pragma unroll
-      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x[k].v[e]));
+    for (unsigned k = 0; k < UNROLL; ++k) acc = fold<T, Op, VEC>(acc, x[k]);
   } else { // the grid's one partial tile, or none of it
 #pragma unroll
     for (unsigned k = 0; k < UNROLL; ++k)
       if (i + k * BS < nvec) x[k] = pv[i + k * BS];
 #pragma unroll
     for (unsigned k = 0; k < UNROLL; ++k)
-      if (i + k * BS < nvec)
-#pragma unroll
-        for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x[k].v[e]));
+      if (i + k * BS < nvec) acc = fold<T, Op, VEC>(acc, x[k]);
   }
   return acc;
 }
 
 // Whether one_tile_reduce serves this launch (the same answer in every thread): the grid's
-// tiles cover n (elements_per_thread == unroll * vec, the smallest grids' launch), their
-// vectors fit 32-bit indices, and there is no head or tail.
+// tiles cover n (elements_per_thread at most unroll * vec, or a grid capped above what n
+// needs: one block at 2^12), their vectors fit 32-bit indices, and there is no head or tail.
 template <class T, unsigned BS, unsigned UNROLL, unsigned VEC>
 __device__ __forceinline__ bool one_tile_fits(const T *in, unsigned long long n) {
   const unsigned long long grid_elements =

@@ -44,6 +44,16 @@ constexpr unsigned BS = 256, U = 4, V = 4;
 constexpr warp_strategy W = warp_strategy::shuffle;
 constexpr block_strategy B = block_strategy::warp_partials;
 
+// The family's block reduce (warp partials, shuffles) and ticket finish of a thread's acc:
+// every kernel here but short_rt and tunable_short ends with it.
+__device__ __forceinline__ void reduce_and_finish(float acc, float *out, float *partials,
+                                                  unsigned int *ticket) {
+  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
+  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
+  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
+                                                                       s);
+}
+
 // thread_reduce with 32-bit indices: the grid's vectors fit 32 bits (checked by the caller).
 template <bool LoadsFirst>
 __device__ __forceinline__ float thread_reduce32(const float *__restrict__ in, unsigned n) {
@@ -90,14 +100,11 @@ template <bool LoadsFirst>
 __device__ __forceinline__ void lean_pass(const float *__restrict__ in, float *out,
                                           unsigned long long n, float *partials,
                                           unsigned int *ticket) {
-  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
   const unsigned long long grid_elems = static_cast<unsigned long long>(gridDim.x) * BS * U * V;
   const float acc = n + grid_elems < (1ull << 31)
                         ? thread_reduce32<LoadsFirst>(in, static_cast<unsigned>(n))
                         : rt::tunable::thread_reduce<float, rt::op_sum, BS, U, V>(in, n);
-  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
-  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
-                                                                       s);
+  reduce_and_finish(acc, out, partials, ticket);
 }
 
 // rt::block_reduce_warp_partials (shuffle) with a second level of log2(warps) steps: the
@@ -174,30 +181,24 @@ extern "C" __global__ void __launch_bounds__(256)
     tunable_one_a(const float *__restrict__ in, float *out, unsigned long long n,
                   float *partials, unsigned int *ticket) {
   using namespace probe;
-  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * BS * U;
   const bool straight = n <= stride * V && stride * V < (1ull << 31) && n % V == 0 &&
                         reinterpret_cast<unsigned long long>(in) % (V * sizeof(float)) == 0;
   const float acc =
       straight ? one_aligned_tile<float, rt::op_sum, BS, U, V>(in, static_cast<unsigned>(n))
                : rt::tunable::thread_reduce<float, rt::op_sum, BS, U, V>(in, n);
-  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
-  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
-                                                                       s);
+  reduce_and_finish(acc, out, partials, ticket);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
     tunable_one(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
                 unsigned int *ticket) {
   using namespace probe;
-  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * BS * U;
   const float acc = n <= stride * V && stride * V < (1ull << 31)
                         ? one_tile<float, rt::op_sum, BS, U, V>(in, static_cast<unsigned>(n))
                         : rt::tunable::thread_reduce<float, rt::op_sum, BS, U, V>(in, n);
-  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
-  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
-                                                                       s);
+  reduce_and_finish(acc, out, partials, ticket);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -231,7 +232,6 @@ extern "C" __global__ void __launch_bounds__(256)
     cub_like(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
              unsigned int *ticket) {
   using namespace probe;
-  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
   float v[16];
 #pragma unroll
   for (int k = 0; k < 16; ++k) v[k] = __ldg(in + threadIdx.x + 256 * k);
@@ -239,32 +239,26 @@ extern "C" __global__ void __launch_bounds__(256)
   for (int w = 1; w < 16; w *= 2)
 #pragma unroll
     for (int k = 0; k < 16; k += 2 * w) v[k] += v[k + w];
-  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(v[0], s);
-  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
-                                                                       s);
+  reduce_and_finish(v[0], out, partials, ticket);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
     nc_vec(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
            unsigned int *ticket) {
   using namespace probe;
-  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
   const float4 *in4 = reinterpret_cast<const float4 *>(in);
   float acc = 0.f;
   for (unsigned long long i = threadIdx.x; i < n / 4; i += 256) {
     const float4 v = __ldg(in4 + i);
     acc += (v.x + v.y) + (v.z + v.w);
   }
-  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
-  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
-                                                                       s);
+  reduce_and_finish(acc, out, partials, ticket);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
     nc_vec_all(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
                unsigned int *ticket) {
   using namespace probe;
-  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
   const float4 *in4 = reinterpret_cast<const float4 *>(in);
   float4 v[4];
 #pragma unroll
@@ -272,10 +266,7 @@ extern "C" __global__ void __launch_bounds__(256)
   float a[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) a[k] = (v[k].x + v[k].y) + (v[k].z + v[k].w);
-  const float r =
-      rt::block_reduce<float, rt::op_sum, BS, W, B>((a[0] + a[1]) + (a[2] + a[3]), s);
-  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
-                                                                       s);
+  reduce_and_finish((a[0] + a[1]) + (a[2] + a[3]), out, partials, ticket);
 }
 
 namespace probe {
@@ -285,7 +276,6 @@ template <bool Nc, bool Pred, bool Seq>
 __device__ __forceinline__ void all_loads(const float *__restrict__ in, float *out,
                                           unsigned long long n, float *partials,
                                           unsigned int *ticket) {
-  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
   const float4 *in4 = reinterpret_cast<const float4 *>(in);
   const unsigned nvec = static_cast<unsigned>(n / 4);
   float4 v[4];
@@ -306,9 +296,7 @@ __device__ __forceinline__ void all_loads(const float *__restrict__ in, float *o
     for (int k = 0; k < 4; ++k) a[k] = (v[k].x + v[k].y) + (v[k].z + v[k].w);
     acc = (a[0] + a[1]) + (a[2] + a[3]);
   }
-  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
-  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
-                                                                       s);
+  reduce_and_finish(acc, out, partials, ticket);
 }
 } // namespace probe
 
@@ -346,16 +334,13 @@ extern "C" __global__ void __launch_bounds__(256)
     plain_rt(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
              unsigned int *ticket) {
   using namespace probe;
-  __shared__ float s[rt::block_reduce_slots<BS, W, B>()];
   const float4 *in4 = reinterpret_cast<const float4 *>(in);
   float acc = 0.f;
   for (unsigned long long i = threadIdx.x; i < n / 4; i += 256) {
     const float4 v = in4[i];
     acc += (v.x + v.y) + (v.z + v.w);
   }
-  const float r = rt::block_reduce<float, rt::op_sum, BS, W, B>(acc, s);
-  rt::finish_block<float, rt::op_sum, BS, W, B, finish::ticket, float>(r, out, partials, ticket,
-                                                                       s);
+  reduce_and_finish(acc, out, partials, ticket);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
