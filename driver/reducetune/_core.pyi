@@ -282,7 +282,10 @@ def evaluate(point: Point | dict, problem: Problem | dict, data: dict = {}, ordi
 
 def evaluate_cub(workload: dict, ordinal: int = 0, options: dict = {}) -> dict: ...
 
-def streaming_ceiling(ordinal: int = 0, bytes: int = 0) -> dict: ...
+def streaming_ceiling(ordinal: int = 0, bytes: int = 0) -> dict:
+    """
+    Measures the streaming ceiling of device `ordinal` over `bytes` (0: 4 GiB, or an eighth of the device's memory if less), in the tuner's protocol (cold L2, gated): every read shape timed. A dict: bytes_per_s and samples_s of the fastest shape, its name (shape), bytes, and shapes (each shape's name and bytes_per_s, in read_shapes() order).
+    """
 
 def streaming_read(data_ptr: int, bytes: int, stream: int, shape: str, ordinal: int = 0) -> None:
     """

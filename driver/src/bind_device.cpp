@@ -279,7 +279,11 @@ void bind_device(nb::module_ &m) {
         d["shapes"] = shapes;
         return d;
       },
-      nb::arg("ordinal") = 0, nb::arg("bytes") = 0); // 0: default_ceiling_bytes (4 GiB)
+      nb::arg("ordinal") = 0, nb::arg("bytes") = 0, // 0: default_ceiling_bytes (4 GiB)
+      "Measures the streaming ceiling of device `ordinal` over `bytes` (0: 4 GiB, or an eighth "
+      "of the device's memory if less), in the tuner's protocol (cold L2, gated): every read "
+      "shape timed. A dict: bytes_per_s and samples_s of the fastest shape, its name (shape), "
+      "bytes, and shapes (each shape's name and bytes_per_s, in read_shapes() order).");
   m.def("streaming_read", &streaming_read, nb::arg("data_ptr"), nb::arg("bytes"), nb::arg("stream"),
         nb::arg("shape"), nb::arg("ordinal") = 0,
         "Launches the read-only streaming kernel once over `bytes` (a multiple of 16) at "
