@@ -214,6 +214,31 @@ nb::dict evaluate_point(const rt::family &f, const rt::point &p, const rt::probl
   return evaluation_dict(result);
 }
 
+// The ceiling as a dict: the fastest shape's rate, samples and name, and every shape's rate.
+nb::dict streaming_ceiling(int ordinal, std::uint64_t bytes) {
+  const rt::device_info &dev = device(ordinal);
+  rt::ceiling_result r;
+  {
+    nb::gil_scoped_release release;
+    make_current(ordinal);
+    r = rt::measure_streaming_ceiling(dev, bytes);
+  }
+  nb::dict d;
+  d["bytes_per_s"] = r.bytes_per_s;
+  d["samples_s"] = r.cold.samples_s;
+  d["bytes"] = r.bytes;
+  d["shape"] = r.shape;
+  nb::list shapes; // in read_shapes() order
+  for (const auto &s : r.shapes) {
+    nb::dict e;
+    e["shape"] = s.shape;
+    e["bytes_per_s"] = s.bytes_per_s;
+    shapes.append(e);
+  }
+  d["shapes"] = shapes;
+  return d;
+}
+
 void bind_device(nb::module_ &m) {
   m.def(
       "query_device", [](int ordinal) { return device_to_dict(device(ordinal)); },
@@ -254,36 +279,13 @@ void bind_device(nb::module_ &m) {
         return evaluation_dict(e);
       },
       nb::arg("workload"), nb::arg("ordinal") = 0, nb::arg("options") = nb::dict());
-  m.def(
-      "streaming_ceiling",
-      [](int ordinal, std::uint64_t bytes) {
-        const rt::device_info &dev = device(ordinal);
-        rt::ceiling_result r;
-        {
-          nb::gil_scoped_release release;
-          make_current(ordinal);
-          r = rt::measure_streaming_ceiling(dev, bytes);
-        }
-        nb::dict d;
-        d["bytes_per_s"] = r.bytes_per_s;
-        d["samples_s"] = r.cold.samples_s;
-        d["bytes"] = r.bytes;
-        d["shape"] = r.shape;
-        nb::list shapes; // every read shape's rate, in read_shapes() order
-        for (const auto &s : r.shapes) {
-          nb::dict e;
-          e["shape"] = s.shape;
-          e["bytes_per_s"] = s.bytes_per_s;
-          shapes.append(e);
-        }
-        d["shapes"] = shapes;
-        return d;
-      },
-      nb::arg("ordinal") = 0, nb::arg("bytes") = 0, // 0: default_ceiling_bytes (4 GiB)
-      "Measures the streaming ceiling of device `ordinal` over `bytes` (0: 4 GiB, or an eighth "
-      "of the device's memory if less), in the tuner's protocol (cold L2, gated): every read "
-      "shape timed. A dict: bytes_per_s and samples_s of the fastest shape, its name (shape), "
-      "bytes, and shapes (each shape's name and bytes_per_s, in read_shapes() order).");
+  m.def("streaming_ceiling", &streaming_ceiling, nb::arg("ordinal") = 0,
+        nb::arg("bytes") = 0, // 0: default_ceiling_bytes (4 GiB)
+        "Measures the streaming ceiling of device `ordinal` over `bytes` (0: 4 GiB, or an "
+        "eighth of the device's memory if less), in the tuner's protocol (cold L2, gated): every "
+        "read shape timed. A dict: bytes_per_s and samples_s of the fastest shape, its name "
+        "(shape), bytes, and shapes (each shape's name and bytes_per_s, in read_shapes() "
+        "order).");
   m.def("streaming_read", &streaming_read, nb::arg("data_ptr"), nb::arg("bytes"), nb::arg("stream"),
         nb::arg("shape"), nb::arg("ordinal") = 0,
         "Launches the read-only streaming kernel once over `bytes` (a multiple of 16) at "
