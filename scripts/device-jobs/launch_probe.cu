@@ -48,15 +48,7 @@ static float time_one(contender &c, cudaStream_t s, cudaEvent_t a, cudaEvent_t b
   CHECK(cudaEventRecord(a, s));
   c.launch(s);
   CHECK(cudaEventRecord(b, s));
-  CHECK(cudaEventSynchronize(b));
-  float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, a, b));
-  return ms * 1e3f;
-}
-
-static float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return elapsed_us(a, b);
 }
 
 int main(int argc, char **argv) {
@@ -125,8 +117,8 @@ int main(int argc, char **argv) {
   std::printf("%-9s %12s %9s %12s %9s\n", "contender", "cold median", "cold min", "hot median",
               "hot min");
   for (auto &c : cs)
-    std::printf("%-9s %12.3f %9.3f %12.3f %9.3f\n", c.name, median(c.cold),
-                *std::min_element(c.cold.begin(), c.cold.end()), median(c.hot),
+    std::printf("%-9s %12.3f %9.3f %12.3f %9.3f\n", c.name, median_of(c.cold),
+                *std::min_element(c.cold.begin(), c.cold.end()), median_of(c.hot),
                 *std::min_element(c.hot.begin(), c.hot.end()));
   return 0;
 }

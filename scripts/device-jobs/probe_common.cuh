@@ -1,10 +1,13 @@
-// What the standalone read probes (peak_probe.cu, weave_probe.cu) share: the error check, a
+// What the standalone probes (peak_probe.cu, weave_probe.cu, launch_probe.cu,
+// small_pass_probe.cu) share: the error check, two events' microseconds and a median, a
 // block's float sum written to its partial, and the theoretical DRAM peak. Each probe is still
 // one nvcc command: nvcc finds this header beside the file it compiles.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -16,6 +19,20 @@
       std::exit(1);                                                                           \
     }                                                                                         \
   } while (0)
+
+// Microseconds between two recorded events, once the second has happened.
+inline float elapsed_us(cudaEvent_t a, cudaEvent_t b) {
+  CHECK(cudaEventSynchronize(b));
+  float ms = 0;
+  CHECK(cudaEventElapsedTime(&ms, a, b));
+  return ms * 1e3f;
+}
+
+// The median of a set of timings (the upper one of an even count).
+inline float median_of(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 // The block's threads' `acc` summed (warp shuffles, then one warp over the warps' sums) into
 // *out by thread 0: each block's partial, written so that no load is optimised away.

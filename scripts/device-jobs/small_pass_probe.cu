@@ -66,17 +66,9 @@ struct harness {
       c.launch(s);
     CHECK(cudaEventRecord(b, s));
     *const_cast<volatile int *>(flag_host) = 1;
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    return ms * 1e3f;
+    return elapsed_us(a, b);
   }
 };
-
-static float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // The mean of the middle 80 %: resolves differences below the event clock's 32 ns tick, which
 // the medians of neighbours share.
@@ -199,7 +191,7 @@ int main(int argc, char **argv) {
   for (auto &c : cs) {
     std::printf("%-14s", c.name.c_str());
     for (auto &v : c.samples)
-      std::printf("  %6.3f %6.3f %6.3f", median(v), trimmed_mean(v),
+      std::printf("  %6.3f %6.3f %6.3f", median_of(v), trimmed_mean(v),
                   *std::min_element(v.begin(), v.end()));
     std::printf("\n");
   }
