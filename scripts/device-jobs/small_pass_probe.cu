@@ -16,7 +16,10 @@
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -Iscripts/device-jobs -Ikernel_templates \
 //        -o small_pass_probe scripts/device-jobs/small_pass_probe.cu -lnvrtc -lcuda
-//   ./small_pass_probe scripts/device-jobs/small_pass_kernels.cuh kernel_templates [ROUNDS]
+//   ./small_pass_probe scripts/device-jobs/small_pass_kernels.cuh kernel_templates [ROUNDS] [NAME...]
+// NAME...: the kernels' extern "C" names to time beside the family's pass (the module's
+// "tunable" and "tunable_2p"), its nvcc build and CUB; by default the last call's
+// (docs/results/h200_2026-11-27_z_small_pass_probe lists each call's).
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -82,7 +85,7 @@ static float trimmed_mean(std::vector<float> v) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::printf("usage: %s KERNELS.cuh KERNEL_TEMPLATES_DIR [ROUNDS]\n", argv[0]);
+    std::printf("usage: %s KERNELS.cuh KERNEL_TEMPLATES_DIR [ROUNDS] [NAME...]\n", argv[0]);
     return 2;
   }
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 400;
@@ -123,10 +126,12 @@ int main(int argc, char **argv) {
     DRV(cuModuleGetFunction(&f, module, names[i].c_str()));
     fs.push_back({labels[i], f});
   }
-  for (const char *plain : {"nc_vec_all", "all_seq", "all_plain", "all_pred", "tunable_one_a"}) {
+  std::vector<std::string> plain(argv + std::min(argc, 4), argv + argc);
+  if (plain.empty()) plain = {"nc_vec_all", "all_seq", "all_plain", "all_pred", "tunable_one_a"};
+  for (const std::string &name : plain) {
     CUfunction f;
-    DRV(cuModuleGetFunction(&f, module, plain));
-    fs.push_back({plain, f});
+    DRV(cuModuleGetFunction(&f, module, name.c_str()));
+    fs.push_back({name, f});
   }
   std::vector<contender> cs;
   for (auto &[name, f] : fs) {
