@@ -110,8 +110,13 @@ __device__ __forceinline__ acc_t<T> one_tile_reduce(const T *__restrict__ in, un
 // Whether one_tile_reduce serves this launch (the same answer in every thread): the grid's
 // tiles cover n (elements_per_thread at most unroll * vec, or a grid capped above what n
 // needs: one block at 2^12), their vectors fit 32-bit indices, and there is no head or tail.
+// RT_TUNABLE_LOOP_ONLY (a test's compile option, never the tuner's) sends every launch through
+// the loop, so that gpu_test_one_tile_bits can compare the two paths' bits on one grid.
 template <class T, unsigned BS, unsigned UNROLL, unsigned VEC>
 __device__ __forceinline__ bool one_tile_fits(const T *in, unsigned long long n) {
+#if defined(RT_TUNABLE_LOOP_ONLY)
+  return false;
+#endif
   const unsigned long long grid_elements =
       static_cast<unsigned long long>(gridDim.x) * BS * UNROLL * VEC;
   return n <= grid_elements && grid_elements <= 0x7fffffffULL && n % VEC == 0 &&

@@ -202,3 +202,19 @@ TEST_CASE("The faulting test family compiles (it fails only when it runs)", "[ji
   }
   REQUIRE(global_stores == 1);
 }
+
+// gpu_test_one_tile_bits compares the tunable family's two paths by compiling each point a
+// second time with RT_TUNABLE_LOOP_ONLY; that comparison means something only while the option
+// still reaches one_tile_fits and changes the code.
+TEST_CASE("RT_TUNABLE_LOOP_ONLY compiles the tunable family without its one-tile path",
+          "[jit][one_tile]") {
+  const auto &lib = template_library::embedded();
+  const family f = family::load(lib, "tunable");
+  const variant v = default_variant(f, dtype::float32, reduce_op::sum);
+  compile_request plain = request_for(f, v, 90), loop = plain;
+  loop.extra_options.push_back("-DRT_TUNABLE_LOOP_ONLY=1");
+  const auto a = rt_test::shared_compiler().compile(plain);
+  const auto b = rt_test::shared_compiler().compile(loop);
+  REQUIRE(a->cubin != b->cubin);
+  REQUIRE(a->cubin.size() > b->cubin.size()); // the loop's code is in both, the straight path in one
+}
