@@ -254,7 +254,6 @@ __device__ __forceinline__ void staged_rows_of_vectors(const T *__restrict__ in,
   constexpr unsigned rows_per_tile = staged_capacity<T, BS, VEC, UNROLL>() / R; // BS * UNROLL / M
   constexpr unsigned L = UNROLL < M ? UNROLL : M, blocks = (UNROLL + M - 1) / M;
   static_assert(BS % 32 == 0 && 32 % M == 0, "whole warps of whole groups of M lanes");
-  const Op op{};
   const unsigned lane = threadIdx.x % 32, p = lane % M, g = lane / M;
   const unsigned first = threadIdx.x / 32 * 32 * UNROLL; // the warp's first vector of the tile
   for (unsigned long long row0 = static_cast<unsigned long long>(blockIdx.x) * rows_per_tile;
@@ -283,8 +282,7 @@ __device__ __forceinline__ void staged_rows_of_vectors(const T *__restrict__ in,
       for (unsigned c = 0; c < M; ++c) {
         vec<T, VEC> part;
         memcpy(&part, y[c], bytes);
-#pragma unroll
-        for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(part.v[e]));
+        acc = fold<Op>(acc, part);
       }
       out[row0 + row] = from_acc<T>(acc);
     }

@@ -58,16 +58,13 @@ __device__ __forceinline__ acc_t<T> lane_reduce_vector(const T *__restrict__ p,
 #pragma unroll
     for (unsigned u = 0; u < UNROLL; ++u) x[u] = pv[i + u * L];
 #pragma unroll
-    for (unsigned u = 0; u < UNROLL; ++u)
-#pragma unroll
-      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x[u].v[e]));
+    for (unsigned u = 0; u < UNROLL; ++u) acc = fold<Op>(acc, x[u]);
   }
 #pragma unroll
   for (unsigned u = 0; u < UNROLL; ++u)
     if (i + u * L < nvec) {
       const vec<T, VEC> x = pv[i + u * L];
-#pragma unroll
-      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x.v[e]));
+      acc = fold<Op>(acc, x);
     }
   for (unsigned long long k = nvec * VEC + lane; k < m; k += L) acc = op(acc, to_acc(aligned[k]));
   return acc;
@@ -155,9 +152,7 @@ __device__ __forceinline__ acc_t<T> combine_short(const short_share<T, VEC> &x, 
     }
   }
   if constexpr (VEC > 1) {
-    if (x.pieces & body_piece)
-#pragma unroll
-      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x.body.v[e]));
+    if (x.pieces & body_piece) acc = fold<Op>(acc, x.body);
     if (x.pieces & tail0_piece) acc = op(acc, to_acc(x.tail0));
   }
   if constexpr (more) {

@@ -117,6 +117,18 @@ template <class T, int V> struct alignas(sizeof(T) * V) vec {
   T v[V];
 };
 
+// acc combined with x's V elements in order (e = 0, 1, ...), each taken to the accumulator
+// type first: every family's step over one loaded vector, so that the order a kernel's bits
+// depend on is written once. x is a vector already loaded (a register copy, never pv[i] itself,
+// which would read the vector element by element).
+template <class Op, class T, int V>
+__device__ __forceinline__ acc_t<T> fold(acc_t<T> acc, const vec<T, V> &x) {
+  const Op op{};
+#pragma unroll
+  for (int e = 0; e < V; ++e) acc = op(acc, to_acc(x.v[e]));
+  return acc;
+}
+
 // Dynamic shared memory as T*. One byte array for every instantiation: `extern __shared__ T s[]`
 // in a template conflicts as soon as two element types meet in one program.
 template <class T> __device__ __forceinline__ T *dynamic_smem() {

@@ -19,16 +19,6 @@
 namespace rt {
 namespace tunable {
 
-// acc combined with x's VEC elements, in order (one_tile_reduce's two paths; strided_reduce
-// spells the same loop out, as its measured code has it).
-template <class T, class Op, unsigned VEC>
-__device__ __forceinline__ acc_t<T> fold(acc_t<T> acc, const vec<T, VEC> &x) {
-  const Op op{};
-#pragma unroll
-  for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x.v[e]));
-  return acc;
-}
-
 // The grid-stride loop: combines the elements of [in, in + n) owned by this thread under a
 // grid of gridDim.x blocks, any n, any alignment.
 template <class T, class Op, unsigned BS, unsigned UNROLL, unsigned VEC>
@@ -58,17 +48,14 @@ __device__ __forceinline__ acc_t<T> strided_reduce(const T *__restrict__ in,
 #pragma unroll
     for (unsigned k = 0; k < UNROLL; ++k) x[k] = pv[i + k * BS];
 #pragma unroll
-    for (unsigned k = 0; k < UNROLL; ++k)
-#pragma unroll
-      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x[k].v[e]));
+    for (unsigned k = 0; k < UNROLL; ++k) acc = fold<Op>(acc, x[k]);
   }
   // At most one tile of the whole grid is partial; its owner finishes it with bound checks.
 #pragma unroll
   for (unsigned k = 0; k < UNROLL; ++k) {
     if (i + k * BS < nvec) {
       const vec<T, VEC> x = pv[i + k * BS];
-#pragma unroll
-      for (unsigned e = 0; e < VEC; ++e) acc = op(acc, to_acc(x.v[e]));
+      acc = fold<Op>(acc, x);
     }
   }
 
@@ -95,14 +82,14 @@ __device__ __forceinline__ acc_t<T> one_tile_reduce(const T *__restrict__ in, un
 #pragma unroll
     for (unsigned k = 0; k < UNROLL; ++k) x[k] = pv[i + k * BS];
 #pragma unroll
-    for (unsigned k = 0; k < UNROLL; ++k) acc = fold<T, Op, VEC>(acc, x[k]);
+    for (unsigned k = 0; k < UNROLL; ++k) acc = fold<Op>(acc, x[k]);
   } else { // the grid's one partial tile, or none of it
 #pragma unroll
     for (unsigned k = 0; k < UNROLL; ++k)
       if (i + k * BS < nvec) x[k] = pv[i + k * BS];
 #pragma unroll
     for (unsigned k = 0; k < UNROLL; ++k)
-      if (i + k * BS < nvec) acc = fold<T, Op, VEC>(acc, x[k]);
+      if (i + k * BS < nvec) acc = fold<Op>(acc, x[k]);
   }
   return acc;
 }
