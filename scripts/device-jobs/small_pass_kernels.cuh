@@ -34,6 +34,13 @@
 //   all_pred     nc_vec_all with each load under the family's bound (i + k * BS < nvec)
 #include "tunable/tunable.cuh"
 
+// Every contender's entry: an unmangled name the probe looks up, the tunable ABI (in, out, n,
+// partials, ticket) and blocks of 256.
+#define PROBE_ENTRY(name)                                                                          \
+  extern "C" __global__ void __launch_bounds__(256)                                                \
+      name(const float *__restrict__ in, float *out, unsigned long long n, float *partials,       \
+           unsigned int *ticket)
+
 namespace probe {
 
 using rt::acc_t;
@@ -177,9 +184,7 @@ __device__ __forceinline__ acc_t<T> one_aligned_tile(const T *__restrict__ in, u
 
 } // namespace probe
 
-extern "C" __global__ void __launch_bounds__(256)
-    tunable_one_a(const float *__restrict__ in, float *out, unsigned long long n,
-                  float *partials, unsigned int *ticket) {
+PROBE_ENTRY(tunable_one_a) {
   using namespace probe;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * BS * U;
   const bool straight = n <= stride * V && stride * V < (1ull << 31) && n % V == 0 &&
@@ -190,9 +195,7 @@ extern "C" __global__ void __launch_bounds__(256)
   reduce_and_finish(acc, out, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    tunable_one(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-                unsigned int *ticket) {
+PROBE_ENTRY(tunable_one) {
   using namespace probe;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * BS * U;
   const float acc = n <= stride * V && stride * V < (1ull << 31)
@@ -201,9 +204,7 @@ extern "C" __global__ void __launch_bounds__(256)
   reduce_and_finish(acc, out, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    short_rt(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-             unsigned int *ticket) {
+PROBE_ENTRY(short_rt) {
   using namespace probe;
   __shared__ float s[32];
   const float4 *in4 = reinterpret_cast<const float4 *>(in);
@@ -217,9 +218,7 @@ extern "C" __global__ void __launch_bounds__(256)
                                                                        s);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    tunable_short(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-                  unsigned int *ticket) {
+PROBE_ENTRY(tunable_short) {
   using namespace probe;
   __shared__ float s[32];
   const float acc = rt::tunable::thread_reduce<float, rt::op_sum, BS, U, V>(in, n);
@@ -228,9 +227,7 @@ extern "C" __global__ void __launch_bounds__(256)
                                                                        s);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    cub_like(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-             unsigned int *ticket) {
+PROBE_ENTRY(cub_like) {
   using namespace probe;
   float v[16];
 #pragma unroll
@@ -242,9 +239,7 @@ extern "C" __global__ void __launch_bounds__(256)
   reduce_and_finish(v[0], out, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    nc_vec(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-           unsigned int *ticket) {
+PROBE_ENTRY(nc_vec) {
   using namespace probe;
   const float4 *in4 = reinterpret_cast<const float4 *>(in);
   float acc = 0.f;
@@ -255,9 +250,7 @@ extern "C" __global__ void __launch_bounds__(256)
   reduce_and_finish(acc, out, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    nc_vec_all(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-               unsigned int *ticket) {
+PROBE_ENTRY(nc_vec_all) {
   using namespace probe;
   const float4 *in4 = reinterpret_cast<const float4 *>(in);
   float4 v[4];
@@ -300,39 +293,27 @@ __device__ __forceinline__ void all_loads(const float *__restrict__ in, float *o
 }
 } // namespace probe
 
-extern "C" __global__ void __launch_bounds__(256)
-    all_seq(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-            unsigned int *ticket) {
+PROBE_ENTRY(all_seq) {
   probe::all_loads<true, false, true>(in, out, n, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    all_plain(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-              unsigned int *ticket) {
+PROBE_ENTRY(all_plain) {
   probe::all_loads<false, false, false>(in, out, n, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    all_pred(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-             unsigned int *ticket) {
+PROBE_ENTRY(all_pred) {
   probe::all_loads<true, true, false>(in, out, n, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    lean32(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-           unsigned int *ticket) {
+PROBE_ENTRY(lean32) {
   probe::lean_pass<false>(in, out, n, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    loads_first(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-                unsigned int *ticket) {
+PROBE_ENTRY(loads_first) {
   probe::lean_pass<true>(in, out, n, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    plain_rt(const float *__restrict__ in, float *out, unsigned long long n, float *partials,
-             unsigned int *ticket) {
+PROBE_ENTRY(plain_rt) {
   using namespace probe;
   const float4 *in4 = reinterpret_cast<const float4 *>(in);
   float acc = 0.f;
@@ -343,9 +324,7 @@ extern "C" __global__ void __launch_bounds__(256)
   reduce_and_finish(acc, out, partials, ticket);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    probe_sum(const float *__restrict__ in, float *out, unsigned long long n, float *,
-              unsigned int *) {
+PROBE_ENTRY(probe_sum) {
   const float4 *in4 = reinterpret_cast<const float4 *>(in);
   float acc = 0.f;
   for (unsigned long long i = threadIdx.x; i < n / 4; i += 256) {

@@ -9,6 +9,7 @@
 #include "short_sampling.hpp"
 #include "gpu_context.hpp"
 #include "half_inputs.hpp"
+#include "sequence_result.hpp"
 #include "loaded_presets.hpp"
 
 #include "reducetune/baseline/cub_baseline.hpp"
@@ -59,11 +60,7 @@ std::uint64_t summation_depth(const search_space &s, const point &p, std::uint64
 
 bytes run(const search_space &s, const loaded_point &lp, dtype t, const void *in, std::uint64_t n) {
   launch_sequence seq(*lp.module, s.plan_launch(lp.p.compile, lp.p.launch), t, in, n);
-  seq.enqueue(nullptr);
-  RT_CUDA_CALL(cudaDeviceSynchronize());
-  bytes got(size_of(t));
-  RT_CUDA_CALL(cudaMemcpy(got.data(), seq.result(), got.size(), cudaMemcpyDefault));
-  return got;
+  return rt_test::run_for_result(seq, t);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 // shows in the bits. The kernel's comment says the order is the same; this test is what shows it.
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "sequence_result.hpp"
 
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
@@ -46,11 +47,7 @@ struct twin {
 std::vector<unsigned char> run(const loaded_module &m, const launch_plan &plan, dtype t,
                                const void *in, std::uint64_t n) {
   launch_sequence seq(m, plan, t, in, n);
-  seq.enqueue(nullptr);
-  RT_CUDA_CALL(cudaDeviceSynchronize());
-  std::vector<unsigned char> got(size_of(t));
-  RT_CUDA_CALL(cudaMemcpy(got.data(), seq.result(), got.size(), cudaMemcpyDefault));
-  return got;
+  return rt_test::run_for_result(seq, t);
 }
 
 constexpr std::uint64_t sizes[] = {1024, 4096, 1u << 16, 1u << 20};

@@ -4,6 +4,7 @@
 // start one element past an aligned address, so vector loads take their misaligned path.
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "sequence_result.hpp"
 
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
@@ -124,10 +125,7 @@ TEST_CASE("Every preset and a sample of tunable variants reduce correctly on the
           const search_space space(*p.fam, t, o, limits);
           const launch_plan plan = space.plan_launch(p.v, p.launch);
           launch_sequence seq(*module, plan, t, in, n);
-          seq.enqueue(nullptr);
-          RT_CUDA_CALL(cudaDeviceSynchronize());
-          std::vector<unsigned char> got(size_of(t));
-          RT_CUDA_CALL(cudaMemcpy(got.data(), seq.result(), got.size(), cudaMemcpyDefault));
+          const std::vector<unsigned char> got = rt_test::run_for_result(seq, t);
           auto known = verdicts.find(got);
           if (known == verdicts.end())
             known = verdicts.emplace(got, reference.check(got.data())).first;

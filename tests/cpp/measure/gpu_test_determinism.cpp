@@ -11,6 +11,7 @@
 // to stdout for the GPU run's log.
 #include "catch.hpp"
 #include "gpu_context.hpp"
+#include "sequence_result.hpp"
 
 #include "reducetune/cuda/device_buffer.hpp"
 #include "reducetune/cuda/loaded_module.hpp"
@@ -86,13 +87,8 @@ std::set<bytes> distinct_results(const search_space &s, const point &p,
   const loaded_module module(program);
   launch_sequence seq(module, s.plan_launch(p.compile, p.launch), s.type(), input, n);
   std::set<bytes> seen;
-  for (int r = 0; r < runs; ++r) {
-    seq.enqueue(nullptr);
-    RT_CUDA_CALL(cudaDeviceSynchronize());
-    bytes got(size_of(s.type()));
-    RT_CUDA_CALL(cudaMemcpy(got.data(), seq.result(), got.size(), cudaMemcpyDefault));
-    seen.insert(std::move(got));
-  }
+  for (int r = 0; r < runs; ++r)
+    seen.insert(rt_test::run_for_result(seq, s.type()));
   return seen;
 }
 
