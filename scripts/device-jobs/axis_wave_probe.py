@@ -1,0 +1,99 @@
+"""Device probe (issue 26): do the split column tiles read faster when their pass holds more
+blocks an SM? The H200's bfloat16 column shapes at 2^28 read at 0.95-0.97 x the streaming
+kernel with 4-byte loads (lanes 32, vec 2) where a 16-byte load's tile (lanes 8, vec 8) at
+block 512 needs 34 registers a thread: 3 blocks an SM, so a 512-way split runs 1.29 waves.
+
+Each shape's candidate points (axis variant labels) and the streaming kernel over the same
+input are timed as the benchmark's rounds time them (the C++ axis call between two CUDA events,
+the GPU idle before it, hot data), in SAMPLES rounds of a new shuffled order each; per point the
+median and its ratio to the streaming kernel's median of the same rounds. Run it once per
+template tree (REDUCETUNE_TEMPLATE_DIR: a tree whose tile pass is bounded to 2048 / BS registers
+a thread) and compare the ratios, never the absolute times of two processes.
+
+    PYTHONPATH=<site> python3 scripts/device-jobs/axis_wave_probe.py --out $OUT/wave.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+from pathlib import Path
+
+import torch
+
+from reducetune import _core
+from reducetune.benchmarks._axis_peers import streaming_protocol
+from reducetune.benchmarks._axis_tune import cxx_axis_timer
+from reducetune.runtime.axis import AxisReducer
+
+T = "axis.bfloat16.sum.s_tile."
+CANDIDATES = {
+    (1, 4194304, 64): ["bs_512.l_32.v_2.u_8.sp_512", "bs_512.l_8.v_8.u_4.sp_512",
+                       "bs_512.l_8.v_8.u_2.sp_512", "bs_256.l_8.v_8.u_4.sp_512",
+                       "bs_256.l_8.v_8.u_8.sp_512", "bs_256.l_8.v_8.u_4.sp_1024",
+                       "bs_1024.l_8.v_8.u_4.sp_256", "bs_512.l_16.v_4.u_8.sp_512"],
+    (1, 524288, 512): ["bs_128.l_32.v_4.u_4.sp_512", "bs_512.l_64.v_8.u_4.sp_512",
+                       "bs_512.l_64.v_8.u_2.sp_512", "bs_256.l_64.v_8.u_4.sp_512",
+                       "bs_512.l_32.v_4.u_4.sp_512", "bs_1024.l_64.v_8.u_4.sp_256"],
+    (1, 65536, 4096): ["bs_256.l_64.v_4.u_8.sp_32", "bs_512.l_64.v_8.u_4.sp_32",
+                       "bs_512.l_128.v_8.u_4.sp_32", "bs_256.l_64.v_8.u_4.sp_32"],
+    (1, 8192, 32768): ["bs_256.l_64.v_4.u_8.sp_4", "bs_512.l_64.v_8.u_4.sp_4",
+                       "bs_512.l_128.v_8.u_4.sp_4", "bs_256.l_64.v_8.u_4.sp_4"],
+}
+SAMPLES = 40
+
+
+def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
+    outer, r, inner = view
+    x = torch.randn(r, inner, device="cuda", dtype=torch.bfloat16)
+    exact = x.float().sum(dim=0)
+    size = x.numel() * x.element_size()
+    shape = streaming_protocol(size)["shape"]
+    stream = torch.cuda.current_stream().cuda_stream
+    args = (x.data_ptr(), size - size % 16, stream, shape, 0)
+    _core.streaming_read(*args)
+    timers = {"streaming": lambda: _core.app_time_streaming_read(*args)[0]}
+    for v in variants:
+        reducer = AxisReducer("bfloat16", "sum", table=[
+            {"outer": outer, "r": r, "inner": inner, "variant": T + v, "launch": ""}])
+        got = reducer(x, axis=0).float()
+        err = float((got - exact).abs().max() / exact.abs().max())
+        if err > 1e-2:
+            raise SystemExit(f"{v}: wrong result (relative error {err:.3g})")
+        timers[v] = cxx_axis_timer(reducer, x, view)
+    for t in timers.values():
+        for _ in range(3):
+            t()
+    times: dict[str, list[float]] = {k: [] for k in timers}
+    rng = random.Random(1)
+    for _ in range(SAMPLES):
+        order = list(timers)
+        rng.shuffle(order)
+        for k in order:
+            times[k].append(timers[k]())
+    med = {k: statistics.median(v) for k, v in times.items()}
+    peak = _core.query_device(0)["peak_bytes_per_s"]
+    moved = size * (1 + 1 / r)
+    lines = []
+    for k in sorted(med, key=med.get):
+        rate = (size if k == "streaming" else moved) / med[k]
+        lines.append(f"| {view} | {k} | {1e6 * med[k]:.1f} | {100 * rate / peak:.1f} | "
+                     f"{med['streaming'] / med[k] * (1 if k == 'streaming' else 1 + 1 / r):.3f} |")
+    return lines
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", type=Path, required=True)
+    a = p.parse_args()
+    out = [f"# Wave probe: {torch.cuda.get_device_name()}, {SAMPLES} shuffled rounds, medians", "",
+           "| shape | point | us | % peak | x streaming (rates) |", "|---|---|---|---|---|"]
+    for view, variants in CANDIDATES.items():
+        out += probe(view, variants)
+        print("\n".join(out[-len(variants) - 1:]), flush=True)
+    a.out.write_text("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
