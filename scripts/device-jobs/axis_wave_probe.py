@@ -9,6 +9,8 @@ the GPU idle before it, hot data), in SAMPLES rounds of a new shuffled order eac
 median and its ratio to the streaming kernel's median of the same rounds. Run it once per
 template tree (REDUCETUNE_TEMPLATE_DIR: a tree whose tile pass is bounded to 2048 / BS registers
 a thread) and compare the ratios, never the absolute times of two processes.
+PROBE_NO_CHECK=1 skips the check of each point's result against float32, for a tree whose finish
+is cut short on purpose (to time a split's pass without its finish).
 
     PYTHONPATH=<site> python3 scripts/device-jobs/axis_wave_probe.py --out $OUT/wave.md
 """
@@ -16,6 +18,7 @@ a thread) and compare the ratios, never the absolute times of two processes.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 from pathlib import Path
@@ -59,7 +62,7 @@ def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
             {"outer": outer, "r": r, "inner": inner, "variant": T + v, "launch": ""}])
         got = reducer(x, axis=0).float()
         err = float((got - exact).abs().max() / exact.abs().max())
-        if err > 1e-2:
+        if err > 1e-2 and os.environ.get("PROBE_NO_CHECK") != "1":
             raise SystemExit(f"{v}: wrong result (relative error {err:.3g})")
         timers[v] = cxx_axis_timer(reducer, x, view)
     for t in timers.values():
