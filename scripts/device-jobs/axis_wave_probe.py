@@ -10,7 +10,9 @@ median and its ratio to the streaming kernel's median of the same rounds. Run it
 template tree (REDUCETUNE_TEMPLATE_DIR: a tree whose tile pass is bounded to 2048 / BS registers
 a thread) and compare the ratios, never the absolute times of two processes.
 PROBE_NO_CHECK=1 skips the check of each point's result against float32, for a tree whose finish
-is cut short on purpose (to time a split's pass without its finish).
+is cut short on purpose (to time a split's pass without its finish). PROBE_STREAMING_SHAPES=1
+times every read shape of the streaming kernel beside them ("stream:NAME"), one wave or several;
+PROBE_SHAPES=N keeps the first N shapes.
 
     PYTHONPATH=<site> python3 scripts/device-jobs/axis_wave_probe.py --out $OUT/wave.md
 """
@@ -57,6 +59,11 @@ def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
     args = (x.data_ptr(), size - size % 16, stream, shape, 0)
     _core.streaming_read(*args)
     timers = {"streaming": lambda: _core.app_time_streaming_read(*args)[0]}
+    if os.environ.get("PROBE_STREAMING_SHAPES") == "1":
+        for s in _core.streaming_ceiling(0, size - size % 16)["shapes"]:
+            a = (*args[:3], str(s["name"]), 0)
+            _core.streaming_read(*a)
+            timers[f"stream:{s['name']}"] = lambda a=a: _core.app_time_streaming_read(*a)[0]
     for v in variants:
         reducer = AxisReducer("bfloat16", "sum", table=[
             {"outer": outer, "r": r, "inner": inner, "variant": T + v, "launch": ""}])
@@ -80,9 +87,10 @@ def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
     moved = size * (1 + 1 / r)
     lines = []
     for k in sorted(med, key=med.get):
-        rate = (size if k == "streaming" else moved) / med[k]
+        read_only = k.startswith("stream")  # the streaming kernel reads; a reduction also writes
+        rate = (size if read_only else moved) / med[k]
         lines.append(f"| {view} | {k} | {1e6 * med[k]:.1f} | {100 * rate / peak:.1f} | "
-                     f"{med['streaming'] / med[k] * (1 if k == 'streaming' else 1 + 1 / r):.3f} |")
+                     f"{med['streaming'] / med[k] * (1 if read_only else 1 + 1 / r):.3f} |")
     return lines
 
 
@@ -92,10 +100,11 @@ def main() -> None:
     a = p.parse_args()
     out = [f"# Wave probe: {torch.cuda.get_device_name()}, {SAMPLES} shuffled rounds, medians", "",
            "| shape | point | us | % peak | x streaming (rates) |", "|---|---|---|---|---|"]
-    for view, variants in CANDIDATES.items():
+    shapes = list(CANDIDATES.items())[:int(os.environ.get("PROBE_SHAPES", len(CANDIDATES)))]
+    for view, variants in shapes:
         out += probe(view, variants)
         print("\n".join(out[-len(variants) - 1:]), flush=True)
-    a.out.write_text("\n".join(out) + "\n")
+        a.out.write_text("\n".join(out) + "\n")
 
 
 if __name__ == "__main__":
