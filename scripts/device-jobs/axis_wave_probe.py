@@ -61,9 +61,9 @@ def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
     timers = {"streaming": lambda: _core.app_time_streaming_read(*args)[0]}
     if os.environ.get("PROBE_STREAMING_SHAPES") == "1":
         for s in _core.streaming_ceiling(0, size - size % 16)["shapes"]:
-            a = (*args[:3], str(s["name"]), 0)
+            a = (*args[:3], str(s["shape"]), 0)
             _core.streaming_read(*a)
-            timers[f"stream:{s['name']}"] = lambda a=a: _core.app_time_streaming_read(*a)[0]
+            timers[f"stream:{s['shape']}"] = lambda a=a: _core.app_time_streaming_read(*a)[0]
     for v in variants:
         reducer = AxisReducer("bfloat16", "sum", table=[
             {"outer": outer, "r": r, "inner": inner, "variant": T + v, "launch": ""}])
