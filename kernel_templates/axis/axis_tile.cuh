@@ -25,15 +25,22 @@
 namespace rt {
 namespace axis {
 
-// Lane tx's VEC columns over the rows ty, ty + W, ... of a segment of cnt rows.
-template <class T, class Op, unsigned W, unsigned UNROLL, unsigned VEC, bool Vector>
+// Lane tx's VEC columns over the rows ty, ty + W, ... of a segment of cnt rows. Flat: the tile
+// spans whole rows (inner == its width, L * VEC), so a lane's rows are W * inner = BS * VEC
+// elements apart, a constant: the UNROLL loads then take immediate offsets from one address,
+// and ptxas issues all of them before the first add. With the step a run-time value it issued
+// two, added the first (waiting for it), then issued the rest: bfloat16 (4194304, 64) at block
+// 256, lanes 8, vec 8, unroll 4 kept half its loads in flight (docs/results/
+// h200x2_2026-11-27_ticket_bound_and_wave_probe/bulk_probe).
+template <class T, class Op, unsigned W, unsigned UNROLL, unsigned VEC, bool Vector,
+          unsigned long long Flat = 0>
 __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned long long cnt,
                                              unsigned long long inner, unsigned columns,
                                              unsigned ty, acc_t<T> (&acc)[VEC]) {
   const Op op{};
   // A lane's rows are W * inner elements apart: a pointer stepped by that, not a 64-bit
   // product per load.
-  const unsigned long long step = W * inner;
+  const unsigned long long step = Flat ? Flat : W * inner;
   const T *q = p + ty * inner;
   unsigned long long k = ty;
   for (; k + (UNROLL - 1) * W < cnt; k += UNROLL * W, q += UNROLL * step) {
@@ -102,7 +109,9 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
 #pragma unroll
     for (unsigned e = 0; e < VEC; ++e) acc[e] = Op::template identity<A>();
     const T *p = in + (o * r + k0) * inner + c0;
-    if (aligned && columns == VEC)
+    if (aligned && columns == VEC && inner == width)
+      tile_columns<T, Op, W, UNROLL, VEC, true, W * width>(p, cnt, inner, columns, ty, acc);
+    else if (aligned && columns == VEC)
       tile_columns<T, Op, W, UNROLL, VEC, true>(p, cnt, inner, columns, ty, acc);
     else if (columns > 0)
       tile_columns<T, Op, W, UNROLL, VEC, false>(p, cnt, inner, columns, ty, acc);
