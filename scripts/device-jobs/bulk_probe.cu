@@ -30,41 +30,26 @@
 
 #include "probe_common.cuh"
 
-template <int BS, int U>
-__global__ void __launch_bounds__(BS) grid_stride(const float4 *__restrict__ in, size_t n,
-                                                  float *partials) {
-  const size_t stride = size_t(gridDim.x) * BS;
-  size_t i = size_t(blockIdx.x) * BS + threadIdx.x;
-  float acc = 0.f;
-  for (; i + (U - 1) * stride < n; i += U * stride) {
-    float4 x[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) x[u] = __ldg(in + i + u * stride);
-#pragma unroll
-    for (int u = 0; u < U; ++u) acc += (x[u].x + x[u].y) + (x[u].z + x[u].w);
-  }
-  for (; i < n; i += stride) {
-    const float4 v = __ldg(in + i);
-    acc += (v.x + v.y) + (v.z + v.w);
-  }
-  block_sum_store<BS>(acc, partials + blockIdx.x);
-}
-
-template <int BS, int U>
-__global__ void __launch_bounds__(BS) chunked(const float4 *__restrict__ in, size_t n,
-                                              float *partials) {
+// The plain reads: Chunk false, the grid stride (thread i reads i, i + grid x BS, ...); true, the
+// block's contiguous chunk (thread t reads first + t, first + t + BS, ...: a constant step, so
+// the U loads take immediate offsets).
+template <int BS, int U, bool Chunk>
+__global__ void __launch_bounds__(BS) plain(const float4 *__restrict__ in, size_t n,
+                                            float *partials) {
   const size_t chunk = (n + gridDim.x - 1) / gridDim.x;
-  const size_t first = min(n, blockIdx.x * chunk), last = min(n, first + chunk);
+  const size_t first = Chunk ? min(n, blockIdx.x * chunk) : size_t(blockIdx.x) * BS;
+  const size_t end = Chunk ? min(n, first + chunk) : n;
+  const size_t step = Chunk ? size_t(BS) : size_t(gridDim.x) * BS;
   float acc = 0.f;
   size_t i = first + threadIdx.x;
-  for (; i + (U - 1) * BS < last; i += U * BS) {
+  for (; i + (U - 1) * step < end; i += U * step) {
     float4 x[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) x[u] = __ldg(in + i + u * BS);
+    for (int u = 0; u < U; ++u) x[u] = __ldg(in + i + u * step);
 #pragma unroll
     for (int u = 0; u < U; ++u) acc += (x[u].x + x[u].y) + (x[u].z + x[u].w);
   }
-  for (; i < last; i += BS) {
+  for (; i < end; i += step) {
     const float4 v = __ldg(in + i);
     acc += (v.x + v.y) + (v.z + v.w);
   }
@@ -235,13 +220,13 @@ int main() {
 
   std::vector<variant> v;
   v.push_back({"gs 1024x4 x4 waves",
-               unsigned(4 * sms * resident(grid_stride<1024, 4>, 1024, 0)), 1024, 0,
-               grid_stride<1024, 4>, {}});
-  v.push_back({"gs 512x4 x1 wave", unsigned(sms * resident(grid_stride<512, 4>, 512, 0)), 512,
-               0, grid_stride<512, 4>, {}});
+               unsigned(4 * sms * resident(plain<1024, 4, false>, 1024, 0)), 1024, 0,
+               plain<1024, 4, false>, {}});
+  v.push_back({"gs 512x4 x1 wave", unsigned(sms * resident(plain<512, 4, false>, 512, 0)), 512,
+               0, plain<512, 4, false>, {}});
   for (unsigned parts : {512u, unsigned(4 * sms)})
-    v.push_back({"chunk " + std::to_string(parts) + " 512x4", parts, 512, 0, chunked<512, 4>, {}});
-  v.push_back({"chunk 512 512x8", 512, 512, 0, chunked<512, 8>, {}});
+    v.push_back({"chunk " + std::to_string(parts) + " 512x4", parts, 512, 0, plain<512, 4, true>, {}});
+  v.push_back({"chunk 512 512x8", 512, 512, 0, plain<512, 8, true>, {}});
   v.push_back({"chunk 512 bf16 x8 512x4", 512, 512, 0, chunked_bf16<512, 4, 8>, {}});
   v.push_back({"chunk 512 bf16 x8 256x8", 512, 256, 0, chunked_bf16<256, 8, 8>, {}});
   v.push_back({"chunk 512 bf16 x8 256x4", 512, 256, 0, chunked_bf16<256, 4, 8>, {}});
