@@ -49,12 +49,10 @@ inline std::map<std::string, elf_section> elf_sections(const std::string &image)
   return out;
 }
 
-// {kernel symbol name: local memory bytes per thread} from the cubin's `.nv.info` section,
-// whose EIATTR_FRAME_SIZE entries (attribute 0x11, format 0x04: a symbol index and a 32-bit
-// size) give each kernel's stack frame: local arrays indexed at run time and register spills
-// (what `ptxas -v` prints as "bytes stack frame"; 0 for a kernel that keeps everything in
-// registers). Checked against ptxas -v on sm_90 for a kernel with and one without a local array.
-inline std::map<std::string, std::uint32_t> kernel_frame_bytes(const std::string &image) {
+// {kernel symbol name: value} of one per-kernel `.nv.info` attribute whose entries (format
+// 0x04, sized, 8 bytes) hold a symbol index and a 32-bit value.
+inline std::map<std::string, std::uint32_t> kernel_info(const std::string &image,
+                                                        std::uint8_t wanted) {
   const auto sections = elf_sections(image);
   const auto info = sections.find(".nv.info");
   const auto symtab = sections.find(".symtab");
@@ -67,19 +65,33 @@ inline std::map<std::string, std::uint32_t> kernel_frame_bytes(const std::string
     if (name_offset >= image.size()) throw std::runtime_error("a symbol name lies outside");
     return std::string(image.c_str() + name_offset);
   };
-  constexpr std::uint8_t format_sized = 0x04, frame_size = 0x11;
+  constexpr std::uint8_t format_sized = 0x04;
   std::map<std::string, std::uint32_t> out;
   for (std::uint64_t at = info->second.offset, end = at + info->second.size; at + 4 <= end;) {
     const auto format = read_at<std::uint8_t>(image, at);
     const auto attribute = read_at<std::uint8_t>(image, at + 1);
     if (format != format_sized) throw std::runtime_error(".nv.info holds an unsized attribute");
     const auto size = read_at<std::uint16_t>(image, at + 2);
-    if (attribute == frame_size && size == 8)
+    if (attribute == wanted && size == 8)
       out[symbol_name(read_at<std::uint32_t>(image, at + 4))] =
           read_at<std::uint32_t>(image, at + 8);
     at += 4 + size;
   }
   return out;
+}
+
+// {kernel symbol name: local memory bytes per thread}: EIATTR_FRAME_SIZE (0x11), each kernel's
+// stack frame: local arrays indexed at run time and register spills (what `ptxas -v` prints as
+// "bytes stack frame"; 0 for a kernel that keeps everything in registers). Checked against
+// ptxas -v on sm_90 for a kernel with and one without a local array.
+inline std::map<std::string, std::uint32_t> kernel_frame_bytes(const std::string &image) {
+  return kernel_info(image, 0x11);
+}
+
+// {kernel symbol name: registers a thread}: EIATTR_REGCOUNT (0x2f), what `ptxas -v` prints as
+// "Used N registers" (scripts/axis-waves reads the same entries).
+inline std::map<std::string, std::uint32_t> kernel_registers(const std::string &image) {
+  return kernel_info(image, 0x2f);
 }
 
 } // namespace rt_test

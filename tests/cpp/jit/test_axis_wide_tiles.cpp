@@ -101,3 +101,39 @@ TEST_CASE("Tiles of 64 to 256 lanes compile for sm_90 with no local memory, one 
     }
   }
 }
+
+// A tile that spans whole rows (inner == lanes * vec) steps from one row of lanes to the next by
+// the constant block_size * vec (axis_tile.cuh, tile_columns' Flat), so its unrolled loads take
+// immediate offsets. bfloat16 block 512, lanes 8, vec 8 then needs 32 registers a thread, 4
+// blocks an SM: the 512 blocks of a 512-way split (the fitted tile of (1, 2^22, 64)) run one
+// wave on a 132-SM H100 or H200. With a run-time step it took 34 (unroll 4) and 40 (unroll 2),
+// 3 blocks an SM, 1.29 waves: 0.85 x the streaming kernel against 0.93 one wave (H200,
+// docs/results/h200x2_2026-11-27_ticket_bound_and_wave_probe/flat_probe).
+TEST_CASE("A bfloat16 tile of 8 lanes x 8 that spans whole rows holds 4 blocks of 512 an SM "
+          "(at most 32 registers a thread)",
+          "[jit][axis]") {
+  const family f = family::load(template_library::embedded(), "axis");
+  const search_space s(f, dtype::bfloat16, reduce_op::sum, sm90);
+  std::vector<compile_request> requests;
+  for (const std::int64_t unroll : {2, 4}) {
+    const point p = tile(s, 512, 8, 8, unroll, 512);
+    REQUIRE(s.check(p).ok());
+    requests.push_back(request_for(f, p.compile, 90));
+  }
+  const auto outcomes = rt_test::shared_compiler().compile_batch(requests);
+  REQUIRE(outcomes.size() == 2);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    REQUIRE(outcomes[i].program);
+    const auto registers = rt_test::kernel_registers(outcomes[i].program->cubin);
+    int passes = 0;
+    for (const auto &name : requests[i].name_expressions) {
+      if (name.find("final_pass") != std::string::npos) continue; // the split's finish
+      INFO(name);
+      const auto found = registers.find(outcomes[i].program->mangled(name));
+      REQUIRE(found != registers.end());
+      CHECK(found->second <= 32);
+      ++passes;
+    }
+    CHECK(passes == 1);
+  }
+}
