@@ -28,10 +28,9 @@ namespace axis {
 // Lane tx's VEC columns over the rows ty, ty + W, ... of a segment of cnt rows. Flat: the tile
 // spans whole rows (inner == its width, L * VEC), so a lane's rows are W * inner = BS * VEC
 // elements apart, a constant: the UNROLL loads then take immediate offsets from one address,
-// and ptxas issues all of them before the first add. With the step a run-time value it issued
-// two, added the first (waiting for it), then issued the rest: bfloat16 (4194304, 64) at block
-// 256, lanes 8, vec 8, unroll 4 kept half its loads in flight (docs/results/
-// h200x2_2026-11-27_ticket_bound_and_wave_probe/bulk_probe).
+// fewer registers (bfloat16 block 512, lanes 8, vec 8: 32 a thread, not 34) and ptxas issues
+// three of four before the first add, not two (docs/results/
+// h200x2_2026-11-27_ticket_bound_and_wave_probe/flat_probe).
 template <class T, class Op, unsigned W, unsigned UNROLL, unsigned VEC, bool Vector,
           unsigned long long Flat = 0>
 __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned long long cnt,
@@ -85,6 +84,10 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
   using A = acc_t<T>;
   static_assert(L >= 1 && L <= BS && BS % L == 0, "lanes along inner divide the block");
   constexpr unsigned W = BS / L, width = L * VEC;
+  // The constant row step of a tile that spans whole rows (tile_columns' Flat); 0, none: not
+  // for tile_ticket, where beside its finish the second loop took some points to a stack frame
+  // (float16 and bfloat16 min and max at split 64, float64 at 16: test_axis_compile).
+  constexpr unsigned long long flat = Ticket ? 0 : W * width;
   __shared__ A s[W > 1 ? BS * VEC : 1];
   const Op op{};
   const unsigned tx = threadIdx.x % L, ty = threadIdx.x / L;
@@ -109,11 +112,8 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
 #pragma unroll
     for (unsigned e = 0; e < VEC; ++e) acc[e] = Op::template identity<A>();
     const T *p = in + (o * r + k0) * inner + c0;
-    // Not for tile_ticket: beside its finish, the second loop took some of its points to a stack
-    // frame (float16 and bfloat16 min and max at split 64, float64 at 16: test_axis_compile).
-    if (!Ticket && aligned && columns == VEC && inner == width)
-      tile_columns<T, Op, W, UNROLL, VEC, true, Ticket ? 0 : W * width>(p, cnt, inner, columns,
-                                                                         ty, acc);
+    if (flat && aligned && columns == VEC && inner == width)
+      tile_columns<T, Op, W, UNROLL, VEC, true, flat>(p, cnt, inner, columns, ty, acc);
     else if (aligned && columns == VEC)
       tile_columns<T, Op, W, UNROLL, VEC, true>(p, cnt, inner, columns, ty, acc);
     else if (columns > 0)

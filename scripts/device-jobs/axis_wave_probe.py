@@ -1,14 +1,15 @@
-"""Device probe (issue 26): do the split column tiles read faster when their pass holds more
-blocks an SM? The H200's bfloat16 column shapes at 2^28 read at 0.95-0.97 x the streaming
-kernel with 4-byte loads (lanes 32, vec 2) where a 16-byte load's tile (lanes 8, vec 8) at
-block 512 needs 34 registers a thread: 3 blocks an SM, so a 512-way split runs 1.29 waves.
+"""Device probe (issue 26): where the split column tiles lose against the streaming kernel. The
+H200's bfloat16 column shapes at 2^28 read at 0.95-0.97 x it (docs/results/
+h200x2_2026-11-27_ticket_bound_and_wave_probe, which this probe's runs fill).
 
 Each shape's candidate points (axis variant labels) and the streaming kernel over the same
 input are timed as the benchmark's rounds time them (the C++ axis call between two CUDA events,
-the GPU idle before it, hot data), in SAMPLES rounds of a new shuffled order each; per point the
-median and its ratio to the streaming kernel's median of the same rounds. Run it once per
-template tree (REDUCETUNE_TEMPLATE_DIR: a tree whose tile pass is bounded to 2048 / BS registers
-a thread) and compare the ratios, never the absolute times of two processes.
+the GPU idle before it, hot data): 3 warm-up calls each, then SAMPLES rounds in a new shuffled
+order each, the benchmarks' own loop (_axis_stats.round_times; the runs recorded on 2026-11-27
+shuffled with a seed of their own). Per point the median and its ratio to the streaming
+kernel's median of the same rounds. Run it once per template tree (REDUCETUNE_TEMPLATE_DIR: a
+tree with one change, e.g. a pass bounded to 2048 / BS registers a thread) and compare the
+ratios, never the absolute times of two processes.
 PROBE_NO_CHECK=1 skips the check of each point's result against float32, for a tree whose finish
 is cut short on purpose (to time a split's pass without its finish). PROBE_STREAMING_SHAPES=1
 times every read shape of the streaming kernel beside them ("stream:NAME"), one wave or several;
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 from pathlib import Path
 
@@ -29,6 +29,7 @@ import torch
 
 from reducetune import _core
 from reducetune.benchmarks._axis_peers import streaming_protocol
+from reducetune.benchmarks._axis_stats import round_times
 from reducetune.benchmarks._axis_tune import cxx_axis_timer
 from reducetune.runtime.axis import AxisReducer
 
@@ -72,16 +73,8 @@ def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
         if err > 1e-2 and os.environ.get("PROBE_NO_CHECK") != "1":
             raise SystemExit(f"{v}: wrong result (relative error {err:.3g})")
         timers[v] = cxx_axis_timer(reducer, x, view)
-    for t in timers.values():
-        for _ in range(3):
-            t()
-    times: dict[str, list[float]] = {k: [] for k in timers}
-    rng = random.Random(1)
-    for _ in range(SAMPLES):
-        order = list(timers)
-        rng.shuffle(order)
-        for k in order:
-            times[k].append(timers[k]())
+    # the benchmarks' rounds: warm-up calls, then SAMPLES rounds in runtime.rounds' shuffles
+    times, _ = round_times(timers, SAMPLES, close=set(), max_calls=SAMPLES)
     med = {k: statistics.median(v) for k, v in times.items()}
     peak = _core.query_device(0)["peak_bytes_per_s"]
     moved = size * (1 + 1 / r)
