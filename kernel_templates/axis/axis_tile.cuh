@@ -28,11 +28,13 @@ namespace axis {
 // Lane tx's VEC columns over the rows ty, ty + W, ... of a segment of cnt rows. Flat: the tile
 // spans whole rows (inner == its width, L * VEC), so a lane's rows are W * inner = BS * VEC
 // elements apart, a constant: the UNROLL loads then take immediate offsets from one address,
-// fewer registers (bfloat16 block 512, lanes 8, vec 8: 32 a thread, not 34) and ptxas issues
-// three of four before the first add, not two (docs/results/
-// h200x2_2026-11-27_ticket_bound_and_wave_probe/flat_probe).
+// fewer registers (bfloat16 block 512, lanes 8, vec 8: 32 a thread, not 34; docs/results/
+// h200x2_2026-11-27_ticket_bound_and_wave_probe/flat_probe). Split (S > 1) with it: the loop
+// counts whole groups for the block, so ptxas issues all of a group's 16-byte loads before its
+// first add (below; docs/results/h200_2026-11-27_tile_groups, tests/python/
+// test_axis_tile_sass.py).
 template <class T, class Op, unsigned W, unsigned UNROLL, unsigned VEC, bool Vector,
-          unsigned long long Flat = 0>
+          unsigned long long Flat = 0, bool Split = false>
 __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned long long cnt,
                                              unsigned long long inner, unsigned columns,
                                              unsigned ty, acc_t<T> (&acc)[VEC]) {
@@ -42,7 +44,8 @@ __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned l
   const unsigned long long step = Flat ? Flat : W * inner;
   const T *q = p + ty * inner;
   unsigned long long k = ty;
-  for (; k + (UNROLL - 1) * W < cnt; k += UNROLL * W, q += UNROLL * step) {
+  // UNROLL rows of the lane, q + u * step: every load issued, then each added in u order.
+  const auto group = [&] {
     vec<T, VEC> x[UNROLL];
 #pragma unroll
     for (unsigned u = 0; u < UNROLL; ++u) {
@@ -57,6 +60,26 @@ __device__ __forceinline__ void tile_columns(const T *__restrict__ p, unsigned l
     for (unsigned u = 0; u < UNROLL; ++u)
 #pragma unroll
       for (unsigned e = 0; e < VEC; ++e) acc[e] = op(acc[e], to_acc(x[u].v[e]));
+  };
+  if constexpr (Split && Flat != 0 && Vector && UNROLL > 1 && sizeof(T) * VEC == 16 &&
+                sizeof(T) <= 4) {
+    // A count of whole groups of UNROLL * W rows, the same for the whole block, so that the
+    // loop keeps it in uniform registers and the thread only its pointer: with k and cnt
+    // tested per thread (a 64-bit k, two more registers) ptxas issued three of bfloat16's four
+    // 16-byte loads before the first add, and all four with this. Every thread's own test
+    // (k + (UNROLL - 1) * W < cnt) takes these groups too, and at most one more, whose rows the
+    // rows-left loop below takes in the same u order: the same loads and adds per column.
+    // unroll 1: unrolled twice, the second copy's loads were interleaved with the adds. Not
+    // for UNROLL 1, whose loop the compiler unrolls into several loads in flight. Only for a
+    // split and 16-byte loads of types of 4 bytes or less: applied more broadly it cost some
+    // points occupancy (float16 split 1, block 512, lanes 32, vec 8: 40 -> 42 registers; block
+    // 128, vec 2, unroll 4: 32 -> 40-47); so bounded, none of 760 split points swept lost any.
+    const unsigned long long groups = cnt / (UNROLL * W);
+#pragma unroll 1
+    for (unsigned long long g = 0; g < groups; ++g, q += UNROLL * step) group();
+    k += groups * (UNROLL * W);
+  } else {
+    for (; k + (UNROLL - 1) * W < cnt; k += UNROLL * W, q += UNROLL * step) group();
   }
   // The rows left (all of them when cnt < UNROLL * W: a few rows of many columns), with the
   // same loads as above: scalar ones here made vec > 1 slower than vec 1 over 2 rows.
@@ -113,7 +136,7 @@ __device__ __forceinline__ void column_tiles(const T *__restrict__ in, T *out,
     for (unsigned e = 0; e < VEC; ++e) acc[e] = Op::template identity<A>();
     const T *p = in + (o * r + k0) * inner + c0;
     if (flat && aligned && columns == VEC && inner == width)
-      tile_columns<T, Op, W, UNROLL, VEC, true, flat>(p, cnt, inner, columns, ty, acc);
+      tile_columns<T, Op, W, UNROLL, VEC, true, flat, (S > 1)>(p, cnt, inner, columns, ty, acc);
     else if (aligned && columns == VEC)
       tile_columns<T, Op, W, UNROLL, VEC, true>(p, cnt, inner, columns, ty, acc);
     else if (columns > 0)
