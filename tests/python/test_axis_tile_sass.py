@@ -9,9 +9,8 @@ four loads, then an add, then the fourth."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import shutil
+import runpy
 import subprocess
 from pathlib import Path
 
@@ -21,19 +20,11 @@ import reducetune
 from reducetune import _core
 
 
-def nvdisasm() -> str | None:
-    if found := shutil.which("nvdisasm"):
-        return found
-    spec = importlib.util.find_spec("nvidia")
-    for root in spec.submodule_search_locations if spec else []:
-        for path in sorted(Path(root).glob("cu*/bin/nvdisasm")):
-            return str(path)
-    return None
-
-
-NVDISASM = nvdisasm()
-pytestmark = pytest.mark.skipif(
-    NVDISASM is None, reason="no nvdisasm: scripts/setup installs it (pip nvidia-cuda-nvdisasm)")
+# scripts/sass-same's choice: nvdisasm on PATH, else PyPI's nvidia-cuda-nvdisasm
+NVDISASM = runpy.run_path(str(Path(__file__).resolve().parents[2] / "scripts" / "sass-same"))[
+    "default_nvdisasm"]()
+pytestmark = pytest.mark.skipif(not Path(NVDISASM).is_file(), reason=(
+    "no nvdisasm: scripts/setup installs it (pip install nvidia-cuda-nvdisasm)"))
 
 
 def pass_sass(variant: str, tmp_path: Path) -> list[str]:
