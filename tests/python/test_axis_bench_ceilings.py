@@ -82,6 +82,22 @@ def test_the_report_prints_both_ceilings_and_says_how_each_is_timed(tmp_path: Pa
     assert "not like with like" not in md  # every row has the streaming kernel's rounds
 
 
+def test_the_summary_reads_each_percent_of_peak_beside_the_streaming_kernels_own():
+    # the streaming kernel read 64 MiB in 27 and 30 us of its rounds: 62 and 56 % of 4 TB/s;
+    # reducetune's % of peak (96 MiB in 48 and 45 us: 52 and 56 %) is read beside that range
+    rows = [_row(t=48e-6, memcpy_s=42e-6, streaming_s=27e-6, protocol_s=24e-6),
+            _row(t=45e-6, memcpy_s=42e-6, streaming_s=30e-6, protocol_s=24e-6, kind="columns")]
+    assert _axis_report.ratios(rows[0])["streaming_pct"] == pytest.approx(
+        100 * READ / 27e-6 / 4e12)
+    (line,) = [s for s in _axis_report.summary(_result(rows)) if s.startswith("- float32")]
+    assert "% of peak 52–56 (the streaming kernel in the same rounds 56–62);" in line
+    # a file whose rounds did not time the streaming kernel says nothing of it
+    old = _row(t=48e-6, memcpy_s=60e-6, streaming_s=None, protocol_s=25e-6)
+    assert _axis_report.ratios(old)["streaming_pct"] is None
+    (line,) = [s for s in _axis_report.summary(_result([old])) if s.startswith("- float32")]
+    assert "the streaming kernel in the same rounds" not in line
+
+
 def test_a_file_without_the_rounds_streaming_time_falls_back_to_the_protocol_and_says_so(
         tmp_path: Path):
     old = _row(t=48e-6, memcpy_s=60e-6, streaming_s=None, protocol_s=25e-6)

@@ -7,7 +7,7 @@ its rate over the faster ceiling's rate (both ceilings timed in the rounds), ove
 kernel's rate in the tuner's protocol, and the literal ratio of times with that ratio's bound
 (benchmarks/_axis_ceilings.py), the cost of batch invariance, and where the run had
 --transfer, the other GPU's point's median over this run's best), the issue's targets as
-measured, the time each phase took, and one plot. A fastest peer marked "screened" was timed 3
+measured (% of peak beside the streaming kernel's own % in the same rounds), the time each phase took, and one plot. A fastest peer marked "screened" was timed 3
 times only (far slower than the fastest contender in the screening pass).
 """
 
@@ -66,6 +66,7 @@ def ratios(row: dict[str, Any]) -> dict[str, Any]:
             **ceiling_ratio(row),
             "x_torch": app["torch"] / t if app.get("torch") else None,
             "pct_peak": percent_of(bytes_moved(row) / t, row.get("peak")),
+            "streaming_pct": percent_of(ceiling_rates(row).get("streaming"), row.get("peak")),
             "bi_cost": bi / tune["best_s"] if bi else None}
 
 
@@ -84,7 +85,8 @@ def summary(result: dict[str, Any]) -> list[str]:
         xc = _ceiling_worst(mine, rs)
         lines.append(f"- {dtype}, total {_pow2(total)}: × fastest peer worst {min(xp):.2f}, geometric "
                      f"mean {_geomean(xp):.2f} ({_ties(rs)}); % of peak "
-                     f"{min(pct):.0f}–{max(pct):.0f}{_protocol_pct(mine, rs)}; {xc}"
+                     f"{min(pct):.0f}–{max(pct):.0f}{_protocol_pct(mine, rs)}"
+                     f"{_streaming_pct(rs)}; {xc}"
                      if xp and pct and xc else f"- {dtype}, total {_pow2(total)}: incomplete")
         short = [q["x_torch"] for r, q in zip(mine, rs) if r["kind"] == "rows" and r["r"] <= 16]
         if short and all(short):
@@ -147,6 +149,15 @@ def _protocol_pct(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
            if q["protocol_gbps"]]
     got = [p for p in pct if p]
     return f" (tuner's protocol {min(got):.0f}–{max(got):.0f})" if got else ""
+
+
+def _streaming_pct(rs: list[dict[str, Any]]) -> str:
+    """The range of the streaming kernel's own % of peak in the same rounds (its input's bytes
+    read), where the rounds timed it: on an H200 it moved from 81 to 90 % between hosts and
+    between one shape's rounds and the next, so a shape's % of peak is read beside it."""
+    got = [q["streaming_pct"] for q in rs if q["streaming_pct"]]
+    return (f" (the streaming kernel in the same rounds {min(got):.0f}–{max(got):.0f})"
+            if got else "")
 
 
 def _num(x: float | None) -> str:
