@@ -7,8 +7,9 @@ its rate over the faster ceiling's rate (both ceilings timed in the rounds), ove
 kernel's rate in the tuner's protocol, and the literal ratio of times with that ratio's bound
 (benchmarks/_axis_ceilings.py), the cost of batch invariance, and where the run had
 --transfer, the other GPU's point's median over this run's best), the issue's targets as
-measured (% of peak beside the streaming kernel's own % in the same rounds), the time each phase took, and one plot. A fastest peer marked "screened" was timed 3
-times only (far slower than the fastest contender in the screening pass).
+measured (% of peak beside the streaming kernel's own % in the same rounds), the time each
+phase took, and one plot. A fastest peer marked "screened" was timed 3 times only (far slower
+than the fastest contender in the screening pass).
 """
 
 from __future__ import annotations
@@ -49,9 +50,10 @@ def versus_peer(row: dict[str, Any]) -> dict[str, Any]:
 
 def ratios(row: dict[str, Any]) -> dict[str, Any]:
     """Reducetune against the fastest peer (versus_peer), against the faster ceiling
-    (ceiling_ratio: rates, and times beside them), the Python call against the same peer, the point's bandwidth
-    in the tuner's protocol, and batch invariance's price (best batch_invariant point's
-    median / best point's median)."""
+    (ceiling_ratio: rates, and times beside them), the Python call against the same peer, the
+    point's bandwidth in the tuner's protocol, % of peak beside the streaming kernel's own in
+    the same rounds, and batch invariance's price (best batch_invariant point's median / best
+    point's median)."""
     app = row["app_s"]
     t = app["reducetune"]
     vs = versus_peer(row)
