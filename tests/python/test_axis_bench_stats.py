@@ -13,8 +13,8 @@ import random
 import pytest
 
 from reducetune import _core
-from reducetune.benchmarks._axis_stats import (MAX_CALLS, MAX_NOISE, is_tie, ratio_interval,
-                                               rounds, stats)
+from reducetune.benchmarks._axis_stats import (MAX_CALLS, MAX_NOISE, PRIMED, WARM_UP, is_tie,
+                                               ratio_interval, round_times, rounds, stats)
 from reducetune.benchmarks._axis_tune import Candidate, Tuner, protocol_time
 from reducetune._space import limits_for_arch
 
@@ -95,8 +95,9 @@ def test_rounds_stop_at_the_fewest_calls_once_every_close_median_is_known():
 
 
 def test_rounds_go_on_while_a_close_median_is_uncertain_and_stop_at_the_cap():
-    # two modes 20 % apart, alternating: its median never settles to 1 %
-    timers = {"reducetune": _timer([1.0, 1.2]), "torch": _timer([2.0])}
+    # calls spread +-10 % (seeded; not two modes in turn, of which a primed round's second
+    # call would take one): 80 leave its median's interval wider than 1 %
+    timers = {"reducetune": _timer(_noisy(1.1, 0.1, 997, 3)), "torch": _timer([2.0])}
     got = rounds(timers, 30, max_calls=80)
     assert got["reducetune"]["samples"] == 80 and got["torch"]["samples"] == 80
     assert got["reducetune"]["stopped"] == "max_calls"
@@ -123,11 +124,11 @@ def test_a_contender_not_close_never_holds_the_rounds():
 def test_a_counted_contender_takes_its_rounds_only_and_the_time_cap_stops_the_rest():
     slow = _timer([0.2])
     ticks = itertools.count()
-    timers = {"reducetune": _timer([1.0, 1.2]), "cub_segmented": slow}
+    timers = {"reducetune": _timer(_noisy(1.1, 0.1, 997, 3)), "cub_segmented": slow}
     got = rounds(timers, 10, counts={"cub_segmented": 3}, time_cap_s=20,
                  clock=lambda: float(next(ticks)))
     assert got["cub_segmented"]["samples"] == 3 and got["cub_segmented"]["stopped"] == "counted"
-    assert len(slow.calls) == 1 + 3  # one warm-up, three rounds
+    assert len(slow.calls) == 1 + 2 * 3  # one warm-up, three rounds of a primer and a call
     # the fake clock ticks once per check from round 10 on: 20 s after the start
     assert got["reducetune"]["stopped"] == "time_cap"
     assert 10 <= got["reducetune"]["samples"] < 40
@@ -143,8 +144,8 @@ def _logged(log: list[str], name: str):
 def test_each_contender_follows_every_other_alike_and_the_same_shuffles_every_run():
     """A call finds L2 as the call before it left it: in rotating rounds the C++ call followed
     the memcpy ceiling (dirty lines, no input) in 5 rounds of 6 on 2026-11-26. Over 120 rounds
-    of 6 contenders every contender follows every other, none the same one in over a third of
-    its rounds, and the orders are the same in every run (a seeded shuffle)."""
+    of 6 contenders every contender's primer follows every other, none the same one in over a
+    third of its rounds, and the orders are the same in every run (a seeded shuffle)."""
     names = ["reducetune", "reducetune_py", "torch", "torch_compile", "jax", "memcpy"]
     runs = []
     for _ in range(2):
@@ -153,12 +154,52 @@ def test_each_contender_follows_every_other_alike_and_the_same_shuffles_every_ru
         runs.append(log)
     assert runs[0] == runs[1]
     calls = runs[0][3 * len(names):]  # after the warm-up calls
-    assert len(calls) == 120 * len(names)
+    assert len(calls) == 2 * 120 * len(names)  # a primer and a timed call each
+    primers = calls[::2]
     for name in names:
-        before = [a for a, b in zip(calls, calls[1:]) if b == name]
+        before = [a for a, b in zip(primers, primers[1:]) if b == name]
         counts = {n: before.count(n) for n in names if n != name}
         assert min(counts.values()) >= 5, (name, counts)
         assert max(counts.values()) <= len(before) / 3, (name, counts)
+
+
+def test_each_timed_call_follows_an_untimed_call_of_its_own_contender():
+    """Primed rounds (_axis_stats.PRIMED): on an H200 every contender lost 6-9 us of 130 after
+    the memcpy ceiling and the streaming kernel read 84 % of the peak after it, 90 % after
+    itself. Each timed call comes right after its own contender's untimed call, and the
+    samples are the timed calls' values, not the primers'."""
+    names = ["reducetune", "torch", "memcpy", "streaming"]
+    log: list[str] = []
+    values: dict[str, list[float]] = {n: [] for n in names}
+
+    def timer(name: str):
+        def once() -> float:
+            log.append(name)
+            values[name].append(float(len(log)))
+            return float(len(log))
+        return once
+
+    got, _ = round_times({n: timer(n) for n in names}, 10, close=set(), max_calls=10,
+                         primed=True)
+    calls = log[WARM_UP * len(names):]
+    assert len(calls) == 2 * 10 * len(names)
+    assert all(a == b for a, b in zip(calls[::2], calls[1::2]))
+    for name in names:
+        mine = values[name][WARM_UP:]
+        assert got[name] == mine[1::2] and len(got[name]) == 10
+    # the rounds' orders are those of the unprimed rounds: only the primers are added
+    plain: list[str] = []
+    round_times({n: _logged(plain, n) for n in names}, 10, close=set(), max_calls=10)
+    assert calls[1::2] == plain[WARM_UP * len(names):]
+
+
+def test_the_axis_rounds_are_primed_and_say_so_in_the_report_protocol():
+    from reducetune.benchmarks.axis import _rounds
+    assert PRIMED
+    log: list[str] = []
+    rounds({"a": _logged(log, "a"), "b": _logged(log, "b")}, 5, max_calls=5)
+    assert len(log) == 2 * WARM_UP + 2 * 2 * 5
+    assert "untimed call of the same contender" in _rounds(30)
 
 
 class _FakeEvaluator:

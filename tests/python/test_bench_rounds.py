@@ -73,8 +73,9 @@ def test_a_counted_contender_keeps_its_first_rounds_in_the_shuffled_orders():
 
 def test_both_benchmarks_take_the_same_orders():
     """One rule, one place: the axis benchmark's rounds and the whole-array benchmark's are the
-    same seeded shuffles of the same names."""
+    same seeded shuffles of the same names (the axis benchmark's primed: each timed call after
+    an untimed one of its own contender; the whole-array benchmark's not)."""
     log: list[str] = []
     rounds({n: _logged(log, n) for n in NAMES}, 30, max_calls=30)
     axis = log[WARM_UP * len(NAMES):]
-    assert axis == [n for r in _runtime_rounds(30) for n in r]
+    assert axis[::2] == axis[1::2] == [n for r in _runtime_rounds(30) for n in r]

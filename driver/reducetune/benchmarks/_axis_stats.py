@@ -8,6 +8,20 @@ alike; that module says why not a rotation), and the rounds go on until the medi
 ``TIME_CAP_S`` of rounds. A fixed 30 calls left a 2^24 shape's medians (10-40 µs a call) up to
 1.28 x apart in one run; a 2^28 shape (0.1-0.5 ms a call) mostly converges by 30.
 
+Primed (``PRIMED``): in the axis benchmark each timed call follows an untimed call of the same
+contender, in the same place of the round. A call finds L2 as the call before it left it, and
+without the primer that was another contender's: on an H200 every contender lost 6-9 us of
+about 130 after the memcpy ceiling (its copy's dirty lines written back during the next call's
+reads) and 1-7 us after torch.compile or JAX, the read-only streaming kernel itself read 512 MB
+at 84.0 % of the peak after memcpy and at 89.8-90.2 % after itself
+(docs/results/h200x4_2026-11-27_axis_cxx_timed_pdl/h200x2_probes/predecessors.md). So each
+contender's rate depended on which other contenders the benchmark happened to run, its own
+ceilings among them, and the shapes' % of peak moved with them (the streaming kernel 81-88 % in
+one run's rounds). Primed, a contender's call starts from the L2 that contender itself leaves:
+its own input hot, its own writes dirty, as when an application calls it again; the shuffles
+still spread the host's drift over every contender alike. The whole-array benchmark
+(runtime.interleaved_stats) is not primed: its recorded ratios were measured without.
+
 Ties (``ratio_interval``): two medians are compared through their intervals. The ratio
 peer / reducetune lies in [peer_low / reducetune_high, peer_high / reducetune_low] when both
 medians lie in their 95 % intervals (both at once: at least 90 %), and the shape is a tie when
@@ -30,6 +44,8 @@ MAX_CALLS = 200  # per contender, at most
 TIME_CAP_S = 0.5  # of rounds per call of rounds() (a shape's tune, then its peers): 2^28
 # calls take 0.1-0.5 ms, a round of 8 contenders 1-4 ms, so 0.5 s holds over 100 rounds
 WARM_UP = 3  # calls per contender before the rounds (one for a contender timed `counts` times)
+PRIMED = True  # the axis benchmark's rounds: an untimed call of a contender before each timed
+# one (so a round of 8 contenders at 2^28 takes 2-8 ms: 0.5 s still holds over 60 rounds)
 
 Timers = dict[str, Callable[[], float]]
 
@@ -45,27 +61,30 @@ def stats(samples: list[float]) -> dict[str, Any]:
 
 def rounds(timers: Timers, min_samples: int, close: set[str] | None = None,
            counts: dict[str, int] | None = None, max_calls: int = MAX_CALLS,
-           time_cap_s: float = TIME_CAP_S, clock: Callable[[], float] = time.monotonic
-           ) -> dict[str, dict[str, Any]]:
+           time_cap_s: float = TIME_CAP_S, clock: Callable[[], float] = time.monotonic,
+           primed: bool = PRIMED) -> dict[str, dict[str, Any]]:
     """Each contender's stats (``stats``) from rounds in shuffled orders (each contender after
     every other alike, the module's docstring says why): at least `min_samples` rounds,
     then on until every contender of `close` (default: all) has a median interval within
     MAX_NOISE, or `max_calls` rounds, or `time_cap_s` seconds of rounds. A contender named in
     `counts` takes part in its first counts[name] rounds only, after one warm-up call (a far
-    slower one, warm from screening). Each entry says why its rounds stopped ("stopped")."""
+    slower one, warm from screening). Primed (the module's docstring says why), each timed call
+    follows an untimed call of the same contender. Each entry says why its rounds stopped
+    ("stopped")."""
     counts = counts or {}
-    times, stopped = round_times(timers, min_samples, close, counts, max_calls, time_cap_s, clock)
+    times, stopped = round_times(timers, min_samples, close, counts, max_calls, time_cap_s, clock,
+                                 primed)
     return {name: {**stats(t), "stopped": "counted" if name in counts else stopped}
             for name, t in times.items()}
 
 
 def round_times(timers: Timers, min_samples: int, close: set[str] | None = None,
                 counts: dict[str, int] | None = None, max_calls: int = MAX_CALLS,
-                time_cap_s: float = TIME_CAP_S, clock: Callable[[], float] = time.monotonic
-                ) -> tuple[dict[str, list[float]], str]:
+                time_cap_s: float = TIME_CAP_S, clock: Callable[[], float] = time.monotonic,
+                primed: bool = False) -> tuple[dict[str, list[float]], str]:
     """The samples of ``rounds`` (its arguments), by contender, and why the rounds stopped: the
     one loop of both benchmarks (runtime.interleaved_stats takes a fixed count of rounds, with
-    `close` empty and `max_calls` its count)."""
+    `close` empty and `max_calls` its count, not primed)."""
     counts, names = counts or {}, list(timers)
     close = set(names if close is None else close) - set(counts)
     for name in names:  # warm-up: modules loaded, results pooled, clocks up
@@ -76,6 +95,8 @@ def round_times(timers: Timers, min_samples: int, close: set[str] | None = None,
     while i < max_calls:
         for name in next(order):
             if len(times[name]) < counts.get(name, max_calls):
+                if primed:
+                    timers[name]()  # untimed: the L2 as this contender leaves it
                 times[name].append(timers[name]())
         i += 1
         if i < min_samples:

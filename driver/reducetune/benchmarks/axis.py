@@ -45,7 +45,7 @@ from reducetune.benchmarks import _axis_alloc, _axis_report
 from reducetune.benchmarks._axis_peers import (CEILINGS_TIMING, PEERS, Peers, jax_module,
                                                segmented_lib, streaming_protocol)
 from reducetune.benchmarks._axis_shapes import RS, TOTALS, only, shapes
-from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, TIME_CAP_S, rounds
+from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, PRIMED, TIME_CAP_S, rounds
 from reducetune.benchmarks._axis_tune import (CLIMB_ROUNDS, GIVE_UP, KEEP_WITHIN, Candidate,
                                               Tuner, cxx_axis_timer, own_name, protocol_time,
                                               screen, sum_bound, transfer_name, tune_shape)
@@ -310,7 +310,10 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
 
 
 def _rounds(samples: int) -> str:
-    return (f"from {samples} calls on until each median's 95 % interval is within "
+    primer = ("each timed call right after an untimed call of the same contender (primed: "
+              "it finds the L2 as its own call left it, not another contender's), "
+              if PRIMED else "")
+    return (f"{primer}from {samples} calls on until each median's 95 % interval is within "
             f"{100 * MAX_NOISE:g} % (half-width), {MAX_CALLS} calls or {TIME_CAP_S:g} s of "
             "rounds")
 
