@@ -15,6 +15,7 @@ than the fastest contender in the screening pass).
 from __future__ import annotations
 
 import json
+import lzma
 import math
 import statistics
 import sys
@@ -25,7 +26,14 @@ from reducetune.benchmarks._axis_ceilings import (CEILING_RULE, PROTOCOL, bytes_
                                                   ceiling_rates, ceiling_ratio, fallback_note)
 from reducetune.benchmarks._axis_peers import PEERS
 from reducetune.benchmarks._axis_stats import is_tie, ratio_interval
+from reducetune.benchmarks._axis_targets import verdicts
 from reducetune.evaluate.base import percent_of
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """A recorded run: axis.json, or axis.json.xz as docs/results keeps them."""
+    with (lzma.open(path) if str(path).endswith(".xz") else open(path, "rb")) as f:
+        return json.load(f)
 
 
 def _pow2(n: int) -> str:
@@ -96,6 +104,18 @@ def summary(result: dict[str, Any]) -> list[str]:
                          f"{max(short):.2f}")
         lines += _python_call(mine)
     return lines
+
+
+def targets(result: dict[str, Any]) -> list[str]:
+    """Issue 26's targets per dtype and total, each met or MISSED with its worst value to four
+    digits (_axis_targets.verdicts): the summary's two digits would show a 0.9496 as 0.95."""
+    peak = result["device"]["peak_bytes_per_s"]
+    by: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in result["rows"]:
+        row.setdefault("peak", peak)
+        by.setdefault((row.get("dtype", "float32"), row["total"].bit_length() - 1), []).append(row)
+    return [verdicts(dtype, total, [(ratios(r), r) for r in rows])
+            for (dtype, total), rows in sorted(by.items())]
 
 
 def _shape(row: dict[str, Any]) -> str:
@@ -259,7 +279,8 @@ def write(result: dict[str, Any], prefix: Path) -> None:
           "'tie (ratio, low–high)'); " + CEILING_RULE + "; "
           "batch_invariant cost: the best batch_invariant point's median over the best "
           "point's.", *fallback_note(result["rows"]), *_transfer_line(result), "",
-          *summary(result), "", *phases(result), "", *table(result)]
+          *summary(result), "", "Issue 26's targets:", *targets(result), "",
+          *phases(result), "", *table(result)]
     if result["skipped"]:
         md += ["", f"Not run (time limit): {result['skipped']}"]
     prefix.with_suffix(".md").write_text("\n".join(md) + "\n")
