@@ -40,20 +40,18 @@ from reducetune.benchmarks.runtime import _cupy_timer, _torch_timer
 PEERS = ("torch", "torch_compile", "jax", "cupy_cub", "cub_segmented")
 DEFAULT_SEGMENTED_LIB = "build/libreducetune_segmented.so"
 # How the report's header says the ceilings are timed (the "Ceilings:" line of axis.md).
-CEILINGS_TIMING = ("both timed as applications call them, in the same rounds as the "
-                   "contenders (one call between two CUDA events, timed in C++ as "
-                   "reducetune's C++ call, the GPU idle before "
-                   "it, hot data, its launch and what the call before it left in "
-                   "L2 included, primed as every contender): memcpy, cudaMemcpyAsync "
-                   "device to device of (input + output) / 2 bytes, so that it reads and writes as many bytes as the "
-                   "reduction; streaming, the project's read-only streaming kernel "
-                   "launched once over the input tensor itself (its bytes rounded down "
-                   "to 16), in the shape fastest in the tuner's protocol. The target's "
-                   "ceiling is the faster of the two by rate. For reference, the same "
-                   "kernel in the tuner's protocol ('streaming, tuner's protocol'): "
-                   "every read shape over a buffer of the input's size, the whole "
-                   "sequence queued behind a gate (no launch latency timed), L2 flushed "
-                   "(cold) before each sample, its fastest shape's median; measured once "
+CEILINGS_TIMING = ("both timed as applications call them, in the same rounds as the contenders "
+                   "(one call between two CUDA events, timed in C++ as reducetune's C++ call, the "
+                   "GPU idle before it, hot data, its launch and what the call before it left in "
+                   "L2 included, primed as every contender): memcpy, cudaMemcpyAsync device to "
+                   "device of (input + output) / 2 bytes, so that it reads and writes as many "
+                   "bytes as the reduction; streaming, the project's read-only streaming kernel "
+                   "launched once over the input tensor itself (its bytes rounded down to 16), in "
+                   "the shape fastest in the tuner's protocol. The target's ceiling is the faster "
+                   "of the two by rate. For reference, the same kernel in the tuner's protocol "
+                   "('streaming, tuner's protocol'): every read shape over a buffer of the input's"
+                   " size, the whole sequence queued behind a gate (no launch latency timed), L2 "
+                   "flushed (cold) before each sample, its fastest shape's median; measured once "
                    "per input size")
 
 
