@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
 UNPRIMED = RESULTS / "h200_2026-11-27_tile_groups" / "28_bfloat16" / "axis.json.xz"
 PRIMED = sorted((RESULTS / "h200_2026-11-27_axis_bench_primed").glob("*/axis.json.xz"))
+H100_SIX = RESULTS / "h100_2026-11-27_axis_bench_primed" / "28_bfloat16_six" / "axis.json.xz"
 
 
 def _pair(kind="rows", r=128, pct=90.0, xc=0.99, xp=1.2, tie=False, xt=None):
@@ -87,8 +88,18 @@ def test_the_report_prints_the_targets_block(tmp_path: Path):
     _axis_report.write(result, tmp_path / "axis")
     md = (tmp_path / "axis.md").read_text()
     block = md[md.index("Issue 26's targets:"):].splitlines()[1]
-    assert block.startswith("- bfloat16, 2^28 (16 shape(s)): 85 % of peak: met")
-    assert verdicts("bfloat16", 28, [_pair()]).startswith("- bfloat16, 2^28 (1 shape(s))")
+    assert block.startswith("- bfloat16, 2^28 (16 shape(s) measured): 85 % of peak: met")
+    assert verdicts("bfloat16", 28, [_pair()]).startswith("- bfloat16, 2^28 (1 shape(s) measured)")
+
+
+def test_shapes_the_time_limit_left_out_are_named_beside_the_verdicts():
+    """The H100's primed run of 2026-11-27 left columns (4194304, 64) out (its time limit):
+    the targets met over its 6 shapes say nothing of the seventh."""
+    (line,) = _axis_report.targets(_axis_report.load(H100_SIX))
+    assert line.startswith("- bfloat16, 2^28 (6 shape(s) measured, 1 not run): 85 % of peak: met")
+    nothing = {**_axis_report.load(H100_SIX), "rows": []}
+    (line,) = _axis_report.targets(nothing)
+    assert "(0 shape(s) measured, 1 not run)" in line and "MISSED (not measured)" in line
 
 
 @pytest.mark.parametrize("path", PRIMED, ids=lambda p: p.parent.name)

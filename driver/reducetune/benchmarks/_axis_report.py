@@ -114,7 +114,12 @@ def targets(result: dict[str, Any]) -> list[str]:
     for row in result["rows"]:
         row.setdefault("peak", peak)
         by.setdefault((row.get("dtype", "float32"), row["total"].bit_length() - 1), []).append(row)
-    return [verdicts(dtype, total, [(ratios(r), r) for r in rows])
+    skipped: dict[tuple[str, int], int] = {}
+    for s in result.get("skipped", []):  # shapes the time limit left out: named, not judged
+        key = (s.get("dtype", "float32"), s["total"].bit_length() - 1)
+        skipped[key] = skipped.get(key, 0) + 1
+        by.setdefault(key, [])
+    return [verdicts(dtype, total, [(ratios(r), r) for r in rows], skipped.get((dtype, total), 0))
             for (dtype, total), rows in sorted(by.items())]
 
 

@@ -80,8 +80,11 @@ def judge(rs: Pairs, total_log2: int) -> list[Verdict]:
     return out
 
 
-def verdicts(dtype: str, total_log2: int, rs: Pairs) -> str:
-    """One group's line of axis.md's block of targets: each target met or MISSED."""
+def verdicts(dtype: str, total_log2: int, rs: Pairs, not_run: int = 0) -> str:
+    """One group's line of axis.md's block of targets: each target met or MISSED over the
+    shapes measured; `not_run` shapes of the group that the run left out (its time limit) are
+    named, since a target met over the others says nothing of them."""
     text = "; ".join(f"{name}: {'met' if met else 'MISSED'} ({what})"
                      for name, met, what in judge(rs, total_log2))
-    return f"- {dtype}, 2^{total_log2} ({len(rs)} shape(s)): {text}"
+    left = f", {not_run} not run" if not_run else ""
+    return f"- {dtype}, 2^{total_log2} ({len(rs)} shape(s) measured{left}): {text}"
