@@ -26,7 +26,7 @@ from reducetune.benchmarks._axis_ceilings import (CEILING_RULE, PROTOCOL, bytes_
                                                   ceiling_rates, ceiling_ratio, fallback_note)
 from reducetune.benchmarks._axis_peers import PEERS
 from reducetune.benchmarks._axis_stats import is_tie, ratio_interval
-from reducetune.benchmarks._axis_targets import verdicts
+from reducetune.benchmarks._axis_targets import FULL_TOTAL, PCT_PEAK, verdicts
 from reducetune.evaluate.base import percent_of
 
 
@@ -341,6 +341,9 @@ def plot(result: dict[str, Any], path: Path) -> None:
             if proto:  # one input size per panel: one level, measured once
                 ax.axhline(max(proto), color="grey", linestyle=":", linewidth=1,
                            label="streaming, tuner's protocol (gated, cold L2)")
+            if total.bit_length() - 1 == FULL_TOTAL:  # where the bandwidth target holds
+                ax.axhline(PCT_PEAK, color="red", linestyle="-.", linewidth=1,
+                           label=f"target, {PCT_PEAK:g} % of peak (2^{FULL_TOTAL})")
             ax.set(xscale="log", xlabel="r", ylabel="% of HBM peak (read + written)",
                    title=f"{kind}, {_pow2(total)} {dtype} elements", ylim=(0, 105))
             ax.grid(alpha=0.3)
