@@ -13,7 +13,10 @@ ratios, never the absolute times of two processes.
 PROBE_NO_CHECK=1 skips the check of each point's result against float32, for a tree whose finish
 is cut short on purpose (to time a split's pass without its finish). PROBE_STREAMING_SHAPES=1
 times every read shape of the streaming kernel beside them ("stream:NAME"), one wave or several;
-PROBE_SHAPES=N keeps the first N shapes.
+PROBE_SHAPES=N keeps the first N shapes. PROBE_SET=rows128 times the candidates of bfloat16 rows
+(2097152, 128) instead, the H200's thinnest margin to the ceiling in primed rounds (0.950 x,
+docs/results/h200x2_2026-11-27_axis_bench_primed; the H100 reads it at 0.986 with another point).
+PROBE_PRIMED=1 primes the rounds as the axis benchmark does since e6b864f.
 
     PYTHONPATH=<site> python3 scripts/device-jobs/axis_wave_probe.py --out $OUT/wave.md
 """
@@ -33,27 +36,38 @@ from reducetune.benchmarks._axis_stats import round_times
 from reducetune.benchmarks._axis_tune import cxx_axis_timer
 from reducetune.runtime.axis import AxisReducer
 
-T = "axis.bfloat16.sum.s_tile."
-CANDIDATES = {
-    (1, 4194304, 64): ["bs_512.l_32.v_2.u_8.sp_512", "bs_512.l_8.v_8.u_4.sp_512",
-                       "bs_512.l_8.v_8.u_2.sp_512", "bs_256.l_8.v_8.u_4.sp_512",
-                       "bs_256.l_8.v_8.u_8.sp_512", "bs_256.l_8.v_8.u_4.sp_1024",
-                       "bs_1024.l_8.v_8.u_4.sp_256", "bs_512.l_16.v_4.u_8.sp_512"],
-    (1, 524288, 512): ["bs_128.l_32.v_4.u_4.sp_512", "bs_512.l_64.v_8.u_4.sp_512",
-                       "bs_512.l_64.v_8.u_2.sp_512", "bs_256.l_64.v_8.u_4.sp_512",
-                       "bs_512.l_32.v_4.u_4.sp_512", "bs_1024.l_64.v_8.u_4.sp_256"],
-    (1, 65536, 4096): ["bs_256.l_64.v_4.u_8.sp_32", "bs_512.l_64.v_8.u_4.sp_32",
-                       "bs_512.l_128.v_8.u_4.sp_32", "bs_256.l_64.v_8.u_4.sp_32"],
-    (1, 8192, 32768): ["bs_256.l_64.v_4.u_8.sp_4", "bs_512.l_64.v_8.u_4.sp_4",
-                       "bs_512.l_128.v_8.u_4.sp_4", "bs_256.l_64.v_8.u_4.sp_4"],
+T = "axis.bfloat16.sum."
+TILES = {
+    (1, 4194304, 64): ["s_tile.bs_512.l_32.v_2.u_8.sp_512", "s_tile.bs_512.l_8.v_8.u_4.sp_512",
+                       "s_tile.bs_512.l_8.v_8.u_2.sp_512", "s_tile.bs_256.l_8.v_8.u_4.sp_512",
+                       "s_tile.bs_256.l_8.v_8.u_8.sp_512", "s_tile.bs_256.l_8.v_8.u_4.sp_1024",
+                       "s_tile.bs_1024.l_8.v_8.u_4.sp_256", "s_tile.bs_512.l_16.v_4.u_8.sp_512"],
+    (1, 524288, 512): ["s_tile.bs_128.l_32.v_4.u_4.sp_512", "s_tile.bs_512.l_64.v_8.u_4.sp_512",
+                       "s_tile.bs_512.l_64.v_8.u_2.sp_512", "s_tile.bs_256.l_64.v_8.u_4.sp_512",
+                       "s_tile.bs_512.l_32.v_4.u_4.sp_512", "s_tile.bs_1024.l_64.v_8.u_4.sp_256"],
+    (1, 65536, 4096): ["s_tile.bs_256.l_64.v_4.u_8.sp_32", "s_tile.bs_512.l_64.v_8.u_4.sp_32",
+                       "s_tile.bs_512.l_128.v_8.u_4.sp_32", "s_tile.bs_256.l_64.v_8.u_4.sp_32"],
+    (1, 8192, 32768): ["s_tile.bs_256.l_64.v_4.u_8.sp_4", "s_tile.bs_512.l_64.v_8.u_4.sp_4",
+                       "s_tile.bs_512.l_128.v_8.u_4.sp_4", "s_tile.bs_256.l_64.v_8.u_4.sp_4"],
 }
+# Rows of 128: the tune's best on each GPU (H200: group lanes 4 vec 4 unroll 1; H100: group
+# lanes 8 vec 2 unroll 2) and their neighbours in lanes, vec, unroll and block, and a warp a row.
+ROWS128 = {(2097152, 128, 1): [
+    "s_group.bs_128.l_4.v_4.u_1.sp_1", "s_group.bs_128.l_4.v_4.u_2.sp_1",
+    "s_group.bs_256.l_4.v_4.u_1.sp_1", "s_group.bs_128.l_4.v_8.u_1.sp_1",
+    "s_group.bs_128.l_8.v_4.u_1.sp_1", "s_group.bs_128.l_8.v_8.u_1.sp_1",
+    "s_group.bs_128.l_16.v_8.u_1.sp_1", "s_group.bs_256.l_16.v_8.u_2.sp_1",
+    "s_group.bs_256.l_8.v_2.u_2.sp_1", "s_group.bs_128.l_8.v_2.u_1.sp_1",
+    "s_warp.bs_256.l_32.v_4.u_1.sp_1",
+    "s_warp.bs_256.l_32.v_4.u_2.sp_1"]}
+CANDIDATES = ROWS128 if os.environ.get("PROBE_SET") == "rows128" else TILES
 SAMPLES = 40
 
 
 def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
     outer, r, inner = view
-    x = torch.randn(r, inner, device="cuda", dtype=torch.bfloat16)
-    exact = x.float().sum(dim=0)
+    x = torch.randn(outer, r, inner, device="cuda", dtype=torch.bfloat16)
+    exact = x.float().sum(dim=1)
     size = x.numel() * x.element_size()
     shape = streaming_protocol(size)["shape"]
     stream = torch.cuda.current_stream().cuda_stream
@@ -68,13 +82,14 @@ def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
     for v in variants:
         reducer = AxisReducer("bfloat16", "sum", table=[
             {"outer": outer, "r": r, "inner": inner, "variant": T + v, "launch": ""}])
-        got = reducer(x, axis=0).float()
+        got = reducer(x, axis=1).float()
         err = float((got - exact).abs().max() / exact.abs().max())
         if err > 1e-2 and os.environ.get("PROBE_NO_CHECK") != "1":
             raise SystemExit(f"{v}: wrong result (relative error {err:.3g})")
         timers[v] = cxx_axis_timer(reducer, x, view)
     # the benchmarks' rounds: warm-up calls, then SAMPLES rounds in runtime.rounds' shuffles
-    times, _ = round_times(timers, SAMPLES, close=set(), max_calls=SAMPLES)
+    times, _ = round_times(timers, SAMPLES, close=set(), max_calls=SAMPLES,
+                           primed=os.environ.get("PROBE_PRIMED") == "1")
     med = {k: statistics.median(v) for k, v in times.items()}
     peak = _core.query_device(0)["peak_bytes_per_s"]
     moved = size * (1 + 1 / r)

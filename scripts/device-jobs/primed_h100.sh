@@ -7,7 +7,8 @@
 #   REDUCETUNE_COMMIT=<commit> bash scripts/device-jobs/primed_h100.sh one   build; 2^28 float32
 #                                                    and bfloat16 at once (about 450 s)
 #   bash scripts/device-jobs/primed_h100.sh two      2^24 both at once, then the four C++ GPU
-#                                                    tests over both GPUs (about 350 s)
+#                                                    tests over both GPUs and the primed probe
+#                                                    of bfloat16 rows (2097152, 128) (about 400 s)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}
@@ -24,7 +25,10 @@ case "${1:?usage: primed_h100.sh one|two}" in
       bash scripts/device-jobs/x_session.sh benches > "$work/benches_24.log" 2>&1
     lanes="0:gpu_test_axis_staged,gpu_test_axis_tuned 1:gpu_test_axis_finish,gpu_test_evaluate_axis"
     OUT=$work X_SPREAD=$lanes X_SPREAD_PY="" bash scripts/device-jobs/x_session.sh spread \
-      > "$work/spread.log" 2>&1 ;;
+      > "$work/spread.log" 2>&1
+    CUDA_VISIBLE_DEVICES=0 PROBE_SET=rows128 PROBE_PRIMED=1 PYTHONPATH=$PWD/build/z-site-new:/tmp/site \
+      timeout 200 python3 scripts/device-jobs/axis_wave_probe.py --out "$work/rows128_probe.md" \
+      > "$work/rows128_probe.log" 2>&1 ;;
   *) echo "unknown phase: one or two"; exit 2 ;;
 esac
 PYTHONPATH=$PWD/build/z-site-new:/tmp/site python3 scripts/axis-targets "$work"/bench_*/axis.json \
