@@ -26,7 +26,8 @@ case "${1:?usage: primed_h100.sh one|two}" in
     lanes="0:gpu_test_axis_staged,gpu_test_axis_tuned 1:gpu_test_axis_finish,gpu_test_evaluate_axis"
     OUT=$work X_SPREAD=$lanes X_SPREAD_PY="" bash scripts/device-jobs/x_session.sh spread \
       > "$work/spread.log" 2>&1
-    CUDA_VISIBLE_DEVICES=0 PROBE_SET=rows128 PROBE_PRIMED=1 PYTHONPATH=$PWD/build/z-site-new:/tmp/site \
+    site=$PWD/build/z-site-new:/tmp/site
+    CUDA_VISIBLE_DEVICES=0 PROBE_SET=rows128 PROBE_PRIMED=1 PYTHONPATH=$site \
       timeout 200 python3 scripts/device-jobs/axis_wave_probe.py --out "$work/rows128_probe.md" \
       > "$work/rows128_probe.log" 2>&1 ;;
   *) echo "unknown phase: one or two"; exit 2 ;;
