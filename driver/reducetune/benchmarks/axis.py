@@ -13,7 +13,8 @@ ones timed in rounds, the fastest kept; ``reducetune tune --family axis --shapes
 a grid into a results file instead) and measured in the tuner's protocol too (cold L2, the
 tune's stopping rule).
 Then every contender is timed as an application calls it: hot data, one call between two CUDA
-events, the contenders in shuffled rounds until each close one's median is known to 1 %
+events, the contenders in shuffled rounds, each timed call right after an untimed call of its
+own (primed: the L2 as its own call left it), until each close one's median is known to 1 %
 (benchmarks/_axis_stats.py), the median and its 95 % interval; a peer far slower than the
 fastest (screened first) gets 3 calls. A shape is a tie when the interval of the ratio to the
 fastest peer holds 1. --transfer another GPU's axis.json times its best point of each shape
@@ -24,7 +25,9 @@ to stderr after each shape.
         [--transfer OTHER_GPU/axis.json]
 
 Writes PREFIX.json (every number), PREFIX.md (the table), PREFIX.png (the plot) and
-PREFIX.table.json (the tuned points, a table for reducetune.AxisReducer(table=...)).
+PREFIX.table.json (the tuned points, a table for reducetune.AxisReducer(table=...)). PREFIX.md
+ends its summary with issue 26's targets, each met or MISSED (benchmarks/_axis_targets.py;
+scripts/axis-targets judges recorded runs).
 """
 
 from __future__ import annotations
