@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import runpy
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,15 +19,16 @@ import reducetune
 from reducetune import _core
 
 
-# scripts/sass-same's nvdisasm (on PATH, else PyPI's nvidia-cuda-nvdisasm) and its compile of
-# one point into a folder of its own (the cubin lands there whatever this process compiled)
+# scripts/sass-same's nvdisasm (on PATH, else PyPI's nvidia-cuda-nvdisasm), its compile of one
+# point into a folder of its own (the cubin lands there whatever this process compiled) and its
+# disassembly
 SASS_SAME = runpy.run_path(str(Path(__file__).resolve().parents[2] / "scripts" / "sass-same"))
 NVDISASM = SASS_SAME["default_nvdisasm"]()
 pytestmark = pytest.mark.skipif(not Path(NVDISASM).is_file(), reason=(
     "no nvdisasm: scripts/setup installs it (pip install nvidia-cuda-nvdisasm)"))
 
 
-def pass_sass(variant: str, tmp_path: Path) -> list[str]:
+def pass_sass(variant: str) -> list[str]:
     """The instructions of the variant's pass kernel (its final_pass left out), one a line."""
     dtype, op = variant.split(".")[1:3]
     point = reducetune.Space("axis", dtype, op, reducetune.limits_for_arch("sm_90")).parse(
@@ -36,9 +36,7 @@ def pass_sass(variant: str, tmp_path: Path) -> list[str]:
     got = SASS_SAME["cubins_of"](_core, point)  # its cubins, or ("failed", why)
     assert got and got[0] != "failed", f"{variant} did not compile: {got}"
     (cubin,) = got
-    (tmp_path / "pass.cubin").write_bytes(cubin)
-    text = subprocess.run([NVDISASM, "-c", str(tmp_path / "pass.cubin")], capture_output=True,
-                          text=True, check=True).stdout
+    text = "\n".join(SASS_SAME["sass"](NVDISASM, cubin))  # its disassembly, addresses left out
     sections = re.split(r"^\s*\.text\.", text, flags=re.M)
     (body,) = [s for s in sections if re.match(r"_ZN2rt4axis4pass", s)]
     return body.splitlines()
@@ -69,11 +67,10 @@ def order(loop: list[str]) -> str:
     ("axis.bfloat16.sum.s_tile.bs_512.l_8.v_8.u_2.sp_512", 2),
     ("axis.float32.sum.s_tile.bs_512.l_16.v_4.u_4.sp_512", 4),
 ])
-def test_a_split_whole_row_tile_issues_a_groups_loads_before_its_first_add(variant, unroll,
-                                                                           tmp_path):
+def test_a_split_whole_row_tile_issues_a_groups_loads_before_its_first_add(variant, unroll):
     # The pass holds two such loops: the tile's general one (rows inner apart, a run-time step)
     # and the whole-row one (a constant step); the first may interleave, the second may not.
-    groups = [o for o in map(order, loops(pass_sass(variant, tmp_path)))
+    groups = [o for o in map(order, loops(pass_sass(variant)))
               if o.count("L") == unroll and "a" in o]
     assert groups, f"{variant}: no loop of {unroll} 16-byte loads and adds"
     assert any(o.index("a") > o.rindex("L") for o in groups), \

@@ -1,5 +1,5 @@
 """The axis benchmark's report, built from its JSON (rebuild it without a GPU:
-``python -m reducetune.benchmarks._axis_report PREFIX.json``): one markdown table row per shape
+``python -m reducetune.benchmarks._axis_report PREFIX.json[.xz]``): one markdown table row per shape
 (reducetune's bandwidth and % of the HBM peak counting bytes read + written, the same point's
 bandwidth in the tuner's protocol, its ratio to the fastest peer, "tie" with the ratio's
 interval where that interval holds 1 (benchmarks/_axis_stats.py: the medians' 95 % intervals),
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import lzma
-import math
 import statistics
 import sys
 from pathlib import Path
@@ -26,7 +25,8 @@ from reducetune.benchmarks._axis_ceilings import (CEILING_RULE, PROTOCOL, bytes_
                                                   ceiling_rates, ceiling_ratio, fallback_note)
 from reducetune.benchmarks._axis_peers import PEERS
 from reducetune.benchmarks._axis_stats import is_tie, ratio_interval
-from reducetune.benchmarks._axis_targets import FULL_TOTAL, PCT_PEAK, verdicts
+from reducetune.benchmarks._axis_targets import (FULL_TOTAL, PCT_PEAK, SHORT_ROWS, geomean,
+                                                 shape_label, verdicts)
 from reducetune.evaluate.base import percent_of
 
 
@@ -80,27 +80,30 @@ def ratios(row: dict[str, Any]) -> dict[str, Any]:
             "bi_cost": bi / tune["best_s"] if bi else None}
 
 
-def _geomean(xs: list[float]) -> float | None:
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+def _groups(rows: list[dict[str, Any]]) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """The rows by (dtype, total), in that order: a summary line and a line of targets each."""
+    by: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault((r.get("dtype", "float32"), r["total"]), []).append(r)
+    return dict(sorted(by.items()))
 
 
 def summary(result: dict[str, Any]) -> list[str]:
     lines = []
-    for dtype, total in sorted({(r.get("dtype", "float32"), r["total"]) for r in result["rows"]}):
-        mine = [r for r in result["rows"]
-                if r["total"] == total and r.get("dtype", "float32") == dtype]
+    for (dtype, total), mine in _groups(result["rows"]).items():
         rs = [ratios(r) for r in mine]
         xp = [q["x_peer"] for q in rs if q["x_peer"]]
         pct = [q["pct_peak"] for q in rs if q["pct_peak"]]
         xc = _ceiling_worst(mine, rs)
         lines.append(f"- {dtype}, total {_pow2(total)}: × fastest peer worst {min(xp):.2f}, geometric "
-                     f"mean {_geomean(xp):.2f} ({_ties(rs)}); % of peak "
+                     f"mean {geomean(xp):.2f} ({_ties(rs)}); % of peak "
                      f"{min(pct):.0f}–{max(pct):.0f}{_protocol_pct(mine, rs)}"
                      f"{_streaming_pct(rs)}; {xc}"
                      if xp and pct and xc else f"- {dtype}, total {_pow2(total)}: incomplete")
-        short = [q["x_torch"] for r, q in zip(mine, rs) if r["kind"] == "rows" and r["r"] <= 16]
+        short = [q["x_torch"] for r, q in zip(mine, rs)
+                 if r["kind"] == "rows" and r["r"] <= SHORT_ROWS]
         if short and all(short):
-            lines.append(f"  rows of 16 or fewer: × torch.sum eager {min(short):.2f}–"
+            lines.append(f"  rows of {SHORT_ROWS} or fewer: × torch.sum eager {min(short):.2f}–"
                          f"{max(short):.2f}")
         lines += _python_call(mine)
     return lines
@@ -110,21 +113,17 @@ def targets(result: dict[str, Any]) -> list[str]:
     """Issue 26's targets per dtype and total, each met or MISSED with its worst value to four
     digits (_axis_targets.verdicts): the summary's two digits would show a 0.9496 as 0.95."""
     peak = result["device"]["peak_bytes_per_s"]
-    by: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for row in result["rows"]:
         row.setdefault("peak", peak)
-        by.setdefault((row.get("dtype", "float32"), row["total"].bit_length() - 1), []).append(row)
-    skipped: dict[tuple[str, int], int] = {}
-    for s in result.get("skipped", []):  # shapes the time limit left out: named, not judged
-        key = (s.get("dtype", "float32"), s["total"].bit_length() - 1)
-        skipped[key] = skipped.get(key, 0) + 1
-        by.setdefault(key, [])
-    return [verdicts(dtype, total, [(ratios(r), r) for r in rows], skipped.get((dtype, total), 0))
-            for (dtype, total), rows in sorted(by.items())]
-
-
-def _shape(row: dict[str, Any]) -> str:
-    return f"{row['kind']} {tuple(row['shape'])}"
+    # shapes the time limit left out: named beside their group's verdicts, not judged
+    skipped = _groups(result.get("skipped", []))
+    groups = _groups(result["rows"])
+    lines = []
+    for key in sorted(groups.keys() | skipped.keys()):
+        dtype, total = key
+        rs = [(ratios(r), r) for r in groups.get(key, [])]
+        lines.append(verdicts(dtype, total.bit_length() - 1, rs, len(skipped.get(key, []))))
+    return lines
 
 
 def _ceiling_worst(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
@@ -141,9 +140,9 @@ def _ceiling_worst(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
     ref = ""
     if proto:
         xp, prow = min(proto, key=lambda g: g[0])
-        ref = f"; × streaming, tuner's protocol worst {xp:.2f} ({_shape(prow)})"
-    return (f"× faster ceiling (rates) worst {x:.2f} ({_shape(row)}); as times worst "
-            f"{q['x_ceiling_time']:.2f} ({_shape(slow)}, bound {q['time_bound']:.2f}){ref}")
+        ref = f"; × streaming, tuner's protocol worst {xp:.2f} ({shape_label(prow)})"
+    return (f"× faster ceiling (rates) worst {x:.2f} ({shape_label(row)}); as times worst "
+            f"{q['x_ceiling_time']:.2f} ({shape_label(slow)}, bound {q['time_bound']:.2f}){ref}")
 
 
 def _python_call(rows: list[dict[str, Any]]) -> list[str]:
@@ -360,5 +359,5 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 
 if __name__ == "__main__":
-    src = Path(sys.argv[1])
-    write(json.loads(src.read_text()), src.with_suffix(""))
+    src = Path(sys.argv[1])  # PREFIX.json, or PREFIX.json.xz as docs/results keeps them
+    write(load(src), src.parent / src.name.removesuffix(".xz").removesuffix(".json"))

@@ -33,8 +33,13 @@ Verdict = tuple[str, bool, str]  # target, met, what was measured
 Pairs = list[tuple[dict[str, Any], dict[str, Any]]]  # (the report's ratios of a row, the row)
 
 
-def _shape(row: dict[str, Any]) -> str:
+def shape_label(row: dict[str, Any]) -> str:
+    """How the report names a row's shape: "columns (65536, 4096)"."""
     return f"{row['kind']} {tuple(row['shape'])}"
+
+
+def geomean(xs: list[float]) -> float | None:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
 def _worst(name: str, pairs: list[tuple[float, dict[str, Any]]], floor: float,
@@ -46,7 +51,7 @@ def _worst(name: str, pairs: list[tuple[float, dict[str, Any]]], floor: float,
     low, row = min(pairs, key=lambda p: p[0])
     short = sum(v < floor for v, _ in pairs)
     under = f", {short} of {len(pairs)} shapes under" if short else ""
-    return name, short == 0, f"worst {fmt(low)} ({_shape(row)}){under}"
+    return name, short == 0, f"worst {fmt(low)} ({shape_label(row)}){under}"
 
 
 def judge(rs: Pairs, total_log2: int) -> list[Verdict]:
@@ -67,8 +72,8 @@ def judge(rs: Pairs, total_log2: int) -> list[Verdict]:
                 ties <= TIES_SHARE * len(rs),
                 f"{ties} of {len(rs)}"))
     xs = [q["x_peer"] for q, _ in rs if q["x_peer"]]
-    if total_log2 in GEOMEAN and xs:
-        g = math.exp(sum(math.log(x) for x in xs) / len(xs))
+    g = geomean(xs)
+    if total_log2 in GEOMEAN and g is not None:
         out.append((f"geometric mean {GEOMEAN[total_log2]:g} x fastest peer",
                     g >= GEOMEAN[total_log2], f"{g:.3f} over {len(xs)} shapes"))
     if total_log2 == FULL_TOTAL:

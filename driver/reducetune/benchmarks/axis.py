@@ -135,7 +135,7 @@ def read_transfer(path: str | None) -> dict[tuple[str, int, str, int], dict[str,
     recorded there says "transfer ...")."""
     if path is None:
         return {}
-    doc = json.loads(Path(path).read_text())
+    doc = _axis_report.load(path)
     return {_key(r): {"from_device": doc["device"]["name"],
                       "point": {**r["point"], "name": own_name(r["point"]["name"])}}
             for r in doc["rows"]}
