@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
 UNPRIMED = RESULTS / "h200_2026-11-27_tile_groups" / "28_bfloat16" / "axis.json.xz"
 PRIMED = sorted((RESULTS / "h200_2026-11-27_axis_bench_primed").glob("*/axis.json.xz"))
+H100_ALL = sorted((RESULTS / "h100_2026-11-27_axis_bench_primed_all").glob("*/axis.json.xz"))
 H100_SIX = RESULTS / "h100_2026-11-27_axis_bench_primed" / "28_bfloat16_six" / "axis.json.xz"
 
 
@@ -68,6 +69,20 @@ def test_a_recorded_unprimed_h200_run_misses_85_percent_and_the_primed_ones_meet
     for path in PRIMED:
         (line,) = _axis_report.targets(_axis_report.load(path))
         assert "MISSED" not in line and line.count(": met") == 6, line
+
+
+def test_the_h100s_four_primed_runs_meet_every_target_at_both_totals():
+    """The H100's record of 2026-11-27 (9f41ce6): at 2^28 six targets each (bandwidth, ceiling
+    and peers), at 2^24 the peers' three; all 16 shapes of each run measured."""
+    assert [p.parent.name for p in H100_ALL] == ["24_bfloat16", "24_float32", "28_bfloat16",
+                                                 "28_float32"]
+    for path in H100_ALL:
+        record = _axis_report.load(path)
+        assert "H100" in record["device"]["name"] and record["commit"] == "9f41ce6"
+        (line,) = _axis_report.targets(record)
+        wanted = 6 if path.parent.name.startswith("28") else 3
+        assert "MISSED" not in line and line.count(": met") == wanted, line
+        assert "(16 shape(s) measured)" in line, line
 
 
 def test_the_script_exits_1_where_a_record_misses_a_target():
