@@ -41,11 +41,12 @@ SHAPES = (("bfloat16", (16384, 1024), 1), ("float32", (2048, 8192), 1),
 ROUNDS = 300
 
 
-def table(folder: Path, dtype: str, view: tuple[int, int, int]) -> str:
-    """A table file naming the built-in rule's point for the view (as axis_call_probe.py)."""
+def table(folder: Path, dtype: str, view: tuple[int, int, int], points: dict) -> str:
+    """A table file naming the point a benchmark record (--points) tuned for the view, else the
+    built-in rule's (as axis_call_probe.py)."""
     from reducetune.runtime.axis import default_reducer
 
-    rule = default_reducer(dtype, "sum").choice(*view)
+    rule = points.get((dtype, view)) or default_reducer(dtype, "sum").choice(*view)
     path = folder / f"{dtype}_{'_'.join(map(str, view))}.json"
     path.write_text(json.dumps({"entries": [{"outer": view[0], "r": view[1], "inner": view[2],
                                              "variant": rule["variant"],
@@ -111,7 +112,8 @@ def timed(torch: Any, fns: dict[str, Callable[[], Any]], rounds: int) -> dict[st
             nogc = name.endswith("nogc")
             if nogc:
                 gc.disable()
-            fn()  # the primer
+            fn()  # the primer, synchronized as the benchmark's (a whole untimed sample)
+            torch.cuda.synchronize()
             start.record()
             t0 = time.perf_counter()
             fn()  # its result freed here, as in the benchmark
@@ -128,16 +130,23 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, help="the Markdown table (and .json beside it)")
     p.add_argument("--rounds", type=int, default=ROUNDS)
+    p.add_argument("--points", nargs="*", default=[],
+                   help="axis benchmark records (axis.json[.xz]) whose tuned points to call")
     args = p.parse_args(argv)
     import torch
+    from reducetune.benchmarks._axis_report import load
+
+    points = {(row["dtype"], tuple(row["view"])): row["point"]
+              for path in args.points for row in load(path)["rows"]}
 
     lines = [f"{torch.cuda.get_device_name()}, torch {torch.__version__}, {args.rounds} "
-             "primed rounds; medians in us", ""]
+             f"primed rounds; medians in us; points from {args.points or 'the rule'}", ""]
     record = {}
     with tempfile.TemporaryDirectory() as folder:
         for dtype, shape, axis in SHAPES:
             x = torch.randn(shape, device="cuda").to(getattr(torch, dtype))
-            fns = ladder(torch, x, axis, table(Path(folder), dtype, _view(shape, axis)))
+            fns = ladder(torch, x, axis, table(Path(folder), dtype, _view(shape, axis),
+                                               points))
             got = timed(torch, fns, args.rounds)
             record[f"{dtype} {shape} axis {axis}"] = got
             lines += [f"{dtype} {shape} axis {axis}", "",
