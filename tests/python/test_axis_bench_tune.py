@@ -286,6 +286,29 @@ def test_the_tune_climbs_from_a_neighbour_that_took_the_lead_and_stops_after_cli
     assert parents <= presets | set(path[:4]) and path[1] in parents
 
 
+def test_the_climb_goes_on_from_a_point_tied_with_a_lead_already_climbed(monkeypatch):
+    """H200 host 3, bfloat16 rows of 128: three points screened within 0.2 % of each other, the
+    lead's neighbourhood already screened, and the faster point a neighbour of the others only.
+    The climb takes the ties within CLIMB_TIES (not the lead alone, which stopped it there) and
+    no point slower than that."""
+    from reducetune.benchmarks import _axis_tune
+    from reducetune.benchmarks._axis_tune import CLIMB_TIES
+
+    t = Tuner("float32", "sum", limits_for_arch("sm_90"), [(1 << 20, 2, 1)])
+    lead, tie, past = ("staged_short_rows", "staged_short_rows block_size=512",
+                       "staged_short_rows vec=4")
+    faster = tie + " unroll=2"  # two steps from the lead: a neighbour of the tie's alone
+    beyond = past + " unroll=4"  # a neighbour of `past` alone, which screened past the ties
+    assert CLIMB_TIES == 0.01
+    times = {lead: 1.000e-3, tie: 1.002e-3, past: 1.02e-3, faster: 0.95e-3, beyond: 0.5e-3}
+    _fake_tune(monkeypatch, lambda name: times.get(name, 2e-3))
+    got = _axis_tune.tune_shape(t, _FakeX(), 1, 10)
+    names = {c["name"] for c in got["candidates"]}
+    assert {tie, past} <= names  # the lead's own neighbourhood (the first round's)
+    assert got["best"].name == faster
+    assert beyond not in names  # 2 % behind the lead: not a tie, never climbed
+
+
 def test_a_split_tiles_neighbours_hold_its_twin_with_the_other_finish_and_an_unsplit_ones_not():
     """tile_columns_vec4_split (split 4) has a tile_ticket twin at the same geometry among its
     neighbours, and the twin has it back; tile_columns (split 1) has none: tile_ticket needs a

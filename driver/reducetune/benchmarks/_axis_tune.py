@@ -7,8 +7,9 @@ then the neighbourhood of the best three (each stepped parameter one declared va
 down, split and unroll two (STEPS), vec at every valid width: 16-byte loads lie two steps above
 a preset's vec 2 for the 2-byte types; and a split tile's twin with the other finish, TWINS) and
 every vec width of each preset not WIDTHS_WITHIN times slower than the best, then
-(CLIMB_ROUNDS) the neighbourhood of the best while it is a point whose neighbourhood was not
-screened; it verifies every point against a float64
+(CLIMB_ROUNDS) the neighbourhoods of the best and of the points screened within CLIMB_TIES of
+it (at most CLIMB_WIDTH) whose neighbourhoods were not screened; it verifies every point
+against a float64
 reference, and keeps the fastest.
 Every point runs through the runtime (an AxisReducer whose table names it), so the point
 measured is the point the benchmark then times as an application calls it.
@@ -65,6 +66,15 @@ WIDTHS_WITHIN = 10.0
 # neighbours came to 129.4; the climb took the H200's worst 2^28 shapes from 0.94-0.95 to
 # 0.97-0.98 x the ceiling (docs/results/h200x4_2026-11-27_axis_climb).
 CLIMB_ROUNDS = 3
+# A climb round climbs from every point screened within this fraction of the lead, not from
+# the lead alone: the screening's three calls cannot order points this close. H200 host 3,
+# 2026-11-27, bfloat16 rows of 128: three points screened at 135.0-135.2 us, the climb took the
+# first (already climbed) and stopped, and block 128 at unroll 1, a neighbour of the other two,
+# was never screened; the rows128 probe on that GPU timed it 1.7 % faster than the tune's choice
+# (docs/results/h200_2026-11-27_axis_bench_primed_host3). At most CLIMB_WIDTH such points a
+# round (the best first), each adding its neighbourhood (about 8 points, 1-2 s to compile).
+CLIMB_TIES = 0.01
+CLIMB_WIDTH = 3
 # A verification call over GIVE_UP times the fastest is the point's only call where it also took
 # this long: far above what a first call may add (a kernel's first launch, partials allocated:
 # well under a millisecond), so that a point is never given up for its one-time costs.
@@ -302,16 +312,21 @@ def _screened(t: Tuner, check: Check, x: Any, axis: int
 def _climb(t: Tuner, check: Check, x: Any, axis: int, every: list[Candidate],
            screened: dict[str, dict[str, float]], tried: list[Candidate], climbed: set[str]
            ) -> None:
-    """Up to CLIMB_ROUNDS times, where the best screened point is not one of `climbed` (whose
-    neighbourhoods were screened), its neighbours not yet `tried`: verified, screened, added to
-    `every`, `screened` and `tried` in place. The best's alone: the best three's took 20-37 s a
-    shape on an H200, 2.5-6 x the tune without it."""
+    """Up to CLIMB_ROUNDS times, from the points screened within CLIMB_TIES of the best that are
+    not `climbed` (whose neighbourhoods were screened; at most CLIMB_WIDTH, the best first):
+    their neighbours not yet `tried`, verified, screened, added to `every`, `screened` and
+    `tried` in place. Stops where the best and its ties were all climbed or have no new
+    neighbour. Not the best three's every round: those took 20-37 s a shape on an H200, 2.5-6 x
+    the tune without them."""
     for _ in range(CLIMB_ROUNDS):
-        best = min(every, key=lambda c: screened[c.name]["screen_s"])
-        near = _new_points(t.neighbours(best), tried)
-        if best.name in climbed or not near:
+        ranked = sorted(every, key=lambda c: screened[c.name]["screen_s"])
+        lead = screened[ranked[0].name]["screen_s"]
+        ties = [c for c in ranked if screened[c.name]["screen_s"] <= lead * (1 + CLIMB_TIES)
+                and c.name not in climbed][:CLIMB_WIDTH]
+        near = _new_points([n for c in ties for n in t.neighbours(c)], tried)
+        climbed.update(c.name for c in ties)
+        if not near:
             return
-        climbed.add(best.name)
         tried += near
         firsts = check(near)
         more = [c for c in near if c.name in firsts]

@@ -49,9 +49,10 @@ from reducetune.benchmarks._axis_peers import (CEILINGS_TIMING, PEERS, Peers, ja
                                                segmented_lib, streaming_protocol)
 from reducetune.benchmarks._axis_shapes import RS, TOTALS, only, shapes
 from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, PRIMED, TIME_CAP_S, rounds
-from reducetune.benchmarks._axis_tune import (CLIMB_ROUNDS, GIVE_UP, KEEP_WITHIN, Candidate,
-                                              Tuner, cxx_axis_timer, own_name, protocol_time,
-                                              screen, sum_bound, transfer_name, tune_shape)
+from reducetune.benchmarks._axis_tune import (CLIMB_ROUNDS, CLIMB_TIES, CLIMB_WIDTH, GIVE_UP,
+                                              KEEP_WITHIN, Candidate, Tuner, cxx_axis_timer,
+                                              own_name, protocol_time, screen, sum_bound,
+                                              transfer_name, tune_shape)
 from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.cli.args import integer
@@ -272,8 +273,10 @@ def _protocol(samples: int, ev: Any) -> dict[str, str]:
     return {"reducetune_point": ("tuned on the spot for each shape in this run: the axis "
                                  "family's valid presets, then the neighbourhood of the best "
                                  "three (vec at every valid width), then, up to "
-                                 f"{CLIMB_ROUNDS} times, that of the best while it is a point "
-                                 "whose neighbourhood was not screened, every point verified "
+                                 f"{CLIMB_ROUNDS} times, those of the best and of the points "
+                                 f"screened within {100 * CLIMB_TIES:g} % of it (at most "
+                                 f"{CLIMB_WIDTH}) whose neighbourhoods were not screened, "
+                                 "every point verified "
                                  "against float64 and screened (up to 3 hot calls, one "
                                  f"only where it took over {GIVE_UP:g}x the fastest first "
                                  "call); those "
