@@ -23,7 +23,7 @@ import torch
 
 from reducetune import _core
 from reducetune.benchmarks._axis_peers import Peers, jax_module, streaming_protocol
-from reducetune.benchmarks._axis_tune import cxx_axis_timer
+from reducetune.benchmarks._axis_peers import cxx_axis_timer
 from reducetune.runtime.axis import AxisReducer
 
 SHAPES = ((2097152, 128, 1), (1, 16, 16777216), (1, 524288, 512), (1, 4194304, 64),

@@ -33,7 +33,7 @@ import torch
 from reducetune import _core
 from reducetune.benchmarks._axis_peers import streaming_protocol
 from reducetune.benchmarks._axis_stats import round_times
-from reducetune.benchmarks._axis_tune import cxx_axis_timer
+from reducetune.benchmarks._axis_peers import cxx_axis_timer
 from reducetune.runtime.axis import AxisReducer
 
 T = "axis.bfloat16.sum."

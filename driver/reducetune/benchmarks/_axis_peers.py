@@ -99,6 +99,30 @@ def _wall_timer(call: Callable[[], Any]) -> Callable[[], float]:
     return once
 
 
+def cxx_axis_timer(reducer: Any, x: Any, view: tuple[int, int, int],
+                   host: list[float] | None = None) -> Callable[[], float]:
+    """The reducer's C++ axis call on x's pointer and stream (what a C++ application calls:
+    reducer::reduce_axis), its output allocated once, timed in C++
+    (_core.app_time_axis_call: the events around the C++ call, no Python between them, as the
+    runtime benchmark times the Reducer); each call's host time appended to `host`. The tune
+    ranks its candidates by the timer the benchmark reports them with."""
+    import torch  # optional: only for PyTorch tensors
+
+    out = torch.empty(view[0] * view[2], device=x.device, dtype=x.dtype)
+    args = (x.data_ptr(), *view, out.data_ptr(), torch.cuda.current_stream().cuda_stream,
+            x.device.index or 0)
+    timed, core = _core.app_time_axis_call, reducer._core
+
+    def once() -> float:
+        seconds, host_s = timed(core, *args)
+        if host is not None:
+            host.append(host_s)
+        return float(seconds)
+
+    once.keep = out  # type: ignore[attr-defined]  # the output lives as long as the timer
+    return once
+
+
 class Peers:
     """The contenders' timers for one input tensor x reduced over `axis`; close() frees what
     the C++ helper allocated. `outputs` keeps one answer of each, for the correctness check."""

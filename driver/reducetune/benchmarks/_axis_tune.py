@@ -39,6 +39,7 @@ from typing import Any, Callable
 from reducetune import _core
 from reducetune._space import Space
 from reducetune.benchmarks._axis_fitted import BLOCK_SIZES, fitted_tiles
+from reducetune.benchmarks._axis_peers import cxx_axis_timer
 from reducetune.benchmarks._axis_stats import rounds, stats
 from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.errors import Error
@@ -66,13 +67,11 @@ WIDTHS_WITHIN = 10.0
 # neighbours came to 129.4; the climb took the H200's worst 2^28 shapes from 0.94-0.95 to
 # 0.97-0.98 x the ceiling (docs/results/h200x4_2026-11-27_axis_climb).
 CLIMB_ROUNDS = 3
-# A climb round climbs from every point screened within this fraction of the lead, not from
-# the lead alone: the screening's three calls cannot order points this close. H200 host 3,
-# 2026-11-27, bfloat16 rows of 128: three points screened at 135.0-135.2 us, the climb took the
-# first (already climbed) and stopped, and block 128 at unroll 1, a neighbour of the other two,
-# was never screened; the rows128 probe on that GPU timed it 1.7 % faster than the tune's choice
-# (docs/results/h200_2026-11-27_axis_bench_primed_host3). At most CLIMB_WIDTH such points a
-# round (the best first), each adding its neighbourhood (about 8 points, 1-2 s to compile).
+# A climb round climbs from every point screened within CLIMB_TIES of the lead (at most
+# CLIMB_WIDTH, the best first), since three calls cannot order points this close: on H200 host 3
+# (docs/results/h200_2026-11-27_axis_bench_primed_host3) three rows-of-128 points screened
+# within 0.2 us, the climb stopped at the first, and a neighbour of the others 1.7 % faster
+# (block 128, unroll 1) was never screened.
 CLIMB_TIES = 0.01
 CLIMB_WIDTH = 3
 # A verification call over GIVE_UP times the fastest is the point's only call where it also took
@@ -208,30 +207,6 @@ def _verified(t: Tuner, c: Candidate, x: Any, axis: int, want: Any, bound: Any
 
 def _view(x: Any, axis: int) -> tuple[int, int, int]:
     return (1, x.shape[0], x.shape[1]) if axis == 0 else (x.shape[0], x.shape[1], 1)
-
-
-def cxx_axis_timer(reducer: Any, x: Any, view: tuple[int, int, int],
-                   host: list[float] | None = None) -> Callable[[], float]:
-    """The reducer's C++ axis call on x's pointer and stream (what a C++ application calls:
-    reducer::reduce_axis), its output allocated once, timed in C++
-    (_core.app_time_axis_call: the events around the C++ call, no Python between them, as the
-    runtime benchmark times the Reducer); each call's host time appended to `host`. The tune
-    ranks its candidates by the timer the benchmark reports them with."""
-    import torch  # optional: only for PyTorch tensors
-
-    out = torch.empty(view[0] * view[2], device=x.device, dtype=x.dtype)
-    args = (x.data_ptr(), *view, out.data_ptr(), torch.cuda.current_stream().cuda_stream,
-            x.device.index or 0)
-    timed, core = _core.app_time_axis_call, reducer._core
-
-    def once() -> float:
-        seconds, host_s = timed(core, *args)
-        if host is not None:
-            host.append(host_s)
-        return float(seconds)
-
-    once.keep = out  # type: ignore[attr-defined]  # the output lives as long as the timer
-    return once
 
 
 def _timers(t: Tuner, cands: list[Candidate], x: Any, axis: int

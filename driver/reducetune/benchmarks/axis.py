@@ -45,14 +45,14 @@ from typing import Any, Callable
 from reducetune import _core
 from reducetune._space import limits_for_arch
 from reducetune.benchmarks import _axis_alloc, _axis_report
-from reducetune.benchmarks._axis_peers import (CEILINGS_TIMING, PEERS, Peers, jax_module,
-                                               segmented_lib, streaming_protocol)
+from reducetune.benchmarks._axis_peers import (CEILINGS_TIMING, PEERS, Peers, cxx_axis_timer,
+                                               jax_module, segmented_lib, streaming_protocol)
 from reducetune.benchmarks._axis_shapes import RS, TOTALS, only, shapes
 from reducetune.benchmarks._axis_stats import MAX_CALLS, MAX_NOISE, PRIMED, TIME_CAP_S, rounds
 from reducetune.benchmarks._axis_tune import (CLIMB_ROUNDS, CLIMB_TIES, CLIMB_WIDTH, GIVE_UP,
-                                              KEEP_WITHIN, Candidate, Tuner, cxx_axis_timer,
-                                              own_name, protocol_time, screen, sum_bound,
-                                              transfer_name, tune_shape)
+                                              KEEP_WITHIN, Candidate, Tuner, own_name,
+                                              protocol_time, screen, sum_bound, transfer_name,
+                                              tune_shape)
 from reducetune.benchmarks._provenance import reducetune_commit
 from reducetune.benchmarks.runtime import _torch_timer
 from reducetune.cli.args import integer
