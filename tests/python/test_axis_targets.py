@@ -21,6 +21,8 @@ RESULTS = ROOT / "docs" / "results"
 UNPRIMED = RESULTS / "h200_2026-11-27_tile_groups" / "28_bfloat16" / "axis.json.xz"
 PRIMED = sorted((RESULTS / "h200_2026-11-27_axis_bench_primed").glob("*/axis.json.xz"))
 H100_ALL = sorted((RESULTS / "h100_2026-11-27_axis_bench_primed_all").glob("*/axis.json.xz"))
+HOST3 = RESULTS / "h200_2026-11-27_axis_bench_primed_host3" / "28_bfloat16" / "axis.json.xz"
+HOST4 = RESULTS / "h200_2026-11-27_axis_bench_climb_ties"
 H100_SIX = RESULTS / "h100_2026-11-27_axis_bench_primed" / "28_bfloat16_six" / "axis.json.xz"
 
 
@@ -83,6 +85,20 @@ def test_the_h100s_four_primed_runs_meet_every_target_at_both_totals():
         wanted = 6 if path.parent.name.startswith("28") else 3
         assert "MISSED" not in line and line.count(": met") == wanted, line
         assert "(16 shape(s) measured)" in line, line
+
+
+def test_the_h200_hosts_3_and_4_misses_are_judged_missed_with_their_worst_shape():
+    """Real misses, judged as the README and the closing note state them: host 3 (c6049a4)
+    bfloat16 under 85 % at two shapes and under 0.95 x at one; host 4 (dcae1c3, the climb from
+    ties) bfloat16 all met, float32 0.95 x missed by 0.001 at rows of 16."""
+    (three,) = _axis_report.targets(_axis_report.load(HOST3))
+    assert "85 % of peak: MISSED (worst 83.24 % (rows (2097152, 128)), 2 of 16 shapes" in three
+    assert "0.95 x faster ceiling: MISSED (worst 0.9456 (rows (2097152, 128))" in three
+    (bf16,) = _axis_report.targets(_axis_report.load(HOST4 / "28_bfloat16" / "axis.json.xz"))
+    assert "MISSED" not in bf16 and bf16.count(": met") == 6
+    (f32,) = _axis_report.targets(_axis_report.load(HOST4 / "28_float32" / "axis.json.xz"))
+    assert "0.95 x faster ceiling: MISSED (worst 0.9490 (rows (16777216, 16))" in f32
+    assert f32.count(": met") == 5
 
 
 def test_the_script_exits_1_where_a_record_misses_a_target():
