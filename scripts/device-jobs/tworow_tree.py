@@ -46,8 +46,8 @@ template <class T, unsigned VEC, unsigned M> struct ahead {
 };
 
 template <class T, unsigned L, unsigned VEC, unsigned M>
-__device__ __forceinline__ ahead<T, VEC, M> row_load(const T *__restrict__ p,
-                                                      unsigned long long cnt, unsigned lane) {
+__device__ __forceinline__ ahead<T, VEC, M>
+row_load(const T *__restrict__ p, unsigned long long cnt, unsigned lane) {
   ahead<T, VEC, M> a;
   const unsigned long long mis = (reinterpret_cast<unsigned long long>(p) / sizeof(T)) % VEC;
   const unsigned long long head = min_u64((VEC - mis) % VEC, cnt);
@@ -60,8 +60,9 @@ __device__ __forceinline__ ahead<T, VEC, M> row_load(const T *__restrict__ p,
 }
 
 template <class T, class Op, unsigned L, unsigned VEC, unsigned M>
-__device__ __forceinline__ acc_t<T> row_fold(const ahead<T, VEC, M> &a, const T *__restrict__ p,
-                                              unsigned long long cnt, unsigned lane) {
+__device__ __forceinline__ acc_t<T>
+row_fold(const ahead<T, VEC, M> &a, const T *__restrict__ p, unsigned long long cnt,
+         unsigned lane) {
   const Op op{};
   acc_t<T> acc = Op::template identity<acc_t<T>>();
   const unsigned long long mis = (reinterpret_cast<unsigned long long>(p) / sizeof(T)) % VEC;
