@@ -4,6 +4,9 @@ adds any. Why: at bfloat16 rows (2097152, 128) the H200's best group point reads
 the streaming kernel: each lane's loads of a row wait for the previous row's shuffles and store
 (docs/results/h200_2026-11-27_rows128_prefetch: a prefetch into L2 does not help).
 
+The copy's family.json gives those points half the blocks, so that each group has two rows a
+step (group and warp strategies; a thread per output is left as it is).
+
 A lane's order stays lane_reduce_vector's (head scalars, its vectors in increasing index, the
 tail), so a row's bits do not change: the first M vectors of each of the two rows are loaded
 into registers ahead, the rest and the scalars when they are added. Both rows' shuffles run on
@@ -28,7 +31,7 @@ ANCHOR = """  const unsigned long long outputs = outer * inner;
   for (unsigned long long base"""
 TWO_ROWS = """  const unsigned long long outputs = outer * inner;
   const unsigned lane = threadIdx.x % 32;
-  if constexpr (VEC > 1) {
+  if constexpr (VEC > 1 && L > 1) {
     if (inner == 1) {
       two_rows_by_lanes<T, Op, BS, L, VEC, AHEAD>(in, out, outputs, r, lane);
       return;
@@ -106,6 +109,16 @@ __device__ __forceinline__ void two_rows_by_lanes(const T *__restrict__ in, T *o
 """
 
 
+# family.json's grid of the group and warp strategies: half the blocks where the step takes two
+# rows (contiguous rows longer than one vector a lane), so that a group has two rows a step. The
+# first trial (a92639e, docs/results/h200_2026-11-27_rows128_two_rows) kept the grid: each group
+# had one row and the step's second row was always past the end.
+GRID = ("block_size / lanes * (r <= lanes * (inner == 1 ? vec : 1) ? "
+        "(block_size >= 1024 ? min(unroll, 2) : unroll) : 1))")
+GRID_TWO = ("block_size / lanes * (r <= lanes * (inner == 1 ? vec : 1) ? "
+            "(block_size >= 1024 ? min(unroll, 2) : unroll) : inner == 1 && vec > 1 ? 2 : 1))")
+
+
 def main(out: str, ahead: str = "4") -> None:
     dest = Path(out)
     shutil.rmtree(dest, ignore_errors=True)
@@ -117,6 +130,11 @@ def main(out: str, ahead: str = "4") -> None:
             raise SystemExit("axis_rows.cuh changed: an anchor of rows_by_lanes is gone")
     text = text.replace(ANCHOR, TWO_ROWS.replace("AHEAD", str(int(ahead))))
     rows.write_text(text.replace(HELPERS_ANCHOR, HELPERS + HELPERS_ANCHOR))
+    family = dest / "axis" / "family.json"
+    spec = family.read_text()
+    if spec.count(GRID) != 1:
+        raise SystemExit("family.json changed: the group and warp grid is not where it was")
+    family.write_text(spec.replace(GRID, GRID_TWO))
     print(f"{dest}: rows_by_lanes takes two contiguous rows a step, {ahead} vectors ahead")
 
 
