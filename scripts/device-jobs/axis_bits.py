@@ -40,6 +40,11 @@ def results() -> dict[str, torch.Tensor]:
     return out
 
 
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """The tensor's bits as integers (NaN != NaN, and -0.0 == 0.0, as floats)."""
+    return t.view(torch.int16 if t.element_size() == 2 else torch.int32)
+
+
 def main(mode: str, path: str) -> int:
     got = results()
     if mode == "save":
@@ -47,10 +52,7 @@ def main(mode: str, path: str) -> int:
         print(f"saved {len(got)} results to {path}")
         return 0
     kept = torch.load(path)
-    bad = [k for k in kept if not torch.equal(kept[k].view(torch.int16 if kept[k].element_size()
-                                                             == 2 else torch.int32),
-                                              got[k].view(torch.int16 if got[k].element_size()
-                                                          == 2 else torch.int32))]
+    bad = [k for k in kept if not torch.equal(_bits(kept[k]), _bits(got[k]))]
     for k in kept:
         print(("DIFFERENT " if k in bad else "same bits ") + k)
     return 1 if bad else 0

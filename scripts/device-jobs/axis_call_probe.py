@@ -133,12 +133,14 @@ def timed(gpu: Gpu, mode: str, fn: Callable[[], Any], calls: int,
     return host, event
 
 
-def table_file(folder: Path, dtype: str, view: tuple[int, int, int]) -> tuple[str, dict]:
-    """A table file naming the rule's point for the view, as the benchmark's _app_call_timer
-    writes one for its tuned point (no tuning needed), and that point."""
+def table_file(folder: Path, dtype: str, view: tuple[int, int, int],
+               point: dict | None = None) -> tuple[str, dict]:
+    """A table file naming `point` (its variant and launch) for the view, else the rule's point
+    for it, as the benchmark's _app_call_timer writes one for its tuned point (no tuning
+    needed), and that point."""
     from reducetune.runtime.axis import default_reducer
 
-    rule = default_reducer(dtype, "sum").choice(*view)
+    rule = point or default_reducer(dtype, "sum").choice(*view)
     path = folder / f"{dtype}_{'_'.join(map(str, view))}.json"
     path.write_text(json.dumps({"entries": [{"outer": view[0], "r": view[1], "inner": view[2],
                                              "variant": rule["variant"],

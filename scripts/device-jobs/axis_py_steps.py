@@ -35,23 +35,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from axis_call_probe import table_file  # this script's folder is first on sys.path
+
 SHAPES = (("bfloat16", (16384, 1024), 1), ("float32", (2048, 8192), 1),
           ("bfloat16", (256, 65536), 1), ("float32", (128, 131072), 0),
           ("bfloat16", (4096, 16), 1))
 ROUNDS = 300
-
-
-def table(folder: Path, dtype: str, view: tuple[int, int, int], points: dict) -> str:
-    """A table file naming the point a benchmark record (--points) tuned for the view, else the
-    built-in rule's (as axis_call_probe.py)."""
-    from reducetune.runtime.axis import default_reducer
-
-    rule = points.get((dtype, view)) or default_reducer(dtype, "sum").choice(*view)
-    path = folder / f"{dtype}_{'_'.join(map(str, view))}.json"
-    path.write_text(json.dumps({"entries": [{"outer": view[0], "r": view[1], "inner": view[2],
-                                             "variant": rule["variant"],
-                                             "launch": rule.get("launch", "")}]}))
-    return str(path)
 
 
 def ladder(torch: Any, x: Any, axis: int, path: str) -> dict[str, Callable[[], Any]]:
@@ -135,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     import torch
     from reducetune.benchmarks._axis_report import load
+    from reducetune.runtime.axis_args import axis_call
 
     points = {(row["dtype"], tuple(row["view"])): row["point"]
               for path in args.points for row in load(path)["rows"]}
@@ -145,8 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         for dtype, shape, axis in SHAPES:
             x = torch.randn(shape, device="cuda").to(getattr(torch, dtype))
-            fns = ladder(torch, x, axis, table(Path(folder), dtype, _view(shape, axis),
-                                               points))
+            call = axis_call(shape, axis, False)
+            view = (call.outer, call.r, call.inner)
+            path, _ = table_file(Path(folder), dtype, view, points.get((dtype, view)))
+            fns = ladder(torch, x, axis, path)
             got = timed(torch, fns, args.rounds)
             record[f"{dtype} {shape} axis {axis}"] = got
             lines += [f"{dtype} {shape} axis {axis}", "",
@@ -163,10 +155,6 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text("\n".join(lines) + "\n")
         args.out.with_suffix(".json").write_text(json.dumps(record, indent=1))
     return 0
-
-
-def _view(shape: tuple[int, int], axis: int) -> tuple[int, int, int]:
-    return (shape[0], shape[1], 1) if axis == 1 else (1, shape[0], shape[1])
 
 
 if __name__ == "__main__":

@@ -13,11 +13,10 @@ compare the ratios to the streaming kernel, never the times of two processes.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tree_patch import patched_copy  # this script's folder is first on sys.path
 ANCHOR = """    const unsigned long long j = base + lane / L;
     acc_t<T> v = Op::template identity<acc_t<T>>();
 """
@@ -37,15 +36,9 @@ PREFETCH = """    const unsigned long long j = base + lane / L;
 
 
 def main(out: str, distance: str) -> None:
-    dest = Path(out)
-    shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(ROOT / "kernel_templates", dest)
-    rows = dest / "axis" / "axis_rows.cuh"
-    text = rows.read_text()
-    if text.count(ANCHOR) != 1:
-        raise SystemExit("axis_rows.cuh changed: the anchor of rows_by_lanes' loop is gone")
-    rows.write_text(text.replace(ANCHOR, PREFETCH.replace("DISTANCE", str(int(distance)))))
-    print(f"{dest}: rows_by_lanes prefetches {distance} grid step(s) ahead")
+    patched_copy(Path(out), {"axis/axis_rows.cuh": [
+        (ANCHOR, PREFETCH.replace("DISTANCE", str(int(distance))))]})
+    print(f"{out}: rows_by_lanes prefetches {distance} grid step(s) ahead")
 
 
 if __name__ == "__main__":

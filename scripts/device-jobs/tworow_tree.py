@@ -19,11 +19,10 @@ PROBE_SET=rows128 PROBE_PRIMED=1); scripts/device-jobs/axis_bits.py compares the
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tree_patch import patched_copy  # this script's folder is first on sys.path
 ANCHOR = """  const unsigned long long outputs = outer * inner;
   const unsigned lane = threadIdx.x % 32;
   // The loop bound is the warp's first row, so every lane of a warp runs the same iterations:
@@ -120,22 +119,11 @@ GRID_TWO = ("block_size / lanes * (r <= lanes * (inner == 1 ? vec : 1) ? "
 
 
 def main(out: str, ahead: str = "4") -> None:
-    dest = Path(out)
-    shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(ROOT / "kernel_templates", dest)
-    rows = dest / "axis" / "axis_rows.cuh"
-    text = rows.read_text()
-    for anchor in (ANCHOR, HELPERS_ANCHOR):
-        if text.count(anchor) != 1:
-            raise SystemExit("axis_rows.cuh changed: an anchor of rows_by_lanes is gone")
-    text = text.replace(ANCHOR, TWO_ROWS.replace("AHEAD", str(int(ahead))))
-    rows.write_text(text.replace(HELPERS_ANCHOR, HELPERS + HELPERS_ANCHOR))
-    family = dest / "axis" / "family.json"
-    spec = family.read_text()
-    if spec.count(GRID) != 1:
-        raise SystemExit("family.json changed: the group and warp grid is not where it was")
-    family.write_text(spec.replace(GRID, GRID_TWO))
-    print(f"{dest}: rows_by_lanes takes two contiguous rows a step, {ahead} vectors ahead")
+    patched_copy(Path(out), {
+        "axis/axis_rows.cuh": [(ANCHOR, TWO_ROWS.replace("AHEAD", str(int(ahead)))),
+                               (HELPERS_ANCHOR, HELPERS + HELPERS_ANCHOR)],
+        "axis/family.json": [(GRID, GRID_TWO)]})
+    print(f"{out}: rows_by_lanes takes two contiguous rows a step, {ahead} vectors ahead")
 
 
 if __name__ == "__main__":

@@ -295,8 +295,8 @@ def _climb(t: Tuner, check: Check, x: Any, axis: int, every: list[Candidate],
     the tune without them."""
     for _ in range(CLIMB_ROUNDS):
         ranked = sorted(every, key=lambda c: screened[c.name]["screen_s"])
-        lead = screened[ranked[0].name]["screen_s"]
-        ties = [c for c in ranked if screened[c.name]["screen_s"] <= lead * (1 + CLIMB_TIES)
+        best_s = screened[ranked[0].name]["screen_s"]
+        ties = [c for c in ranked if screened[c.name]["screen_s"] <= best_s * (1 + CLIMB_TIES)
                 and c.name not in climbed][:CLIMB_WIDTH]
         near = _new_points([n for c in ties for n in t.neighbours(c)], tried)
         climbed.update(c.name for c in ties)
