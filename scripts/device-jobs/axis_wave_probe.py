@@ -16,7 +16,8 @@ times every read shape of the streaming kernel beside them ("stream:NAME"), one 
 PROBE_SHAPES=N keeps the first N shapes. PROBE_SET=rows128 times the candidates of bfloat16 rows
 (2097152, 128) instead, the H200's thinnest margin to the ceiling in primed rounds (0.950 x,
 docs/results/h200x2_2026-11-27_axis_bench_primed; the H100 reads it at 0.986 with another point).
-PROBE_PRIMED=1 primes the rounds as the axis benchmark does since e6b864f.
+PROBE_SET=writes times float32 rows of 2, 16 and 128 (WRITES) instead. PROBE_PRIMED=1 primes the
+rounds as the axis benchmark does since e6b864f.
 
     PYTHONPATH=<site> python3 scripts/device-jobs/axis_wave_probe.py --out $OUT/wave.md
 """
@@ -29,14 +30,11 @@ import statistics
 from pathlib import Path
 
 import torch
-
 from reducetune import _core
-from reducetune.benchmarks._axis_peers import streaming_protocol
+from reducetune.benchmarks._axis_peers import cxx_axis_timer, streaming_protocol
 from reducetune.benchmarks._axis_stats import round_times
-from reducetune.benchmarks._axis_peers import cxx_axis_timer
 from reducetune.runtime.axis import AxisReducer
 
-T = "axis.bfloat16.sum."
 TILES = {
     (1, 4194304, 64): ["s_tile.bs_512.l_32.v_2.u_8.sp_512", "s_tile.bs_512.l_8.v_8.u_4.sp_512",
                        "s_tile.bs_512.l_8.v_8.u_2.sp_512", "s_tile.bs_256.l_8.v_8.u_4.sp_512",
@@ -60,13 +58,26 @@ ROWS128 = {(2097152, 128, 1): [
     "s_group.bs_256.l_8.v_2.u_2.sp_1", "s_group.bs_128.l_8.v_2.u_1.sp_1",
     "s_warp.bs_256.l_32.v_4.u_1.sp_1",
     "s_warp.bs_256.l_32.v_4.u_2.sp_1"]}
-CANDIDATES = ROWS128 if os.environ.get("PROBE_SET") == "rows128" else TILES
+# Float32 short rows: on the H200 every point of a shape reads within 1 % of the others, at
+# 0.949-0.953 x the streaming kernel (rates; the H100: 0.99-1.0): the best three of each on the
+# fourth H200 host (docs/results/h200_2026-11-27_axis_bench_climb_ties), to time against
+# store_tree.py's copy that writes no output.
+WRITES = {(134217728, 2, 1): ["s_staged.bs_128.l_1.v_4.u_2.sp_1", "s_staged.bs_512.l_1.v_4.u_2.sp_1",
+                              "s_staged.bs_1024.l_1.v_2.u_4.sp_1"],
+          (16777216, 16, 1): ["s_staged.bs_64.l_1.v_4.u_8.sp_1", "s_staged.bs_128.l_1.v_4.u_4.sp_1",
+                              "s_staged.bs_256.l_1.v_4.u_4.sp_1"],
+          (2097152, 128, 1): ["s_warp.bs_128.l_32.v_4.u_4.sp_1", "s_group.bs_128.l_8.v_1.u_8.sp_1",
+                              "s_group.bs_128.l_8.v_4.u_2.sp_1"]}
+SETS = {"tiles": ("bfloat16", TILES), "rows128": ("bfloat16", ROWS128),
+        "writes": ("float32", WRITES)}
+DTYPE, CANDIDATES = SETS[os.environ.get("PROBE_SET", "tiles")]
+T = f"axis.{DTYPE}.sum."
 SAMPLES = 40
 
 
 def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
     outer, r, inner = view
-    x = torch.randn(outer, r, inner, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(outer, r, inner, device="cuda", dtype=getattr(torch, DTYPE))
     exact = x.float().sum(dim=1)
     size = x.numel() * x.element_size()
     shape = streaming_protocol(size)["shape"]
@@ -80,7 +91,7 @@ def probe(view: tuple[int, int, int], variants: list[str]) -> list[str]:
             _core.streaming_read(*a)
             timers[f"stream:{s['shape']}"] = lambda a=a: _core.app_time_streaming_read(*a)[0]
     for v in variants:
-        reducer = AxisReducer("bfloat16", "sum", table=[
+        reducer = AxisReducer(DTYPE, "sum", table=[
             {"outer": outer, "r": r, "inner": inner, "variant": T + v, "launch": ""}])
         got = reducer(x, axis=1).float()
         err = float((got - exact).abs().max() / exact.abs().max())
