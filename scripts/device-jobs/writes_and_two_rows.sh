@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Device job (issue 26), one H200: what the output's write stream costs the short rows, and the
-# fair trial of two rows a group step. Carry [".deps", ".whl"].
+# fair trial of two rows a group step. Carry [".deps", ".whl"]. On two GPUs the two probe sets
+# run at once, one on each.
 #   REDUCETUNE_COMMIT=<commit> bash scripts/device-jobs/writes_and_two_rows.sh
 # 1. builds the package (x_session.sh build, the working tree only, no C++ tests);
 # 2. two template copies: /tmp/nowrite (store_tree.py: no output stored, a diagnostic) and
@@ -16,20 +17,26 @@ mkdir -p "$OUT"
 nvidia-smi -L > "$OUT/device.txt"
 X_TREES=new X_CXX_TESTS="" OUT=/tmp/build_out bash scripts/device-jobs/x_session.sh build \
   > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-export PYTHONPATH=$PWD/build/z-site-new:/tmp/site CUDA_VISIBLE_DEVICES=0
+export PYTHONPATH=$PWD/build/z-site-new:/tmp/site
 python3 scripts/device-jobs/store_tree.py /tmp/nowrite
 python3 scripts/device-jobs/tworow_tree.py /tmp/tr4 4
-python3 scripts/device-jobs/axis_bits.py save /tmp/bits.pt
-REDUCETUNE_TEMPLATE_DIR=/tmp/tr4 python3 scripts/device-jobs/axis_bits.py compare /tmp/bits.pt \
+CUDA_VISIBLE_DEVICES=0 python3 scripts/device-jobs/axis_bits.py save /tmp/bits.pt
+CUDA_VISIBLE_DEVICES=0 REDUCETUNE_TEMPLATE_DIR=/tmp/tr4 python3 scripts/device-jobs/axis_bits.py compare /tmp/bits.pt \
   > "$OUT/bits_tr4.txt" 2>&1
 tail -3 "$OUT/bits_tr4.txt"
-for run in rows128:none rows128:tr4 rows128:nowrite writes:none writes:nowrite writes:tr4; do
-  set_=${run%%:*} tree=${run##*:}
-  dir=""; [ "$tree" != none ] && dir=/tmp/$tree
-  check=0; [ "$tree" = nowrite ] && check=1
-  echo "== $run $(date -u +%T)"
-  REDUCETUNE_TEMPLATE_DIR=$dir PROBE_SET=$set_ PROBE_PRIMED=1 PROBE_NO_CHECK=$check \
-    python3 scripts/device-jobs/axis_wave_probe.py --out "$OUT/${set_}_$tree.md" > /dev/null \
-    2> "$OUT/${set_}_$tree.err" || tail -5 "$OUT/${set_}_$tree.err"
-  cat "$OUT/${set_}_$tree.md"
-done
+# one set per GPU where the host has two (each set's trees on one GPU: its ratios compare)
+probe_set() { # SET GPU
+  for tree in none tr4 nowrite; do
+    dir=""; [ "$tree" != none ] && dir=/tmp/$tree
+    check=0; [ "$tree" = nowrite ] && check=1
+    echo "== $1 $tree on GPU $2 $(date -u +%T)"
+    CUDA_VISIBLE_DEVICES=$2 REDUCETUNE_TEMPLATE_DIR=$dir PROBE_SET=$1 PROBE_PRIMED=1 \
+      PROBE_NO_CHECK=$check python3 scripts/device-jobs/axis_wave_probe.py \
+      --out "$OUT/${1}_$tree.md" > /dev/null 2> "$OUT/${1}_$tree.err" || tail -5 "$OUT/${1}_$tree.err"
+  done
+}
+gpus=$(nvidia-smi -L | wc -l)
+probe_set rows128 0 > "$OUT/rows128.log" 2>&1 &
+if [ "$gpus" -ge 2 ]; then probe_set writes 1 > "$OUT/writes.log" 2>&1; wait
+else wait; probe_set writes 0 > "$OUT/writes.log" 2>&1; fi
+cat "$OUT"/rows128.log "$OUT"/writes.log "$OUT"/*.md
