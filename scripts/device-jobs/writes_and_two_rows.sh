@@ -10,6 +10,7 @@
 # 3. axis_wave_probe.py in primed rounds, one process per (set, tree): bfloat16 rows of 128
 #    (rows128) and float32 rows of 2, 16 and 128 (writes), each under the tree as it is, tr4 and
 #    nowrite. Compare ratios to the streaming kernel within one file, never times across files.
+# PROBE_TREES="none nc cs" times store_tree.py's other copies instead (tr4: tworow_tree.py's).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}
@@ -18,15 +19,21 @@ nvidia-smi -L > "$OUT/device.txt"
 X_TREES=new X_CXX_TESTS="" OUT=/tmp/build_out bash scripts/device-jobs/x_session.sh build \
   > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 export PYTHONPATH=$PWD/build/z-site-new:/tmp/site
-python3 scripts/device-jobs/store_tree.py /tmp/nowrite
-python3 scripts/device-jobs/tworow_tree.py /tmp/tr4 4
-CUDA_VISIBLE_DEVICES=0 python3 scripts/device-jobs/axis_bits.py save /tmp/bits.pt
-CUDA_VISIBLE_DEVICES=0 REDUCETUNE_TEMPLATE_DIR=/tmp/tr4 python3 scripts/device-jobs/axis_bits.py compare /tmp/bits.pt \
-  > "$OUT/bits_tr4.txt" 2>&1
-tail -3 "$OUT/bits_tr4.txt"
+read -r -a TREES <<< "${PROBE_TREES:-none tr4 nowrite}"
+for tree in "${TREES[@]}"; do
+  case $tree in
+    none) ;;
+    tr4) python3 scripts/device-jobs/tworow_tree.py /tmp/tr4 4
+         CUDA_VISIBLE_DEVICES=0 python3 scripts/device-jobs/axis_bits.py save /tmp/bits.pt
+         CUDA_VISIBLE_DEVICES=0 REDUCETUNE_TEMPLATE_DIR=/tmp/tr4 \
+           python3 scripts/device-jobs/axis_bits.py compare /tmp/bits.pt > "$OUT/bits_tr4.txt" 2>&1
+         tail -3 "$OUT/bits_tr4.txt" ;;
+    *) python3 scripts/device-jobs/store_tree.py "/tmp/$tree" "$tree" ;;
+  esac
+done
 # one set per GPU where the host has two (each set's trees on one GPU: its ratios compare)
 probe_set() { # SET GPU
-  for tree in none tr4 nowrite; do
+  for tree in "${TREES[@]}"; do
     dir=""; [ "$tree" != none ] && dir=/tmp/$tree
     check=0; [ "$tree" = nowrite ] && check=1
     echo "== $1 $tree on GPU $2 $(date -u +%T)"
@@ -40,3 +47,4 @@ probe_set rows128 0 > "$OUT/rows128.log" 2>&1 &
 if [ "$gpus" -ge 2 ]; then probe_set writes 1 > "$OUT/writes.log" 2>&1; wait
 else wait; probe_set writes 0 > "$OUT/writes.log" 2>&1; fi
 cat "$OUT"/rows128.log "$OUT"/writes.log "$OUT"/*.md
+tar -C "$OUT" -cJf "$OUT/probes.tar.xz" --exclude=probes.tar.xz . # more files than come back
