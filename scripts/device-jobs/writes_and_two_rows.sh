@@ -11,11 +11,17 @@
 #    (rows128) and float32 rows of 2, 16 and 128 (writes), each under the tree as it is, tr4 and
 #    nowrite. Compare ratios to the streaming kernel within one file, never times across files.
 # PROBE_TREES="none nc cs" times store_tree.py's other copies instead (tr4: tworow_tree.py's).
+# First, mix_probe.cu's mixed read/write stream (PROBE_MIX_ONLY=1: that alone).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 nvidia-smi -L > "$OUT/device.txt"
+# 0. the mixed read/write stream of mix_probe.cu (no package needed): what any kernel reaches
+#    writing 1/r of its input, at the float32 and bfloat16 totals of 2^28 elements
+nvcc -O3 -arch=sm_90 -Iscripts/device-jobs -o /tmp/mix_probe scripts/device-jobs/mix_probe.cu &&
+  for b in 30 29; do CUDA_VISIBLE_DEVICES=0 /tmp/mix_probe $b > "$OUT/mix_$b.md"; cat "$OUT/mix_$b.md"; done
+[ "${PROBE_MIX_ONLY:-0}" = 1 ] && exit 0
 X_TREES=new X_CXX_TESTS="" OUT=/tmp/build_out bash scripts/device-jobs/x_session.sh build \
   > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 export PYTHONPATH=$PWD/build/z-site-new:/tmp/site
