@@ -10,7 +10,8 @@
 # 3. axis_wave_probe.py in primed rounds, one process per (set, tree): bfloat16 rows of 128
 #    (rows128) and float32 rows of 2, 16 and 128 (writes), each under the tree as it is, tr4 and
 #    nowrite. Compare ratios to the streaming kernel within one file, never times across files.
-# PROBE_TREES="none nc cs" times store_tree.py's other copies instead (tr4: tworow_tree.py's).
+# PROBE_TREES="none nc cs" times store_tree.py's other copies instead (tr4: tworow_tree.py's;
+# df: deferred_tree.py's).
 # First, mix_probe.cu's mixed read/write stream (PROBE_MIX_ONLY=1: that alone).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,16 +27,20 @@ X_TREES=new X_CXX_TESTS="" OUT=/tmp/build_out bash scripts/device-jobs/x_session
   > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 export PYTHONPATH=$PWD/build/z-site-new:/tmp/site
 read -r -a TREES <<< "${PROBE_TREES:-none tr4 nowrite}"
+made_bits=0
 for tree in "${TREES[@]}"; do
   case $tree in
-    none) ;;
-    tr4) python3 scripts/device-jobs/tworow_tree.py /tmp/tr4 4
-         CUDA_VISIBLE_DEVICES=0 python3 scripts/device-jobs/axis_bits.py save /tmp/bits.pt
-         CUDA_VISIBLE_DEVICES=0 REDUCETUNE_TEMPLATE_DIR=/tmp/tr4 \
-           python3 scripts/device-jobs/axis_bits.py compare /tmp/bits.pt > "$OUT/bits_tr4.txt" 2>&1
-         tail -3 "$OUT/bits_tr4.txt" ;;
-    *) python3 scripts/device-jobs/store_tree.py "/tmp/$tree" "$tree" ;;
+    none) continue ;;
+    tr4) python3 scripts/device-jobs/tworow_tree.py /tmp/tr4 4 ;;
+    df) python3 scripts/device-jobs/deferred_tree.py /tmp/df 1024 ;;
+    *) python3 scripts/device-jobs/store_tree.py "/tmp/$tree" "$tree"; continue ;;
   esac
+  # a change that must keep the bits: compare them with the tree as it is
+  [ $made_bits = 1 ] || CUDA_VISIBLE_DEVICES=0 python3 scripts/device-jobs/axis_bits.py save /tmp/bits.pt
+  made_bits=1
+  CUDA_VISIBLE_DEVICES=0 REDUCETUNE_TEMPLATE_DIR=/tmp/$tree \
+    python3 scripts/device-jobs/axis_bits.py compare /tmp/bits.pt > "$OUT/bits_$tree.txt" 2>&1
+  tail -3 "$OUT/bits_$tree.txt"
 done
 # one set per GPU where the host has two (each set's trees on one GPU: its ratios compare)
 probe_set() { # SET GPU
