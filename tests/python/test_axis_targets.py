@@ -23,6 +23,8 @@ PRIMED = sorted((RESULTS / "h200_2026-11-27_axis_bench_primed").glob("*/axis.jso
 H100_ALL = sorted((RESULTS / "h100_2026-11-27_axis_bench_primed_all").glob("*/axis.json.xz"))
 HOST3 = RESULTS / "h200_2026-11-27_axis_bench_primed_host3" / "28_bfloat16" / "axis.json.xz"
 HOST4 = RESULTS / "h200_2026-11-27_axis_bench_climb_ties"
+H200_28_FLOAT32 = (RESULTS / "h200_2026-11-28_axis_bench_float32_primed" / "28_float32" /
+                   "axis.json.xz")
 H100_SIX = RESULTS / "h100_2026-11-27_axis_bench_primed" / "28_bfloat16_six" / "axis.json.xz"
 
 
@@ -99,6 +101,16 @@ def test_the_h200_hosts_3_and_4_misses_are_judged_missed_with_their_worst_shape(
     (f32,) = _axis_report.targets(_axis_report.load(HOST4 / "28_float32" / "axis.json.xz"))
     assert "0.95 x faster ceiling: MISSED (worst 0.9490 (rows (16777216, 16))" in f32
     assert f32.count(": met") == 5
+
+
+def test_a_later_h200_host_meets_every_float32_target_where_host_4_missed_one():
+    """The same kernels and tune as host 4 (dcae1c3's), another H200 (2026-11-28, c6beb2c):
+    the float32 short rows that missed 0.95 x by 0.001 there are met here, the worst shape
+    rows of 128 at 0.959 (docs/results/h200_2026-11-28_axis_bench_float32_primed)."""
+    (line,) = _axis_report.targets(_axis_report.load(H200_28_FLOAT32))
+    assert line.startswith("- float32, 2^28 (16 shape(s) measured): 85 % of peak: met")
+    assert "0.95 x faster ceiling: met (worst 0.9590 (rows (2097152, 128)))" in line
+    assert "MISSED" not in line and line.count(": met") == 6
 
 
 def test_the_script_exits_1_where_a_record_misses_a_target():
