@@ -8,6 +8,7 @@ medians, the batch_invariant flags, the transfer entries)."""
 from __future__ import annotations
 
 import json
+import lzma
 import math
 from pathlib import Path
 
@@ -19,12 +20,14 @@ from reducetune.experiments._axis_analysis import analyse, load
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "docs" / "results"
-H100 = RESULTS / "h100_2026-11-26_axis_bench" / "axis.json"
-H200 = RESULTS / "h200_2026-11-26_axis_bench" / "axis.json"
+H100 = RESULTS / "h100_2026-11-26_axis_bench" / "axis.json.xz"
+H200 = RESULTS / "h200_2026-11-26_axis_bench" / "axis.json.xz"
 
 
 def _raw(path: Path) -> dict:
-    return json.loads(path.read_text())
+    """A benchmark JSON as the experiment reads it: the committed ones are xz-compressed."""
+    raw = path.read_bytes()
+    return json.loads(lzma.decompress(raw) if path.suffix == ".xz" else raw)
 
 
 def _moved(c: dict) -> bool:
@@ -291,6 +294,14 @@ def test_a_file_that_is_no_axis_benchmark_json_is_refused_in_one_line(cli, tmp_p
     assert code == 2 and "Traceback" not in err
     assert f"{bad} is not an axis benchmark JSON" in err and why in err, err
     assert not out.exists()  # refused before anything is written
+
+
+def test_a_file_named_xz_that_is_not_xz_compressed_is_refused_in_one_line(cli, tmp_path):
+    bad = tmp_path / "axis.json.xz"
+    bad.write_text("{}")  # plain JSON under a compressed name
+    code, _, err = cli("experiment", "axis", "--inputs", H100, bad, "--out", tmp_path / "axis")
+    assert code == 2 and "Traceback" not in err
+    assert f"{bad} is not an axis benchmark JSON" in err and "not xz-compressed" in err, err
 
 
 @pytest.mark.parametrize("args, message", [

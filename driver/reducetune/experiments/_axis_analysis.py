@@ -10,6 +10,7 @@ nothing here reads a label."""
 from __future__ import annotations
 
 import json
+import lzma
 import math
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,15 @@ WHAT = "an axis benchmark JSON (python -m reducetune.benchmarks.axis writes one 
 
 
 def load(path: Path) -> dict[str, Any]:
-    """The benchmark's JSON, or InvalidConfiguration saying why it is not one."""
+    """The benchmark's JSON (axis.json, or axis.json.xz as docs/results keeps the larger ones),
+    or InvalidConfiguration saying why it is not one."""
     try:
-        data = json.loads(Path(path).read_text())
+        raw = Path(path).read_bytes()
+        data = json.loads(lzma.decompress(raw) if str(path).endswith(".xz") else raw)
     except FileNotFoundError:
         raise InvalidConfiguration(f"{path} does not exist: name {WHAT}") from None
+    except lzma.LZMAError:
+        raise InvalidConfiguration(f"{path} is not {WHAT}: it is not xz-compressed") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise InvalidConfiguration(f"{path} is not {WHAT}: it is not JSON") from None
     why = _not_axis(data)
