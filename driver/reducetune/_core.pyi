@@ -297,6 +297,16 @@ def app_time_streaming_read(data_ptr: int, bytes: int, stream: int, shape: str, 
     streaming_read as one lone call timed in C++ (two events around it, the stream synchronised after): (seconds between the events, the call's host seconds).
     """
 
+def streaming_mixed(data_ptr: int, bytes: int, out_ptr: int, out_bytes: int, stream: int, ordinal: int = 0) -> None:
+    """
+    Launches the mixed stream once: the streaming read of `bytes` (a multiple of 16) at `data_ptr` (16-byte aligned) that also writes `out_bytes` (rounded down to 4, at most `bytes`) at `out_ptr` (4-byte aligned), a share per tile along the input, as a reduction writes its outputs; a plain stream with a reduction's reads and writes (the axis benchmark's reference beside its ceilings). InvalidConfiguration for sizes or pointers it cannot take.
+    """
+
+def app_time_streaming_mixed(data_ptr: int, bytes: int, out_ptr: int, out_bytes: int, stream: int, ordinal: int = 0) -> tuple[float, float]:
+    """
+    streaming_mixed as one lone call timed in C++ (two events around it, the stream synchronised after): (seconds between the events, the call's host seconds).
+    """
+
 class Store:
     def __init__(self, path: str, read_only: bool = False) -> None:
         """

@@ -76,6 +76,32 @@ std::pair<double, double> app_time_streaming_read(std::uintptr_t data, std::uint
   });
 }
 
+// The mixed stream (streaming_read.hpp): a launch, or one lone call timed in C++, as
+// streaming_read's; refused before any device for a size or pointer it cannot take.
+template <class Run>
+auto with_mixed(std::uintptr_t data, std::uint64_t bytes, std::uintptr_t out,
+                std::uint64_t out_bytes, int ordinal, Run run) {
+  const auto *in = reinterpret_cast<const void *>(data);
+  auto *o = reinterpret_cast<void *>(out);
+  rt::require_streaming_mixed(in, bytes, o, out_bytes);
+  make_current(ordinal);
+  return run([&](cudaStream_t s) { rt::enqueue_streaming_mixed(in, bytes, o, out_bytes, s); });
+}
+
+void streaming_mixed(std::uintptr_t data, std::uint64_t bytes, std::uintptr_t out,
+                     std::uint64_t out_bytes, std::uintptr_t stream, int ordinal) {
+  with_mixed(data, bytes, out, out_bytes, ordinal,
+             [&](const call_on &mix) { mix(reinterpret_cast<cudaStream_t>(stream)); });
+}
+
+std::pair<double, double> app_time_streaming_mixed(std::uintptr_t data, std::uint64_t bytes,
+                                                   std::uintptr_t out, std::uint64_t out_bytes,
+                                                   std::uintptr_t stream, int ordinal) {
+  return with_mixed(data, bytes, out, out_bytes, ordinal, [&](const call_on &mix) {
+    return time_lone_call(mix, reinterpret_cast<cudaStream_t>(stream)).pair();
+  });
+}
+
 // The evaluating process keeps the last workload's input and reference between calls (a
 // study evaluates hundreds of points on one workload). Calls run one at a time.
 std::mutex cache_mutex;
@@ -296,6 +322,19 @@ void bind_device(nb::module_ &m) {
   m.def("app_time_streaming_read", &app_time_streaming_read, nb::arg("data_ptr"), nb::arg("bytes"),
         nb::arg("stream"), nb::arg("shape"), nb::arg("ordinal") = 0,
         "streaming_read as one lone call timed in C++ (two events around it, the stream "
+        "synchronised after): (seconds between the events, the call's host seconds).");
+  m.def("streaming_mixed", &streaming_mixed, nb::arg("data_ptr"), nb::arg("bytes"),
+        nb::arg("out_ptr"), nb::arg("out_bytes"), nb::arg("stream"), nb::arg("ordinal") = 0,
+        "Launches the mixed stream once: the streaming read of `bytes` (a multiple of 16) at "
+        "`data_ptr` (16-byte aligned) that also writes `out_bytes` (rounded down to 4, at most "
+        "`bytes`) at `out_ptr` (4-byte aligned), a share per tile along the input, as a "
+        "reduction writes its outputs; a plain stream with a reduction's reads and writes (the "
+        "axis benchmark's reference beside its ceilings). InvalidConfiguration for sizes or "
+        "pointers it cannot take.");
+  m.def("app_time_streaming_mixed", &app_time_streaming_mixed, nb::arg("data_ptr"),
+        nb::arg("bytes"), nb::arg("out_ptr"), nb::arg("out_bytes"), nb::arg("stream"),
+        nb::arg("ordinal") = 0,
+        "streaming_mixed as one lone call timed in C++ (two events around it, the stream "
         "synchronised after): (seconds between the events, the call's host seconds).");
 }
 

@@ -4,7 +4,9 @@ memcpy and the streaming kernel, both timed in the rounds beside reducetune; the
 kernel in the tuner's protocol (gated, cold L2) is printed beside it as a reference and never
 chosen where the rounds timed the kernel; a file written before that falls back to the
 protocol time and says so; the streaming kernel is never a peer, holds the rounds like memcpy
-when close to reducetune, and does not decide which peers are far slower. Rows and timers are
+when close to reducetune, and does not decide which peers are far slower; the mixed stream (a
+plain stream with the reduction's reads and writes) is printed beside them as a reference and
+never judged as the target's ceiling. Rows and timers are
 made up here; no GPU measured them. The binding's refusals come before any device."""
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ MOVED, READ = 96 << 20, 64 << 20  # float32 rows of 2 over 2^24: read + written,
 
 
 def _row(t: float, memcpy_s: float, streaming_s: float | None, protocol_s: float,
-         kind: str = "rows") -> dict:
+         kind: str = "rows", mixed_s: float | None = None) -> dict:
     """float32 rows (or columns) of 2 over 2^24 elements; streaming_s None: a row written
-    before the rounds timed the streaming kernel (its protocol time under the old name)."""
+    before the rounds timed the streaming kernel (its protocol time under the old name);
+    mixed_s: the mixed stream's time in the rounds, where the row has one."""
     view = [1 << 23, 2, 1] if kind == "rows" else [1, 2, 1 << 23]
     app = {"reducetune": t, "memcpy": memcpy_s, "torch": 4 * t}
+    if mixed_s is not None:
+        app["mixed"] = mixed_s
     row = {"dtype": "float32", "total": 1 << 24, "kind": kind, "r": 2, "axis": 1,
            "shape": [view[0], 2] if kind == "rows" else [2, view[2]], "view": view,
            "point": {"name": "staged_short_rows"}, "app_s": app, "peers_correct": {},
@@ -69,7 +74,7 @@ def test_the_report_prints_both_ceilings_and_says_how_each_is_timed(tmp_path: Pa
     cells = _axis_report.table(result)[2].split(" | ")
     x_rounds = (MOVED / 60e-6) / (READ / 27e-6)
     x_protocol = (MOVED / 60e-6) / (READ / 24e-6)
-    assert cells[-4:-2] == [f"{x_rounds:.2f}", f"{x_protocol:.2f}"]
+    assert cells[-5:-2] == [f"{x_rounds:.2f}", f"{x_protocol:.2f}", "–"]  # no mixed stream
     (line,) = [s for s in _axis_report.summary(result) if s.startswith("- float32")]
     assert f"× faster ceiling (rates) worst {x_rounds:.2f} (rows (8388608, 2))" in line
     assert f"× streaming, tuner's protocol worst {x_protocol:.2f} (rows (8388608, 2))" in line
@@ -81,6 +86,28 @@ def test_the_report_prints_both_ceilings_and_says_how_each_is_timed(tmp_path: Pa
         assert said in header
     assert "| × ceiling | × streaming, tuner's protocol |" in md
     assert "not like with like" not in md  # every row has the streaming kernel's rounds
+
+
+def test_the_mixed_stream_is_a_reference_beside_the_ceilings_never_the_targets_ceiling():
+    # the mixed stream moves the reduction's 96 MiB in 40 us (2.52 TB/s), faster by rate than
+    # memcpy (96 MiB in 42 us) and the streaming kernel (64 MiB in 27 us, 2.49 TB/s): still
+    # the target judges against those two, and x mixed is printed beside them
+    row = _row(t=48e-6, memcpy_s=42e-6, streaming_s=27e-6, protocol_s=24e-6, mixed_s=40e-6)
+    q = _axis_report.ratios(row)
+    assert q["ceiling"] == "streaming"
+    assert q["x_ceiling"] == pytest.approx((MOVED / 48e-6) / (READ / 27e-6))
+    assert q["x_mixed"] == pytest.approx(40 / 48)  # the same bytes: a ratio of times
+    other = _row(t=45e-6, memcpy_s=42e-6, streaming_s=27e-6, protocol_s=25e-6, kind="columns",
+                 mixed_s=44e-6)
+    result = _result([row, other])
+    cells = _axis_report.table(result)[2].split(" | ")
+    assert cells[-3] == f"{40 / 48:.2f}"
+    assert "| × streaming, tuner's protocol | × mixed stream |" in _axis_report.table(result)[0]
+    (line,) = [s for s in _axis_report.summary(result) if s.startswith("- float32")]
+    assert f"× mixed stream worst {40 / 48:.3f} (rows (8388608, 2))" in line
+    (verdict,) = _axis_report.targets(result)
+    assert "mixed" not in verdict  # issue 26's targets name the two ceilings only
+    assert _axis_report.ratios(_row(48e-6, 42e-6, 27e-6, 24e-6))["x_mixed"] is None
 
 
 def test_the_summary_reads_each_percent_of_peak_beside_the_streaming_kernels_own():
@@ -153,6 +180,18 @@ def test_the_streaming_kernel_does_not_decide_which_peers_are_far_slower():
     app, screened, slow = app_stats(timers, 20)
     assert slow == [] and app["torch"]["samples"] == 20
     assert screened["streaming"] == pytest.approx(0.5e-3)
+
+
+@pytest.mark.parametrize("size, out, out_bytes, says", [
+    (60, 1 << 20, 32, "multiple of 16 bytes, not 60"),
+    (64, (1 << 20) + 2, 32, "4-byte aligned"),
+    (64, 1 << 20, 65, "writes at most what it reads, not 65 bytes of 64"),
+])
+@pytest.mark.parametrize("mix", ["streaming_mixed", "app_time_streaming_mixed"])
+def test_the_binding_refuses_a_mixed_stream_it_cannot_run_before_any_device(
+        size: int, out: int, out_bytes: int, says: str, mix: str):
+    with pytest.raises(InvalidConfiguration, match=says):
+        getattr(_core, mix)(1 << 20, size, out, out_bytes, 0)
 
 
 @pytest.mark.parametrize("ptr, size, shape, says", [

@@ -69,3 +69,26 @@ def test_every_named_shape_launches_and_a_bad_pointer_or_size_is_refused():
         _core.streaming_read(data.data_ptr() + 8, 1024, stream, "grid-stride 256x4")
     with pytest.raises(InvalidConfiguration, match="multiple of 16 bytes"):
         _core.streaming_read(data.data_ptr(), 1000, stream, "grid-stride 256x4")
+
+
+@pytest.mark.parametrize("r", [2, 16, 128, 3000])
+def test_the_mixed_stream_writes_exactly_its_words_and_reads_no_faster_than_the_peak(r: int):
+    """``_core.streaming_mixed`` (the axis benchmark's reference): 1 GiB read, 1/r of it written,
+    every word of the output written and not one past it (r = 3000: words that do not divide
+    evenly among the tiles), the input left as it was, and the bytes read + written moved at
+    no more than the HBM peak."""
+    peak = _core.query_device(0)["peak_bytes_per_s"]
+    data = torch.arange(BIG // 4, dtype=torch.int32, device="cuda")
+    out_bytes = BIG // r // 4 * 4 + 2  # 2 bytes more: rounded down to whole words
+    out = torch.full((out_bytes // 4 + 16,), -1, dtype=torch.int32, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    args = (data.data_ptr(), BIG, out.data_ptr(), out_bytes, stream)
+    _core.streaming_mixed(*args)
+    torch.cuda.synchronize()
+    words = out_bytes // 4
+    # each word is its thread's xor of 16-byte loads of arange: never -1 for these data
+    assert int((out[:words] == -1).sum()) == 0
+    assert bool((out[words:] == -1).all())  # nothing past the output
+    times = [_core.app_time_streaming_mixed(*args)[0] for _ in range(10)]
+    assert (BIG + words * 4) / statistics.median(times) <= 1.02 * peak
+    assert int(data[-1]) == BIG // 4 - 1 and int(data[7]) == 7  # read only

@@ -14,6 +14,7 @@ from reducetune import _core
 
 CEILINGS = ("memcpy", "streaming")  # the target's: both timed in the rounds, as reducetune
 PROTOCOL = "streaming_protocol"  # the streaming kernel in the tuner's protocol: a reference
+MIXED = "mixed"  # the streaming read that writes as many bytes as the output: a reference
 CEILING_RULE = (
     "× ceiling: the ratio of rates, reducetune's bytes read + written per second over the "
     "faster ceiling's rate, both ceilings timed in the same rounds as reducetune (memcpy: the "
@@ -24,7 +25,10 @@ CEILING_RULE = (
     "time (bound)': the literal ratio of times, the shorter of the two ceilings' medians over "
     "reducetune's, and its bound input / (input + output) (2/3 at r = 2, 16/17 at r = 16): "
     "against a kernel that writes nothing, a reduction that must write its output scores at "
-    "most that while it moves bytes no faster than the streaming kernel reads them")
+    "most that while it moves bytes no faster than the streaming kernel reads them; "
+    "'× mixed stream': the same rate over the mixed stream's (a reference, not the target's: "
+    "the streaming read that also writes the output's bytes along the input, timed in the "
+    "rounds; its bytes read + written are the reduction's)")
 
 
 def _problem(row: dict[str, Any]) -> _core.Problem:
@@ -56,7 +60,7 @@ def ceiling_times(row: dict[str, Any]) -> dict[str, float]:
     streaming_protocol from the tuner's protocol."""
     app = row["app_s"]
     times = {"memcpy": app.get("memcpy"), "streaming": app.get("streaming"),
-             PROTOCOL: _streaming_protocol_s(row)}
+             PROTOCOL: _streaming_protocol_s(row), MIXED: app.get(MIXED)}
     return {k: s for k, s in times.items() if s}
 
 
@@ -73,7 +77,8 @@ def ceiling_rates(row: dict[str, Any]) -> dict[str, float]:
     (input + output) / 2 bytes, so it reads plus writes as many bytes as the reduction. Rates,
     not times: the streaming kernel writes nothing, so against its time a reduction that writes
     its output can reach only input / (input + output) of it (0.67 at r = 2)."""
-    moved = {"memcpy": bytes_moved(row), "streaming": bytes_read(row), PROTOCOL: bytes_read(row)}
+    moved = {"memcpy": bytes_moved(row), "streaming": bytes_read(row), PROTOCOL: bytes_read(row),
+             MIXED: bytes_moved(row)}
     return {k: moved[k] / s for k, s in ceiling_times(row).items()}
 
 
@@ -84,7 +89,7 @@ def ceiling_ratio(row: dict[str, Any]) -> dict[str, Any]:
     ceilings' medians over reducetune's) and that time ratio's bound, input / (input +
     output): what a reduction moving bytes as fast as the streaming kernel reads them would
     score against it. Beside them, the rate over the streaming kernel's in the tuner's
-    protocol (x_streaming_protocol), a reference."""
+    protocol (x_streaming_protocol) and over the mixed stream's (x_mixed), references."""
     rates, times = ceiling_rates(row), ceiling_times(row)
     mine = bytes_moved(row) / row["app_s"]["reducetune"]
     names = [k for k in target_ceilings(row) if k in rates]
@@ -93,7 +98,8 @@ def ceiling_ratio(row: dict[str, Any]) -> dict[str, Any]:
             "x_ceiling_time": (min(times[k] for k in names) / row["app_s"]["reducetune"]
                                if names else None),
             "time_bound": bytes_read(row) / bytes_moved(row),
-            "x_streaming_protocol": mine / rates[PROTOCOL] if PROTOCOL in rates else None}
+            "x_streaming_protocol": mine / rates[PROTOCOL] if PROTOCOL in rates else None,
+            "x_mixed": mine / rates[MIXED] if MIXED in rates else None}
 
 
 def fallback_note(rows: list[dict[str, Any]]) -> list[str]:

@@ -24,6 +24,12 @@ below), and the two ceilings of the same bytes.
   2p28_rows_of_vectors), where r >= 1024 leaves little output, reducetune's one-launch points
   took 0.1-6.4 us more than it, its split column tiles 8.7-18.9 us: launch latency and a
   predecessor's L2 that the gated time never pays and the ceiling in the rounds now does.
+- a reference beside the ceilings, in the same rounds: ``mixed``, the streaming read that also
+  writes as many bytes as the reduction's output, spread along the input as a reduction writes
+  them (``_core.streaming_mixed``): a plain stream with the reduction's own reads and writes.
+  On the H200 a stream writing 1/2 to 1/128 of what it reads runs at 0.95-0.97 x the read-only
+  rate (docs/results/h200_2026-11-28_write_stream), so the read-only ceiling is not like with
+  like for short rows; the target still judges against the two ceilings.
 """
 
 from __future__ import annotations
@@ -52,7 +58,10 @@ CEILINGS_TIMING = ("both timed as applications call them, in the same rounds as 
                    "('streaming, tuner's protocol'): every read shape over a buffer of the input's"
                    " size, the whole sequence queued behind a gate (no launch latency timed), L2 "
                    "flushed (cold) before each sample, its fastest shape's median; measured once "
-                   "per input size")
+                   "per input size. A reference, not a ceiling of the target: 'mixed', the "
+                   "streaming read of the input that also writes as many bytes as the output, "
+                   "spread along the input as the reduction writes them (a plain stream with the "
+                   "reduction's own reads and writes), timed in the same rounds")
 
 
 def jax_module() -> Any | None:
@@ -132,6 +141,7 @@ class Peers:
         import torch  # optional: only for PyTorch tensors
 
         self.x, self.axis, self._lib, self._handle = x, axis, lib, None
+        self._mixed_out: Any = None
         self.timers: dict[str, Callable[[], float]] = {}
         self.outputs: dict[str, Any] = {}
         self.timers["torch"] = _torch_timer(lambda: x.sum(dim=axis))
@@ -153,6 +163,7 @@ class Peers:
         self._memcpy(x, axis)
         if streaming_shape is not None:
             self._streaming(x, streaming_shape)
+            self._mixed(x, axis)
 
     def _cupy(self, x: Any, axis: int) -> None:
         if str(x.dtype) == "torch.bfloat16":  # CuPy has no bfloat16
@@ -212,11 +223,27 @@ class Peers:
         read = _core.app_time_streaming_read  # timed call; timed in C++ (lone_call.hpp)
         self.timers["streaming"] = lambda: read(*args)[0]
 
+    def _mixed(self, x: Any, axis: int) -> None:
+        """The mixed stream (a reference, never a ceiling of the target): the streaming read
+        of x's own bytes that also writes as many bytes as the reduction's output, along the
+        input as the reduction writes them (_core.streaming_mixed), one launch on the current
+        stream; timed in C++ as the streaming kernel."""
+        import torch  # optional: only for PyTorch tensors
+
+        size = x.numel() * x.element_size()
+        out_bytes = x.numel() // x.shape[axis] * x.element_size()
+        out = torch.empty(out_bytes + 4, dtype=torch.uint8, device=x.device)
+        args = (x.data_ptr(), size - size % 16, out.data_ptr(), min(out_bytes, size - size % 16),
+                torch.cuda.current_stream().cuda_stream, x.device.index or 0)
+        mix = _core.app_time_streaming_mixed  # timed in C++ (lone_call.hpp)
+        self.timers["mixed"] = lambda: mix(*args)[0]
+        self._mixed_out = out
+
     def close(self) -> None:
         if self._handle:
             self._lib.rt_segmented_free(self._handle)
             self._handle = None
-        self._copy_buffers = None
+        self._copy_buffers = self._mixed_out = None
 
 
 @functools.lru_cache(maxsize=None)  # one measurement per input size: shapes of a total share it

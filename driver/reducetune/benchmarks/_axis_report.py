@@ -129,7 +129,8 @@ def targets(result: dict[str, Any]) -> list[str]:
 def _ceiling_worst(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
     """The target's number, the worst ratio of rates to the faster ceiling, and its shape;
     then the worst ratio of times with its shape's bound, input / (input + output); then the
-    worst against the streaming kernel in the tuner's protocol, the reference."""
+    worst against the streaming kernel in the tuner's protocol and against the mixed stream, the
+    references."""
     got = [(q["x_ceiling"], q, r) for r, q in zip(rows, rs) if q["x_ceiling"]]
     if not got:
         return ""
@@ -141,6 +142,10 @@ def _ceiling_worst(rows: list[dict[str, Any]], rs: list[dict[str, Any]]) -> str:
     if proto:
         xp, prow = min(proto, key=lambda g: g[0])
         ref = f"; × streaming, tuner's protocol worst {xp:.2f} ({shape_label(prow)})"
+    mixed = [(q["x_mixed"], r) for r, q in zip(rows, rs) if q["x_mixed"]]
+    if mixed:
+        xm, mrow = min(mixed, key=lambda g: g[0])
+        ref += f"; × mixed stream worst {xm:.3f} ({shape_label(mrow)})"
     return (f"× faster ceiling (rates) worst {x:.2f} ({shape_label(row)}); as times worst "
             f"{q['x_ceiling_time']:.2f} ({shape_label(slow)}, bound {q['time_bound']:.2f}){ref}")
 
@@ -226,9 +231,10 @@ def table(result: dict[str, Any]) -> list[str]:
     moved = any(r.get("transfer") for r in result["rows"])
     head = ("| shape | view (outer, r, inner) | point | GB/s | % peak | GB/s, tuner's protocol "
             "| fastest peer | × peer | × peer, Python call | × ceiling "
-            "| × streaming, tuner's protocol | × ceiling, time (bound) | batch_invariant cost |" +
+            "| × streaming, tuner's protocol | × mixed stream | × ceiling, time (bound) "
+            "| batch_invariant cost |" +
             (" transferred point, its time / this run's best |" if moved else ""))
-    lines = [head, "|" + "---|" * (14 if moved else 13)]
+    lines = [head, "|" + "---|" * (15 if moved else 14)]
     for row in result["rows"]:
         q = ratios(row)
         gbps = bytes_moved(row) / row["app_s"]["reducetune"] / 1e9
@@ -241,7 +247,7 @@ def table(result: dict[str, Any]) -> list[str]:
                      f"{row['point']['name']} | {gbps:.0f} | {q['pct_peak'] or 0:.1f} | "
                      f"{_gbps(q['protocol_gbps'], row)} | {peer} | {xp} | {_num(q['x_peer_py'])} | "
                      f"{q['x_ceiling'] or 0:.2f} | {_num(q['x_streaming_protocol'])} | "
-                     f"{_time_ratio(q)} | {bi} |" +
+                     f"{_num(q['x_mixed'])} | {_time_ratio(q)} | {bi} |" +
                      (f" {_transfer(row)} |" if moved else ""))
     return lines
 

@@ -55,3 +55,13 @@ TEST_CASE("a streaming read the 16-byte loads cannot do is refused without a dev
   CHECK_THROWS_AS(require_streaming_read(data, 60), invalid_configuration);
   CHECK_THROWS_AS(require_streaming_read(data + 8, 32), invalid_configuration);
 }
+
+TEST_CASE("a mixed stream that cannot be written is refused without a device", "[baseline]") {
+  alignas(16) static const unsigned char data[64] = {};
+  alignas(16) static unsigned char out[64] = {};
+  CHECK_NOTHROW(require_streaming_mixed(data, 64, out, 32));
+  CHECK_NOTHROW(require_streaming_mixed(data, 64, out, 6)); // rounded down to one word
+  CHECK_THROWS_AS(require_streaming_mixed(data, 60, out, 32), invalid_configuration);
+  CHECK_THROWS_AS(require_streaming_mixed(data, 64, out + 2, 32), invalid_configuration);
+  CHECK_THROWS_AS(require_streaming_mixed(data, 64, out, 65), invalid_configuration);
+}

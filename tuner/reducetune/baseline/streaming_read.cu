@@ -55,6 +55,39 @@ __global__ void __launch_bounds__(Block)
   keep(acc, sink);
 }
 
+// Tile t of Block x Unroll vectors (a block a tile; grid-stride over tiles beyond the grid)
+// writes out's words [t * words / tiles, (t + 1) * words / tiles): the same proportion of
+// output to input all along, each word its thread's xor of its loads (threads past the tile's
+// loads write their words too: the bytes written, not their values, are the point).
+template <unsigned Block, unsigned Unroll>
+__global__ void __launch_bounds__(Block)
+    mixed_read(const uint4 *__restrict__ data, unsigned long long count, unsigned *out,
+               unsigned long long words) {
+  constexpr unsigned long long tile = static_cast<unsigned long long>(Block) * Unroll;
+  const unsigned long long tiles = (count + tile - 1) / tile;
+  const unsigned long long per = words / tiles, extra = words % tiles; // no 64-bit overflow
+  for (unsigned long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const unsigned long long base = t * tile;
+    unsigned acc = 0;
+    if (base + tile <= count) {
+      uint4 v[Unroll];
+#pragma unroll
+      for (unsigned u = 0; u < Unroll; ++u) v[u] = __ldg(data + base + u * Block + threadIdx.x);
+#pragma unroll
+      for (unsigned u = 0; u < Unroll; ++u) acc ^= fold(v[u]);
+    } else {
+      for (unsigned long long i = base + threadIdx.x; i < count; i += Block)
+        acc ^= fold(__ldg(data + i));
+    }
+    const unsigned long long w0 = t * per + t * extra / tiles;
+    const unsigned long long w1 = (t + 1) * per + (t + 1) * extra / tiles;
+    for (unsigned long long w = w0 + threadIdx.x; w < w1; w += Block) out[w] = acc;
+  }
+}
+
+constexpr unsigned mixed_block = 512, mixed_unroll = 4; // mix_probe.cu's fastest on two H200s
+constexpr unsigned long long mixed_max_grid = 1ull << 20;
+
 using kernel_t = void (*)(const uint4 *, unsigned long long, unsigned *);
 
 struct compiled_shape {
@@ -90,6 +123,29 @@ kernel_t kernel_of(const read_shape &shape) {
 }
 
 } // namespace
+
+void require_streaming_mixed(const void *data, std::uint64_t bytes, const void *out,
+                             std::uint64_t out_bytes) {
+  require_streaming_read(data, bytes);
+  if (reinterpret_cast<std::uintptr_t>(out) % 4 != 0)
+    throw invalid_configuration("the mixed stream writes 4-byte words: its output must be "
+                                "4-byte aligned");
+  if (out_bytes > bytes)
+    throw invalid_configuration("the mixed stream writes at most what it reads, not " +
+                                std::to_string(out_bytes) + " bytes of " + std::to_string(bytes));
+}
+
+void enqueue_streaming_mixed(const void *data, std::uint64_t bytes, void *out,
+                             std::uint64_t out_bytes, cudaStream_t s) {
+  require_streaming_mixed(data, bytes, out, out_bytes);
+  const unsigned long long count = bytes / 16, tile = mixed_block * mixed_unroll;
+  const unsigned long long tiles = (count + tile - 1) / tile;
+  if (tiles == 0) return;
+  const auto grid = static_cast<unsigned>(tiles < mixed_max_grid ? tiles : mixed_max_grid);
+  mixed_read<mixed_block, mixed_unroll><<<grid, mixed_block, 0, s>>>(
+      static_cast<const uint4 *>(data), count, static_cast<unsigned *>(out), out_bytes / 4);
+  RT_CUDA_CALL(cudaGetLastError());
+}
 
 const std::vector<read_shape> &read_shapes() {
   static const std::vector<read_shape> shapes = [] {

@@ -44,4 +44,15 @@ void require_streaming_read(const void *data, std::uint64_t bytes);
 void enqueue_streaming_read(const read_shape &shape, unsigned grid, const void *data,
                             std::uint64_t bytes, unsigned *sink, cudaStream_t s);
 
+// The mixed stream (issue 26's axis benchmark, a reference beside the ceilings): the streaming
+// read of `bytes` at `data` that also writes `out_bytes` at `out`, spread along the input as a
+// reduction's outputs are (each tile of 512 x 4 vectors, a block a tile, writes its share of
+// out's 4-byte words: out_bytes rounded down to 4). A plain stream with a reduction's reads
+// and writes and no reduction in it. invalid_configuration for what require_streaming_read
+// refuses, an `out` not 4-byte aligned, or `out_bytes` over `bytes`.
+void require_streaming_mixed(const void *data, std::uint64_t bytes, const void *out,
+                             std::uint64_t out_bytes);
+void enqueue_streaming_mixed(const void *data, std::uint64_t bytes, void *out,
+                             std::uint64_t out_bytes, cudaStream_t s);
+
 } // namespace reducetune
