@@ -25,26 +25,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tree_patch import patched_copy  # this script's folder is first on sys.path
+# this script's folder is first on sys.path
+from tree_patch import GROUP_GRID, ROWS_BY_LANES, patched_copy, rows_by_lanes_path
 
-ANCHOR = """  const unsigned long long outputs = outer * inner;
-  const unsigned lane = threadIdx.x % 32;
-  // The loop bound is the warp's first row, so every lane of a warp runs the same iterations:
-  // the shuffles need all 32.
-  for (unsigned long long base"""
-DEFERRED = """  const unsigned long long outputs = outer * inner;
-  const unsigned lane = threadIdx.x % 32;
-  if constexpr (L > 1) {
+DEFERRED = """  if constexpr (L > 1) {
     if (inner == 1) {
       deferred_rows_by_lanes<T, Op, BS, L, UNROLL, VEC, CAP>(in, out, outputs, r, lane);
       return;
     }
   }
-  // The loop bound is the warp's first row, so every lane of a warp runs the same iterations:
-  // the shuffles need all 32.
-  for (unsigned long long base"""
-HELPERS_ANCHOR = """template <class T, class Op, unsigned BS, unsigned L, unsigned UNROLL, unsigned VEC>
-__device__ __forceinline__ void rows_by_lanes("""
+"""
 HELPERS = """// An even share of the rows a block, its outputs kept in shared memory and written in bursts.
 template <class T, class Op, unsigned BS, unsigned L, unsigned UNROLL, unsigned VEC, unsigned C>
 __device__ __forceinline__ void deferred_rows_by_lanes(const T *__restrict__ in, T *out,
@@ -76,21 +66,15 @@ __device__ __forceinline__ void deferred_rows_by_lanes(const T *__restrict__ in,
 """
 # family.json's grid of the group and warp strategies: one wave of blocks where the deferred
 # path runs (contiguous rows longer than one vector a lane), at most a block per block of rows.
-GRID = ("strategy == 'group' || strategy == 'warp' ? ceil_div(outer * inner, block_size / lanes"
-        " * (r <= lanes * (inner == 1 ? vec : 1) ? (block_size >= 1024 ? min(unroll, 2) : unroll)"
-        " : 1))")
-GRID_DEFERRED = ("strategy == 'group' || strategy == 'warp' ? (inner == 1 && r > lanes * vec ? "
-                 "min(ceil_div(outer, block_size / lanes), 132 * 2048 / block_size) : "
-                 "ceil_div(outer * inner, block_size / lanes"
-                 " * (r <= lanes * (inner == 1 ? vec : 1) ? (block_size >= 1024 ? min(unroll, 2) "
-                 ": unroll) : 1)))")
+GRID_DEFERRED = ("(inner == 1 && r > lanes * vec ? min(ceil_div(outer, block_size / lanes), "
+                 "132 * 2048 / block_size) : " + GROUP_GRID + ")")
 
 
 def main(out: str, cap: str = "1024") -> None:
     patched_copy(Path(out), {
-        "axis/axis_rows.cuh": [(ANCHOR, DEFERRED.replace("CAP", str(int(cap)))),
-                               (HELPERS_ANCHOR, HELPERS + HELPERS_ANCHOR)],
-        "axis/family.json": [(GRID, GRID_DEFERRED)]})
+        "axis/axis_rows.cuh": [rows_by_lanes_path(DEFERRED.replace("CAP", str(int(cap)))),
+                               (ROWS_BY_LANES, HELPERS + ROWS_BY_LANES)],
+        "axis/family.json": [(GROUP_GRID, GRID_DEFERRED)]})
     print(f"{out}: rows_by_lanes writes its outputs in bursts of up to {cap} a block")
 
 

@@ -22,25 +22,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tree_patch import patched_copy  # this script's folder is first on sys.path
-ANCHOR = """  const unsigned long long outputs = outer * inner;
-  const unsigned lane = threadIdx.x % 32;
-  // The loop bound is the warp's first row, so every lane of a warp runs the same iterations:
-  // the shuffles need all 32.
-  for (unsigned long long base"""
-TWO_ROWS = """  const unsigned long long outputs = outer * inner;
-  const unsigned lane = threadIdx.x % 32;
-  if constexpr (VEC > 1 && L > 1) {
+# this script's folder is first on sys.path
+from tree_patch import GROUP_GRID, ROWS_BY_LANES, patched_copy, rows_by_lanes_path
+
+TWO_ROWS = """  if constexpr (VEC > 1 && L > 1) {
     if (inner == 1) {
       two_rows_by_lanes<T, Op, BS, L, VEC, AHEAD>(in, out, outputs, r, lane);
       return;
     }
   }
-  // The loop bound is the warp's first row, so every lane of a warp runs the same iterations:
-  // the shuffles need all 32.
-  for (unsigned long long base"""
-HELPERS_ANCHOR = """template <class T, class Op, unsigned BS, unsigned L, unsigned UNROLL, unsigned VEC>
-__device__ __forceinline__ void rows_by_lanes("""
+"""
 HELPERS = """// One lane's first M vectors of a contiguous row, loaded ahead; `row_fold` adds them in
 // lane_reduce_vector's order with the rest of the lane's share.
 template <class T, unsigned VEC, unsigned M> struct ahead {
@@ -112,17 +103,14 @@ __device__ __forceinline__ void two_rows_by_lanes(const T *__restrict__ in, T *o
 # rows (contiguous rows longer than one vector a lane), so that a group has two rows a step. The
 # first trial (a92639e, docs/results/h200_2026-11-27_rows128_two_rows) kept the grid: each group
 # had one row and the step's second row was always past the end.
-GRID = ("block_size / lanes * (r <= lanes * (inner == 1 ? vec : 1) ? "
-        "(block_size >= 1024 ? min(unroll, 2) : unroll) : 1))")
-GRID_TWO = ("block_size / lanes * (r <= lanes * (inner == 1 ? vec : 1) ? "
-            "(block_size >= 1024 ? min(unroll, 2) : unroll) : inner == 1 && vec > 1 ? 2 : 1))")
+GRID_TWO = GROUP_GRID.replace(": 1))", ": inner == 1 && vec > 1 ? 2 : 1))")
 
 
 def main(out: str, ahead: str = "4") -> None:
     patched_copy(Path(out), {
-        "axis/axis_rows.cuh": [(ANCHOR, TWO_ROWS.replace("AHEAD", str(int(ahead)))),
-                               (HELPERS_ANCHOR, HELPERS + HELPERS_ANCHOR)],
-        "axis/family.json": [(GRID, GRID_TWO)]})
+        "axis/axis_rows.cuh": [rows_by_lanes_path(TWO_ROWS.replace("AHEAD", str(int(ahead)))),
+                               (ROWS_BY_LANES, HELPERS + ROWS_BY_LANES)],
+        "axis/family.json": [(GROUP_GRID, GRID_TWO)]})
     print(f"{out}: rows_by_lanes takes two contiguous rows a step, {ahead} vectors ahead")
 
 
