@@ -24,11 +24,10 @@ the times of two processes.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
-from tree_patch import ROOT  # this script's folder is first on sys.path
+from tree_patch import patched_copy  # this script's folder is first on sys.path
 
 # put_vec stores a vector of adjacent outputs (W: the unsigned word of its size; the tree as it
 # is stores the vector in one instruction too), put_out one output through it.
@@ -111,26 +110,17 @@ LOADS = {
 }
 
 
-def edit(dest: Path, edits: dict[str, list[tuple[str, str, int]]]) -> None:
-    for name, pairs in edits.items():
-        path = dest / name
-        text = path.read_text()
-        for old, new, times in pairs:
-            if text.count(old) != times:
-                raise SystemExit(f"{name} changed: an anchor of this experiment is gone")
-            text = text.replace(old, new)
-        path.write_text(text)
+# the end of axis/axis_acc.cuh, after which HELPER goes (its names are used by the edits)
+ACC_END = "} // namespace axis\n} // namespace rt\n"
 
 
 def main(out: str, kind: str) -> None:
-    dest = Path(out)
-    shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(ROOT / "kernel_templates", dest)
-    acc = dest / "axis/axis_acc.cuh"
-    acc.write_text(acc.read_text() + HELPER.replace("PUT_VEC", PUT[kind]))
-    edit(dest, STORES)
+    helper = ACC_END + HELPER.replace("PUT_VEC", PUT[kind])
+    edits = {"axis/axis_acc.cuh": [(ACC_END, helper)], **STORES}
     if kind != "nowrite":
-        edit(dest, LOADS)
+        edits["axis/axis_thread.cuh"] = LOADS["axis/axis_thread.cuh"]
+        edits["axis/axis_staged.cuh"] = STORES["axis/axis_staged.cuh"] + LOADS["axis/axis_staged.cuh"]
+    patched_copy(Path(out), edits)
     print(f"{out}: the row kernels' outputs stored as '{kind}'")
 
 

@@ -1,6 +1,6 @@
 """A copy of kernel_templates/ with a few text edits, for device experiments that time a kernel
 change against the tree as it is (REDUCETUNE_TEMPLATE_DIR): prefetch_tree.py, tworow_tree.py,
-deferred_tree.py (store_tree.py copies with its own counted edits).
+deferred_tree.py, store_tree.py.
 Each edit's anchor must occur exactly once, so that an experiment never runs on a tree its edit
 missed."""
 
@@ -32,16 +32,19 @@ def rows_by_lanes_path(code: str) -> tuple[str, str]:
     return "".join(_LOOP_HEAD), _LOOP_HEAD[0] + code + _LOOP_HEAD[1]
 
 
-def patched_copy(dest: Path, edits: dict[str, list[tuple[str, str]]]) -> None:
+def patched_copy(dest: Path, edits: dict[str, list[tuple[str, str] | tuple[str, str, int]]]
+                 ) -> None:
     """kernel_templates/ copied to `dest`, then in each file (relative to the tree) each anchor
-    replaced by its text; SystemExit naming the file where an anchor is not found once."""
+    replaced by its text; an edit (anchor, text, times) replaces an anchor that occurs `times`
+    times, (anchor, text) one that occurs once. SystemExit naming the file where an anchor is not
+    found as often."""
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(ROOT / "kernel_templates", dest)
     for name, pairs in edits.items():
         path = dest / name
         text = path.read_text()
-        for anchor, replacement in pairs:
-            if text.count(anchor) != 1:
+        for anchor, replacement, *times in pairs:
+            if text.count(anchor) != (times[0] if times else 1):
                 raise SystemExit(f"{name} changed: an anchor of this experiment is gone")
             text = text.replace(anchor, replacement)
         path.write_text(text)

@@ -41,6 +41,7 @@ import time
 from typing import Any, Callable
 
 from reducetune import _core
+from reducetune.benchmarks._axis_ceilings import MIXED
 from reducetune.benchmarks.runtime import _cupy_timer, _torch_timer
 
 PEERS = ("torch", "torch_compile", "jax", "cupy_cub", "cub_segmented")
@@ -132,6 +133,12 @@ def cxx_axis_timer(reducer: Any, x: Any, view: tuple[int, int, int],
     return once
 
 
+def _in_out_bytes(x: Any, axis: int) -> tuple[int, int]:
+    """The bytes of x and of its sum over `axis` (the same element type): what memcpy and the
+    streams move."""
+    return x.numel() * x.element_size(), x.numel() // x.shape[axis] * x.element_size()
+
+
 class Peers:
     """The contenders' timers for one input tensor x reduced over `axis`; close() frees what
     the C++ helper allocated. `outputs` keeps one answer of each, for the correctness check."""
@@ -201,7 +208,7 @@ class Peers:
     def _memcpy(self, x: Any, axis: int) -> None:
         import torch  # optional: only for PyTorch tensors
 
-        moved = x.numel() * x.element_size() + x.numel() // x.shape[axis] * x.element_size()
+        moved = sum(_in_out_bytes(x, axis))
         src = torch.empty(moved // 2, dtype=torch.uint8, device=x.device)
         dst = torch.empty_like(src)
         args = (dst.data_ptr(), src.data_ptr(), src.numel(),
@@ -230,13 +237,12 @@ class Peers:
         stream; timed in C++ as the streaming kernel."""
         import torch  # optional: only for PyTorch tensors
 
-        size = x.numel() * x.element_size()
-        out_bytes = x.numel() // x.shape[axis] * x.element_size()
+        size, out_bytes = _in_out_bytes(x, axis)
         out = torch.empty(out_bytes + 4, dtype=torch.uint8, device=x.device)
         args = (x.data_ptr(), size - size % 16, out.data_ptr(), min(out_bytes, size - size % 16),
                 torch.cuda.current_stream().cuda_stream, x.device.index or 0)
         mix = _core.app_time_streaming_mixed  # timed in C++ (lone_call.hpp)
-        self.timers["mixed"] = lambda: mix(*args)[0]
+        self.timers[MIXED] = lambda: mix(*args)[0]
         self._mixed_out = out
 
     def close(self) -> None:

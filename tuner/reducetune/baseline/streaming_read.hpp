@@ -46,7 +46,7 @@ void enqueue_streaming_read(const read_shape &shape, unsigned grid, const void *
 
 // The mixed stream (issue 26's axis benchmark, a reference beside the ceilings): the streaming
 // read of `bytes` at `data` that also writes `out_bytes` at `out`, spread along the input as a
-// reduction's outputs are (each tile of 512 x 4 vectors, a block a tile, writes its share of
+// reduction's outputs are (each tile, a block's 16-byte loads, writes its share of
 // out's 4-byte words: out_bytes rounded down to 4). A plain stream with a reduction's reads
 // and writes and no reduction in it. invalid_configuration for what require_streaming_read
 // refuses, an `out` not 4-byte aligned, or `out_bytes` over `bytes`.
